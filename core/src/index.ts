@@ -1,0 +1,23 @@
+// @spendgate/core: the pure domain shared by gateway, worker and console — money,
+// usage, the versioned price catalog and request costing. No I/O, no clock.
+
+export {
+  addMoney,
+  type Currency,
+  formatMoney,
+  MICROS_PER_UNIT,
+  type Money,
+  microsToDecimalString,
+  money,
+  roundHalfUpDiv,
+} from './money.ts';
+export {
+  findPrice,
+  type ModelPrice,
+  type PriceCatalog,
+  type PriceCatalogVersion,
+  priceCatalog,
+  priceVersionAt,
+} from './pricing/catalog.ts';
+export { costOfRequest, type RequestCost } from './pricing/cost.ts';
+export { addUsage, emptyUsage, totalTokens, type Usage, validateUsage } from './usage.ts';

@@ -1,0 +1,92 @@
+// The versioned price catalog: which list price applied to a provider's model at a
+// given moment. Each version is a full snapshot, in force from its effectiveFrom until
+// the next one; an event is priced at the version in force at its time.
+
+import { catalog20260821 } from './catalog-2026-08-21.ts';
+
+/**
+ * A model's list prices. Token prices are integer micro-USD per 1 million tokens;
+ * `perUnit` prices are integer micro-USD per call. An absent price means "not priced"
+ * (usage in that category cannot be costed); 0n means free.
+ */
+export interface ModelPrice {
+  inputPerMTok: bigint;
+  outputPerMTok: bigint;
+  cachedReadPerMTok?: bigint;
+  cacheWrite5mPerMTok?: bigint;
+  cacheWrite1hPerMTok?: bigint;
+  /** Set only when reasoning tokens are billed apart from output; otherwise they cost outputPerMTok. */
+  reasoningPerMTok?: bigint;
+  perUnit?: Record<string, bigint>;
+}
+
+export interface PriceCatalogVersion {
+  id: string;
+  /** ISO 8601 instant from which this version applies. */
+  effectiveFrom: string;
+  currency: 'USD';
+  /** provider id → model id → price. */
+  prices: Record<string, Record<string, ModelPrice>>;
+}
+
+export interface PriceCatalog {
+  /** Oldest first. */
+  versions: readonly PriceCatalogVersion[];
+}
+
+/** Every catalog version Spendgate ships, oldest first. */
+export const priceCatalog: PriceCatalog = { versions: [catalog20260821] };
+
+/** The version in force at `at`: the newest whose effectiveFrom is not after it. */
+export function priceVersionAt(catalog: PriceCatalog, at: Date): PriceCatalogVersion | undefined {
+  const time = at.getTime();
+  for (let i = catalog.versions.length - 1; i >= 0; i--) {
+    const version = catalog.versions[i];
+    if (version && Date.parse(version.effectiveFrom) <= time) return version;
+  }
+  return undefined;
+}
+
+/**
+ * The price of a provider's model at a moment. Providers answer with dated or
+ * differently-cased ids, so the model is looked up by exact id, then ignoring case,
+ * then with a trailing date suffix removed (exact, then ignoring case).
+ *
+ * @example findPrice(priceCatalog, 'anthropic', 'claude-sonnet-4-5-20250929', new Date())
+ * // the claude-sonnet-4-5 price, when the dated id itself is not listed
+ */
+export function findPrice(
+  catalog: PriceCatalog,
+  provider: string,
+  model: string,
+  at: Date,
+): { version: PriceCatalogVersion; price: ModelPrice } | undefined {
+  const version = priceVersionAt(catalog, at);
+  const models = version && Object.hasOwn(version.prices, provider) && version.prices[provider];
+  if (!version || !models) return undefined;
+  const undated = model.replace(DATE_SUFFIX, '');
+  const price =
+    lookupModel(models, model) ?? (undated === model ? undefined : lookupModel(models, undated));
+  return price && { version, price };
+}
+
+/** `-2024-07-18` or `-20250929` at the end of a model id. */
+const DATE_SUFFIX = /-(?:20\d{2}-\d{2}-\d{2}|20\d{6})$/;
+
+function lookupModel(models: Record<string, ModelPrice>, model: string): ModelPrice | undefined {
+  if (Object.hasOwn(models, model)) return models[model];
+  const id = lowerCaseIndex(models).get(model.toLowerCase());
+  return id === undefined ? undefined : models[id];
+}
+
+const lowerCaseIndexes = new WeakMap<Record<string, ModelPrice>, Map<string, string>>();
+
+/** Lower-cased id → listed id, built once per provider table. */
+function lowerCaseIndex(models: Record<string, ModelPrice>): Map<string, string> {
+  let index = lowerCaseIndexes.get(models);
+  if (!index) {
+    index = new Map(Object.keys(models).map((id) => [id.toLowerCase(), id]));
+    lowerCaseIndexes.set(models, index);
+  }
+  return index;
+}

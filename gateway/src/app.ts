@@ -1,0 +1,59 @@
+/**
+ * buildApp: the whole HTTP surface as a Fastify instance that never listens by itself
+ * (server.ts does; tests use inject() or listen on port 0). Closing the app closes
+ * the runtime it opened.
+ *   /v1/*    data plane (OpenAI format), authenticated by issued keys
+ *   /api/*   control plane for the console, authenticated by session tokens
+ *   /healthz alive; /readyz the stores answer
+ *   /*       the console (static build), when built
+ */
+import { existsSync } from 'node:fs';
+import fastifyStatic from '@fastify/static';
+import type { Config } from '@spendgate/store';
+import Fastify, { LogController } from 'fastify';
+import { controlPlane } from './api/index.ts';
+import { dataPlane } from './proxy/index.ts';
+import { createRuntime, type Runtime, type RuntimeOptions } from './runtime.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The stores and services this app runs on. */
+    runtime: Runtime;
+  }
+}
+
+const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
+
+export async function buildApp(config: Config, options: RuntimeOptions = {}) {
+  const app = Fastify({
+    logger: { level: config.logLevel },
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: () => crypto.randomUUID(),
+    // No per-request log lines: the hot path stays quiet; errors are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  const runtime = await createRuntime(config, { ...options, log: app.log });
+  app.decorate('runtime', runtime);
+  app.addHook('onClose', () => runtime.close());
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const ready = await runtime.stores.ready();
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable', mode: runtime.stores.mode });
+  });
+
+  await app.register(dataPlane(runtime), { prefix: '/v1' });
+  await app.register(controlPlane(runtime), { prefix: '/api' });
+
+  if (existsSync(runtime.config.consoleDir)) {
+    await app.register(fastifyStatic, { root: runtime.config.consoleDir, wildcard: false });
+    app.setNotFoundHandler((request, reply) =>
+      /^\/(api|v1)\//.test(request.url)
+        ? reply.code(404).send({ success: false, data: null, message: `Route ${request.method} ${request.url} not found` })
+        : reply.sendFile('index.html'),
+    );
+  }
+  return app;
+}
+
+export type App = Awaited<ReturnType<typeof buildApp>>;

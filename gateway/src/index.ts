@@ -1,0 +1,2 @@
+// @spendgate/gateway: the HTTP server (data plane + control plane + console).
+export { type App, buildApp } from './app.ts';

@@ -1,0 +1,31 @@
+// `npm start`: one process serving the gateway, the API and the console. Embedded by
+// default (PGlite in DATA_DIR, in-process queue running the worker's processors);
+// PostgreSQL + Redis/BullMQ when DATABASE_URL and REDIS_URL are set.
+import { loadConfigOrExit } from '@spendgate/store';
+import { buildApp } from './app.ts';
+
+const startedAt = performance.now();
+const config = await loadConfigOrExit();
+const app = await buildApp(config);
+const address = await app.listen({ port: config.port, host: config.host });
+const base = address.replace('0.0.0.0', 'localhost').replace('127.0.0.1', 'localhost');
+
+const mode = app.runtime.stores.mode === 'embedded'
+  ? `embedded (PGlite + in-process queue), data in ${config.dataDir}`
+  : 'scaled (PostgreSQL + Redis; run `npm run worker` for the BullMQ workers)';
+console.log(`Spendgate is running — ${mode}
+  Console      ${base}/
+  API          ${base}/api
+  Gateway      ${base}/v1   (OpenAI SDK: baseURL "${base}/v1")
+  Health       ${base}/healthz  ${base}/readyz
+Started in ${Math.round(performance.now() - startedAt)} ms`);
+
+let closing = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, async () => {
+    if (closing) return;
+    closing = true;
+    await app.close();
+    process.exit(0);
+  });
+}

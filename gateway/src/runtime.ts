@@ -1,0 +1,57 @@
+/**
+ * Everything one gateway process runs on: the stores for the configured mode and the
+ * services built on them. In the embedded mode the worker's processors run here too.
+ */
+import { priceCatalog, type PriceCatalog } from '@spendgate/core';
+import { type Config, openStores, type StoreOptions, type Stores, upsertCatalogVersions } from '@spendgate/store';
+import { type JobPayloads, registerProcessors } from '@spendgate/worker';
+import type { FastifyBaseLogger } from 'fastify';
+import { createEnvelope } from './security/envelope.ts';
+import { createSessionTokens } from './security/session-tokens.ts';
+import { createAccountService } from './services/accounts.ts';
+import { createMetering } from './services/metering.ts';
+import { createPrincipalService, type Principal } from './services/principals.ts';
+import { createTenancyService } from './services/tenancy.ts';
+import { createUsageService } from './services/usage.ts';
+import { warmTokenizer } from './proxy/token-estimate.ts';
+
+export interface RuntimeOptions extends StoreOptions {
+  /** The price catalog (default: the one built into core). */
+  catalog?: PriceCatalog;
+}
+
+export async function createRuntime(config: Config, options: RuntimeOptions & { log: FastifyBaseLogger }) {
+  const stores: Stores<JobPayloads> = await openStores<JobPayloads>(config, options);
+  const catalog = options.catalog ?? priceCatalog;
+  await upsertCatalogVersions(
+    stores.sql.db,
+    catalog.versions.map((version) => ({
+      id: version.id,
+      effectiveFrom: version.effectiveFrom,
+      currency: version.currency,
+      modelCount: Object.values(version.prices).reduce((sum, models) => sum + Object.keys(models).length, 0),
+    })),
+  );
+  if (stores.mode === 'embedded') registerProcessors(stores.queue, stores);
+  warmTokenizer();
+
+  const envelope = createEnvelope(config.secrets.masterKey);
+  const sessions = createSessionTokens(config.secrets.jwtSecret);
+  const tenancy = createTenancyService({ sql: stores.sql, envelope, upstreamAllowedHosts: config.upstreamAllowedHosts });
+  const keyCache = await stores.createKeyCache<Principal>({ maxEntries: 10_000, ttlMs: 60_000 });
+
+  return {
+    config,
+    stores,
+    sessions,
+    tenancy,
+    accounts: createAccountService({ sql: stores.sql, sessions }),
+    usage: createUsageService({ sql: stores.sql, tenancy }),
+    principals: createPrincipalService({ sql: stores.sql, envelope, cache: keyCache }),
+    metering: createMetering({ ...stores, catalog, log: options.log }),
+    upstreamTimeoutMs: config.upstreamTimeoutMs,
+    close: () => stores.close(),
+  };
+}
+
+export type Runtime = Awaited<ReturnType<typeof createRuntime>>;

@@ -1,0 +1,49 @@
+/**
+ * Keys Spendgate issues to applications: `sg_live_` + 32 random bytes in base62 + a
+ * 6-character base62 CRC-32 checksum (so typos are caught before any lookup). Only the
+ * SHA-256 hash and a short visible prefix are stored; the plaintext is shown once.
+ *
+ * @example
+ *   const { plaintext, hash, prefix } = generateIssuedKey();
+ *   isWellFormedKey(plaintext) // true
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+
+const KEY_PREFIX = 'sg_live_';
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const BODY_LENGTH = 43; // ceil(256 bits / log2(62))
+const CHECKSUM_LENGTH = 6;
+const VISIBLE_PREFIX_LENGTH = KEY_PREFIX.length + 6;
+
+function toBase62(value: bigint, length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) {
+    out = ALPHABET[Number(value % 62n)] + out;
+    value /= 62n;
+  }
+  return out;
+}
+
+function checksumOf(body: string): string {
+  return toBase62(BigInt(crc32(body)), CHECKSUM_LENGTH);
+}
+
+export function hashIssuedKey(plaintext: string): string {
+  return createHash('sha256').update(plaintext).digest('hex');
+}
+
+export function generateIssuedKey(): { plaintext: string; hash: string; prefix: string } {
+  const body = toBase62(BigInt(`0x${randomBytes(32).toString('hex')}`), BODY_LENGTH);
+  const plaintext = `${KEY_PREFIX}${body}${checksumOf(body)}`;
+  return { plaintext, hash: hashIssuedKey(plaintext), prefix: plaintext.slice(0, VISIBLE_PREFIX_LENGTH) };
+}
+
+/** True for a key of the right shape whose checksum matches. */
+export function isWellFormedKey(candidate: string): boolean {
+  if (!candidate.startsWith(KEY_PREFIX) || candidate.length !== KEY_PREFIX.length + BODY_LENGTH + CHECKSUM_LENGTH) {
+    return false;
+  }
+  const body = candidate.slice(KEY_PREFIX.length, KEY_PREFIX.length + BODY_LENGTH);
+  return checksumOf(body) === candidate.slice(KEY_PREFIX.length + BODY_LENGTH);
+}

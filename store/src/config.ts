@@ -1,0 +1,124 @@
+/**
+ * Spendgate's configuration: read once from the environment at start, validated,
+ * typed. A wrong value stops the process with one line naming the variable.
+ *
+ * Secrets (JWT signing key, master encryption key) may be given in the environment;
+ * when absent they are generated once into DATA_DIR/secrets.json (mode 0600) and read
+ * from there on every later start. Nothing secret has a default in code.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+
+const url = (protocols: string[]) =>
+  z.string().refine((value) => {
+    try {
+      return protocols.includes(new URL(value).protocol);
+    } catch {
+      return false;
+    }
+  }, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+
+const base64Key = z
+  .string()
+  .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded');
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+  REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  MASTER_KEY: base64Key.optional(),
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  /** Hosts a team's connection may point to although they are private or loopback. */
+  UPSTREAM_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((host) => host.trim().toLowerCase()).filter(Boolean)),
+  CONSOLE_DIR: z.string().min(1).default('console/dist'),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
+  upstreamTimeoutMs: number;
+  upstreamAllowedHosts: string[];
+  consoleDir: string;
+  secrets: { jwtSecret: string; masterKey: Buffer };
+}
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; throws ConfigError naming the first wrong variable. */
+export function parseEnv(env: NodeJS.ProcessEnv) {
+  const result = EnvSchema.safeParse(env);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const name = String(issue.path[0]);
+    throw new ConfigError(`Invalid configuration: ${name} ${issue.message} (got ${JSON.stringify(env[name])})`);
+  }
+  return result.data;
+}
+
+interface StoredSecrets {
+  jwtSecret: string;
+  masterKey: string;
+}
+
+async function loadOrCreateSecrets(dataDir: string): Promise<StoredSecrets> {
+  const file = path.join(dataDir, 'secrets.json');
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as StoredSecrets;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const secrets: StoredSecrets = {
+    jwtSecret: randomBytes(48).toString('base64url'),
+    masterKey: randomBytes(32).toString('base64'),
+  };
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  return secrets;
+}
+
+/** Reads and validates the whole configuration, creating DATA_DIR secrets if needed. */
+export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<Config> {
+  const parsed = parseEnv(env);
+  const dataDir = path.resolve(parsed.DATA_DIR);
+  const needStored = !parsed.JWT_SECRET || !parsed.MASTER_KEY;
+  const stored = needStored ? await loadOrCreateSecrets(dataDir) : undefined;
+  return {
+    port: parsed.PORT,
+    host: parsed.HOST,
+    dataDir,
+    databaseUrl: parsed.DATABASE_URL,
+    redisUrl: parsed.REDIS_URL,
+    logLevel: parsed.LOG_LEVEL,
+    upstreamTimeoutMs: parsed.UPSTREAM_TIMEOUT_MS,
+    upstreamAllowedHosts: parsed.UPSTREAM_ALLOWED_HOSTS,
+    consoleDir: path.resolve(parsed.CONSOLE_DIR),
+    secrets: {
+      jwtSecret: parsed.JWT_SECRET ?? stored!.jwtSecret,
+      masterKey: Buffer.from(parsed.MASTER_KEY ?? stored!.masterKey, 'base64'),
+    },
+  };
+}
+
+/** loadConfig for entry points: a configuration error ends the process with its one line. */
+export async function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Promise<Config> {
+  try {
+    return await loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * In-process SpendLedger for the embedded mode: the Redis ledger's twin, kept in Maps.
+ *
+ * Same rules as `redis-ledger.ts`: a scope counts `spent` and `reserved`, plus one hold
+ * per live reservation (amount, expiry). A hold counts in `reserved` until it is settled,
+ * released or expires; expired holds leave `reserved` the next time their scope is
+ * reserved on or read. The reservation record (its scopes) is kept one more ttl after
+ * the hold expires, so a late settle still records the spend; after that it is
+ * forgotten and settle does nothing. Amounts are exact bigints here; the Redis ledger is
+ * exact below 2^53 micros, which `validation.ts` enforces for both.
+ */
+import type { ReserveRequest, ReserveResult, ScopeBalance, SpendLedger } from './types.ts';
+import { assertValidMicros, validateReserveRequest } from './validation.ts';
+
+interface Hold {
+  amountMicros: bigint;
+  expiresAt: number;
+}
+
+interface ScopeState {
+  spentMicros: bigint;
+  reservedMicros: bigint;
+  holds: Map<string, Hold>;
+  /** No hold expires before this time, so most calls skip the scan of `holds`. */
+  nextExpiryAt: number;
+}
+
+interface Reservation {
+  scopes: string[];
+  forgetAt: number;
+}
+
+/** `clock` gives milliseconds since the epoch; tests inject one to move time. */
+export function createInProcessLedger(clock: () => number = Date.now): SpendLedger {
+  const scopeStates = new Map<string, ScopeState>();
+  const reservations = new Map<string, Reservation>();
+  let nextForgetAt = Number.POSITIVE_INFINITY;
+
+  function dropExpiredHolds(state: ScopeState, now: number): void {
+    if (now < state.nextExpiryAt) return;
+    let nextExpiryAt = Number.POSITIVE_INFINITY;
+    for (const [reservationId, hold] of state.holds) {
+      if (hold.expiresAt <= now) {
+        state.reservedMicros -= hold.amountMicros;
+        state.holds.delete(reservationId);
+      } else {
+        nextExpiryAt = Math.min(nextExpiryAt, hold.expiresAt);
+      }
+    }
+    state.nextExpiryAt = nextExpiryAt;
+  }
+
+  function forgetOldReservations(now: number): void {
+    if (now <= nextForgetAt) return;
+    nextForgetAt = Number.POSITIVE_INFINITY;
+    for (const [reservationId, reservation] of reservations) {
+      if (now > reservation.forgetAt) reservations.delete(reservationId);
+      else nextForgetAt = Math.min(nextForgetAt, reservation.forgetAt);
+    }
+  }
+
+  function currentScopeState(scope: string, now: number): ScopeState {
+    let state = scopeStates.get(scope);
+    if (state === undefined) {
+      state = {
+        spentMicros: 0n,
+        reservedMicros: 0n,
+        holds: new Map(),
+        nextExpiryAt: Number.POSITIVE_INFINITY,
+      };
+      scopeStates.set(scope, state);
+    }
+    dropExpiredHolds(state, now);
+    return state;
+  }
+
+  function finish(reservationId: string, actualMicros: bigint | null): void {
+    const now = clock();
+    forgetOldReservations(now);
+    const reservation = reservations.get(reservationId);
+    if (reservation === undefined) return;
+    reservations.delete(reservationId);
+    for (const scope of reservation.scopes) {
+      const state = currentScopeState(scope, now);
+      const hold = state.holds.get(reservationId);
+      if (hold !== undefined) {
+        state.reservedMicros -= hold.amountMicros;
+        state.holds.delete(reservationId);
+      }
+      if (actualMicros !== null) state.spentMicros += actualMicros;
+    }
+  }
+
+  return {
+    async reserve(request: ReserveRequest): Promise<ReserveResult> {
+      const ttlMs = validateReserveRequest(request);
+      const { reservationId, amountMicros } = request;
+      const now = clock();
+      forgetOldReservations(now);
+      if (reservations.has(reservationId)) return { ok: true };
+
+      const checked = request.scopes.map((scopeLimit) => ({
+        ...scopeLimit,
+        state: currentScopeState(scopeLimit.scope, now),
+      }));
+      for (const { scope, limitMicros, state } of checked) {
+        if (limitMicros !== null && state.spentMicros + state.reservedMicros + amountMicros > limitMicros) {
+          const { spentMicros, reservedMicros } = state;
+          return { ok: false, scope, limitMicros, spentMicros, reservedMicros };
+        }
+      }
+
+      const expiresAt = now + ttlMs;
+      for (const { state } of checked) {
+        state.reservedMicros += amountMicros;
+        state.holds.set(reservationId, { amountMicros, expiresAt });
+        state.nextExpiryAt = Math.min(state.nextExpiryAt, expiresAt);
+      }
+      const forgetAt = expiresAt + ttlMs;
+      reservations.set(reservationId, { scopes: request.scopes.map(({ scope }) => scope), forgetAt });
+      nextForgetAt = Math.min(nextForgetAt, forgetAt);
+      return { ok: true };
+    },
+
+    async settle(reservationId: string, actualMicros: bigint): Promise<void> {
+      assertValidMicros('actualMicros', actualMicros);
+      finish(reservationId, actualMicros);
+    },
+
+    async release(reservationId: string): Promise<void> {
+      finish(reservationId, null);
+    },
+
+    async read(scope: string): Promise<ScopeBalance> {
+      const state = scopeStates.get(scope);
+      if (state === undefined) return { spentMicros: 0n, reservedMicros: 0n };
+      dropExpiredHolds(state, clock());
+      return { spentMicros: state.spentMicros, reservedMicros: state.reservedMicros };
+    },
+
+    async close(): Promise<void> {
+      scopeStates.clear();
+      reservations.clear();
+    },
+  };
+}

@@ -1,0 +1,218 @@
+/**
+ * Redis SpendLedger for the scaled mode: every gateway shares the counters, and each
+ * change is one Lua script, so concurrent requests never overshoot a limit.
+ *
+ * Keys (P = prefix, S = scope, R = reservation id):
+ *   P:scope:S        hash  spent, reserved (integer micros as strings) and one field
+ *                          `hold:R` = amount per live reservation on the scope
+ *   P:expiry:S       zset  R scored by the hold's expiry (ms, Redis server time)
+ *   P:reservation:R  string  the reservation's scopes as JSON; expires 2 × ttl after
+ *                          reserve (one ttl as a hold, one more so a late settle still
+ *                          records the spend)
+ *
+ * Every script first drops the expired holds of each scope it touches (ZRANGEBYSCORE on
+ * the expiry zset, subtract each `hold:R` from reserved), so an expired reservation
+ * stops counting without any sweeper. `reserve` checks spent + reserved + amount ≤ limit
+ * on every scope with a limit, and only if all pass adds the hold to each scope and
+ * writes the record. `settle` / `release` read the record's scopes, then run one script
+ * that re-checks the record (it names every key it touches, as Redis Cluster requires),
+ * frees each scope's hold, adds the actual cost to spent (settle only) and deletes the
+ * record, so a second call finds nothing and does nothing.
+ *
+ * Counters change with HINCRBY on decimal strings (exact 64-bit integers); only the limit
+ * check goes through Lua numbers (doubles), exact while spent + reserved + amount stays
+ * below 2^53 micros — `validation.ts` keeps each amount and limit below it. Time is the
+ * Redis server's TIME, so gateways with skewed clocks agree on expiry. The scripts touch
+ * several scopes at once: on Redis Cluster all of them must share a slot (a hash tag
+ * such as the team in the prefix); today the ledger targets one Redis primary.
+ * The ledger does not close the connection it is given.
+ */
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { ReserveRequest, ReserveResult, ScopeBalance, SpendLedger } from './types.ts';
+import { assertValidMicros, validateReserveRequest } from './validation.ts';
+
+export interface RedisLedgerOptions {
+  redis: Redis;
+  /** Start of every key the ledger writes, e.g. `sg:ledger`. */
+  prefix: string;
+}
+
+interface LuaScript {
+  source: string;
+  sha: string;
+}
+
+const LUA_HELPERS = `
+local function nowMs()
+  local time = redis.call('TIME')
+  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+
+local function freeHold(scopeKey, reservationId)
+  local field = 'hold:' .. reservationId
+  local amount = redis.call('HGET', scopeKey, field)
+  if amount then
+    if amount ~= '0' then redis.call('HINCRBY', scopeKey, 'reserved', '-' .. amount) end
+    redis.call('HDEL', scopeKey, field)
+  end
+end
+
+local function dropExpiredHolds(scopeKey, expiryKey, now)
+  local upTo = string.format('%d', now)
+  local expired = redis.call('ZRANGEBYSCORE', expiryKey, '-inf', upTo)
+  for _, reservationId in ipairs(expired) do freeHold(scopeKey, reservationId) end
+  if #expired > 0 then redis.call('ZREMRANGEBYSCORE', expiryKey, '-inf', upTo) end
+end
+`;
+
+/**
+ * KEYS: reservation, then (scope, expiry) per scope.
+ * ARGV: reservation id, amount, ttl ms, scopes JSON, then one limit per scope ('' = none).
+ * Returns {1} when admitted (or already held), {0, scope index, spent, reserved} when refused.
+ */
+const RESERVE = luaScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return {1} end
+local reservationId, amount, ttlMs = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local scopeCount = (#KEYS - 1) / 2
+local now = nowMs()
+for i = 1, scopeCount do
+  local scopeKey = KEYS[2 * i]
+  dropExpiredHolds(scopeKey, KEYS[2 * i + 1], now)
+  local limit = ARGV[4 + i]
+  if limit ~= '' then
+    local balance = redis.call('HMGET', scopeKey, 'spent', 'reserved')
+    local spent, reserved = balance[1] or '0', balance[2] or '0'
+    if tonumber(spent) + tonumber(reserved) + tonumber(amount) > tonumber(limit) then
+      return {0, i, spent, reserved}
+    end
+  end
+end
+local expiresAt = string.format('%d', now + ttlMs)
+for i = 1, scopeCount do
+  local scopeKey = KEYS[2 * i]
+  redis.call('HINCRBY', scopeKey, 'reserved', amount)
+  redis.call('HSET', scopeKey, 'hold:' .. reservationId, amount)
+  redis.call('ZADD', KEYS[2 * i + 1], expiresAt, reservationId)
+end
+redis.call('SET', KEYS[1], ARGV[4], 'PX', string.format('%d', 2 * ttlMs))
+return {1}
+`);
+
+/**
+ * KEYS: reservation, then (scope, expiry) per scope.
+ * ARGV: reservation id, the scopes JSON the caller read, actual cost ('' = release).
+ * Returns 1 when finished, 0 when there was nothing to finish, -1 when the record
+ * changed since the caller read it (read again).
+ */
+const FINISH = luaScript(`
+local stored = redis.call('GET', KEYS[1])
+if not stored then return 0 end
+if stored ~= ARGV[2] then return -1 end
+local reservationId, actual = ARGV[1], ARGV[3]
+local now = nowMs()
+for i = 1, (#KEYS - 1) / 2 do
+  local scopeKey, expiryKey = KEYS[2 * i], KEYS[2 * i + 1]
+  dropExpiredHolds(scopeKey, expiryKey, now)
+  freeHold(scopeKey, reservationId)
+  redis.call('ZREM', expiryKey, reservationId)
+  if actual ~= '' then redis.call('HINCRBY', scopeKey, 'spent', actual) end
+end
+redis.call('DEL', KEYS[1])
+return 1
+`);
+
+/** KEYS: scope, expiry. Returns {spent, reserved} after dropping expired holds. */
+const READ = luaScript(`
+dropExpiredHolds(KEYS[1], KEYS[2], nowMs())
+return redis.call('HMGET', KEYS[1], 'spent', 'reserved')
+`);
+
+const RECORD_CHANGED = -1;
+
+function luaScript(body: string): LuaScript {
+  const source = LUA_HELPERS + body;
+  return { source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+async function runScript(redis: Redis, script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
+  try {
+    return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
+  } catch (error) {
+    if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) throw error;
+    return redis.eval(script.source, keys.length, ...keys, ...args);
+  }
+}
+
+function toMicros(value: unknown): bigint {
+  return typeof value === 'string' ? BigInt(value) : 0n;
+}
+
+export function createRedisLedger({ redis, prefix }: RedisLedgerOptions): SpendLedger {
+  const reservationKey = (reservationId: string) => `${prefix}:reservation:${reservationId}`;
+  const scopeKeys = (scope: string) => [`${prefix}:scope:${scope}`, `${prefix}:expiry:${scope}`];
+
+  async function finish(reservationId: string, actualMicros: bigint | null): Promise<void> {
+    const recordKey = reservationKey(reservationId);
+    let outcome: unknown;
+    do {
+      const scopesJson = await redis.get(recordKey);
+      if (scopesJson === null) return;
+      const scopes = JSON.parse(scopesJson) as string[];
+      outcome = await runScript(
+        redis,
+        FINISH,
+        [recordKey, ...scopes.flatMap(scopeKeys)],
+        [reservationId, scopesJson, actualMicros === null ? '' : actualMicros.toString()],
+      );
+    } while (outcome === RECORD_CHANGED);
+  }
+
+  return {
+    async reserve(request: ReserveRequest): Promise<ReserveResult> {
+      const ttlMs = validateReserveRequest(request);
+      const { reservationId, scopes } = request;
+      const reply = (await runScript(
+        redis,
+        RESERVE,
+        [reservationKey(reservationId), ...scopes.flatMap(({ scope }) => scopeKeys(scope))],
+        [
+          reservationId,
+          request.amountMicros.toString(),
+          String(ttlMs),
+          JSON.stringify(scopes.map(({ scope }) => scope)),
+          ...scopes.map(({ limitMicros }) => (limitMicros === null ? '' : limitMicros.toString())),
+        ],
+      )) as [number, number?, string?, string?];
+      const [admitted, scopeNumber, spent, reserved] = reply;
+      if (admitted === 1) return { ok: true };
+      const refused = scopes[(scopeNumber ?? 0) - 1];
+      if (refused === undefined || refused.limitMicros === null) {
+        throw new Error(`unexpected reserve reply from Redis: ${JSON.stringify(reply)}`);
+      }
+      return {
+        ok: false,
+        scope: refused.scope,
+        limitMicros: refused.limitMicros,
+        spentMicros: toMicros(spent),
+        reservedMicros: toMicros(reserved),
+      };
+    },
+
+    async settle(reservationId: string, actualMicros: bigint): Promise<void> {
+      assertValidMicros('actualMicros', actualMicros);
+      await finish(reservationId, actualMicros);
+    },
+
+    async release(reservationId: string): Promise<void> {
+      await finish(reservationId, null);
+    },
+
+    async read(scope: string): Promise<ScopeBalance> {
+      const [spent, reserved] = (await runScript(redis, READ, scopeKeys(scope), [])) as [unknown, unknown];
+      return { spentMicros: toMicros(spent), reservedMicros: toMicros(reserved) };
+    },
+
+    async close(): Promise<void> {},
+  };
+}

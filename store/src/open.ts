@@ -1,0 +1,104 @@
+/**
+ * Opens every store for a configuration, in the run mode it names:
+ * embedded (PGlite + in-process ledger, key cache and queue) or scaled
+ * (PostgreSQL + Redis ledger, Redis-invalidated key cache, BullMQ queue).
+ * Migrations run here, so every process starts on the latest schema.
+ */
+import { Redis } from 'ioredis';
+import type { Config } from './config.ts';
+import { createInProcessKeyCache, createRedisKeyCache } from './keycache/index.ts';
+import type { KeyCache, KeyCacheOptions } from './keycache/types.ts';
+import { createInProcessLedger, createRedisLedger } from './ledger/index.ts';
+import type { SpendLedger } from './ledger/types.ts';
+import { createBullQueue, createInProcessQueue } from './queue/index.ts';
+import type { JobMap, JobQueue } from './queue/types.ts';
+import { openSqlStore, type SqlStore, sqlLocationFor } from './sql/connect.ts';
+import { ensureUsagePartitions, migrateToLatest } from './sql/migrate.ts';
+
+export interface Stores<M extends JobMap> {
+  mode: 'embedded' | 'scaled';
+  sql: SqlStore;
+  ledger: SpendLedger;
+  queue: JobQueue<M>;
+  createKeyCache<V>(options: KeyCacheOptions): Promise<KeyCache<V>>;
+  /** True when every backing service answers. */
+  ready(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** Prefix of every Redis key and queue name (tests give each file its own). */
+  redisPrefix?: string;
+  /** An already opened SQL store to use instead of the configured one; its opener closes it. */
+  sql?: SqlStore;
+}
+
+export async function openStores<M extends JobMap>(
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'redisUrl'>,
+  options: StoreOptions = {},
+): Promise<Stores<M>> {
+  const sql = options.sql ?? (await openSqlStore(sqlLocationFor(config)));
+  const closeSql = options.sql ? async () => {} : () => sql.close();
+  await migrateToLatest(sql.db);
+  await ensureUsagePartitions(sql.db, new Date());
+  const sqlReady = async () => {
+    try {
+      await sql.db.selectFrom('price_catalog_versions').select('id').limit(1).execute();
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  if (!config.redisUrl) {
+    const ledger = createInProcessLedger();
+    const queue = createInProcessQueue<M>();
+    return {
+      mode: 'embedded',
+      sql,
+      ledger,
+      queue,
+      createKeyCache: async (cacheOptions) => createInProcessKeyCache(cacheOptions),
+      ready: sqlReady,
+      close: async () => {
+        await queue.close();
+        await ledger.close();
+        await closeSql();
+      },
+    };
+  }
+
+  const prefix = options.redisPrefix ?? 'spendgate';
+  const redis = new Redis(config.redisUrl, { lazyConnect: false });
+  const ledger = createRedisLedger({ redis, prefix: `${prefix}:ledger` });
+  const queue = createBullQueue<M>({ connection: { url: config.redisUrl }, prefix: `${prefix}-queue` });
+  const caches: { cache: KeyCache<unknown>; subscriber: Redis }[] = [];
+  return {
+    mode: 'scaled',
+    sql,
+    ledger,
+    queue,
+    createKeyCache: async <V>(cacheOptions: KeyCacheOptions) => {
+      const subscriber = redis.duplicate();
+      const cache = await createRedisKeyCache<V>({
+        redis,
+        subscriber,
+        channel: `${prefix}:key-invalidations`,
+        ...cacheOptions,
+      });
+      caches.push({ cache: cache as KeyCache<unknown>, subscriber });
+      return cache;
+    },
+    ready: async () => (await sqlReady()) && (await redis.ping().then((r) => r === 'PONG', () => false)),
+    close: async () => {
+      await queue.close();
+      for (const { cache, subscriber } of caches) {
+        await cache.close();
+        subscriber.disconnect();
+      }
+      await ledger.close();
+      redis.disconnect();
+      await closeSql();
+    },
+  };
+}

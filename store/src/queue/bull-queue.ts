@@ -1,0 +1,151 @@
+/**
+ * BullMQ JobQueue for the scaled mode: gateways enqueue, `worker/` processes consume.
+ *
+ * One BullMQ Queue and, where this process consumes that name, one Worker per job
+ * name, created on first use; the BullMQ queue is named after the job and its keys
+ * start with `prefix`. Jobs are removed once completed, so their id is free again;
+ * failed jobs are kept (the last 1,000, at most 7 days) for inspection, and while
+ * one is kept an enqueue with its id is ignored.
+ *
+ * Retries follow the consumer's `attempts`, as the JobQueue interface asks: jobs are
+ * enqueued with MAX_ATTEMPTS and exponential backoff, and the worker ends a job that
+ * fails its last allowed attempt with BullMQ's UnrecoverableError.
+ *
+ * Job ids: BullMQ refuses ids containing ':' and ids that read as integers ('42'), so
+ * ids are escaped one to one ('%' → '%25', ':' → '%3A', integers get a '%i' prefix);
+ * handlers see the caller's id. Job names must not contain ':' (BullMQ queue names).
+ *
+ * Connections: the queue opens two, when first needed — one for producers and one,
+ * with `maxRetriesPerRequest: null`, shared by the workers for their ordinary commands
+ * (BullMQ gives each worker a blocking duplicate of it as well). `close` closes the
+ * workers (waiting for running jobs), then the queues, then these connections.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
+import { Redis, type RedisOptions } from 'ioredis';
+import {
+  DEFAULT_BACKOFF_MS,
+  logQueueError,
+  MAX_ATTEMPTS,
+  type QueueOptions,
+  resolveProcessOptions,
+} from './options.ts';
+import type { JobHandler, JobMap, JobQueue } from './types.ts';
+
+export interface BullQueueOptions extends QueueOptions {
+  /** A Redis URL, or ioredis options. */
+  connection: { url: string } | RedisOptions;
+  /** Start of every BullMQ key, e.g. `sg:queue`. */
+  prefix: string;
+}
+
+const KEEP_FAILED_JOBS = { count: 1_000, age: 7 * 24 * 3_600 };
+const DRAIN_POLL_MS = 20;
+const UNFINISHED_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
+
+/** Maps a caller's job id to one BullMQ accepts; `fromBullJobId` reverses it. */
+function toBullJobId(jobId: string): string {
+  const escaped = jobId.replace(/[%:]/g, (character) => (character === '%' ? '%25' : '%3A'));
+  return String(Number.parseInt(escaped, 10)) === escaped ? `%i${escaped}` : escaped;
+}
+
+function fromBullJobId(bullJobId: string): string {
+  return bullJobId.replace(/^%i/, '').replace(/%(25|3A)/g, (sequence) => (sequence === '%25' ? '%' : ':'));
+}
+
+function openConnection(connection: BullQueueOptions['connection'], overrides: RedisOptions): Redis {
+  if ('url' in connection && typeof connection.url === 'string') return new Redis(connection.url, overrides);
+  return new Redis({ ...connection, ...overrides });
+}
+
+/**
+ * @example
+ * type Jobs = { meter: UsageEvent; mail: OutboxMessage };
+ * const queue = createBullQueue<Jobs>({ connection: { url: process.env.REDIS_URL! }, prefix: 'sg-queue' });
+ * queue.process('meter', (event, { jobId }) => insertUsage(db, event), { concurrency: 4 });
+ * await queue.enqueue('meter', event, { jobId: `usage:${event.requestId}` });
+ */
+export function createBullQueue<M extends JobMap>(options: BullQueueOptions): JobQueue<M> {
+  const { connection, prefix, backoffMs = DEFAULT_BACKOFF_MS, onError = logQueueError } = options;
+  const queues = new Map<string, Queue>();
+  const workers = new Map<string, Worker>();
+  let producerConnection: Redis | undefined;
+  let workerConnection: Redis | undefined;
+  let closing: Promise<void> | undefined;
+
+  function assertOpen(): void {
+    if (closing !== undefined) throw new Error('the job queue is closed');
+  }
+
+  function queueFor(name: string): Queue {
+    let queue = queues.get(name);
+    if (queue === undefined) {
+      producerConnection ??= openConnection(connection, {});
+      queue = new Queue(name, { connection: producerConnection, prefix });
+      queue.on('error', (error) => onError(error, `queue ${name}`));
+      queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  async function unfinishedJobCount(queue: Queue): Promise<number> {
+    const counts = await queue.getJobCounts(...UNFINISHED_STATES);
+    return Object.values(counts).reduce((sum, count) => sum + count, 0);
+  }
+
+  return {
+    async enqueue(name, payload, { jobId }) {
+      assertOpen();
+      await queueFor(name).add(name, payload, {
+        jobId: toBullJobId(jobId),
+        attempts: MAX_ATTEMPTS,
+        backoff: { type: 'exponential', delay: backoffMs },
+        removeOnComplete: true,
+        removeOnFail: KEEP_FAILED_JOBS,
+      });
+    },
+
+    process(name, handler, processOptions) {
+      assertOpen();
+      if (workers.has(name)) throw new Error(`jobs named ${name} already have a processor`);
+      const { concurrency, attempts } = resolveProcessOptions(processOptions);
+      const typedHandler = handler as JobHandler<unknown>;
+      queueFor(name);
+      workerConnection ??= openConnection(connection, { maxRetriesPerRequest: null });
+      const worker = new Worker(
+        name,
+        async (job: Job) => {
+          const jobId = fromBullJobId(job.id ?? '');
+          const attempt = job.attemptsMade + 1;
+          try {
+            await typedHandler(job.data, { jobId, attempt });
+          } catch (error) {
+            if (attempt < attempts) throw error;
+            onError(error, `gave up on ${name} job ${jobId} after ${attempt} attempt(s)`);
+            throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
+          }
+        },
+        { connection: workerConnection, prefix, concurrency },
+      );
+      worker.on('error', (error) => onError(error, `worker ${name}`));
+      workers.set(name, worker);
+    },
+
+    async drain() {
+      for (;;) {
+        const counts = await Promise.all([...queues.values()].map(unfinishedJobCount));
+        if (counts.every((count) => count === 0)) return;
+        await sleep(DRAIN_POLL_MS);
+      }
+    },
+
+    close() {
+      closing ??= (async () => {
+        await Promise.all([...workers.values()].map((worker) => worker.close()));
+        await Promise.all([...queues.values()].map((queue) => queue.close()));
+        await Promise.all([producerConnection?.quit(), workerConnection?.quit()]);
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * In-process JobQueue for the embedded mode: the gateway process runs the worker's
+ * processors itself, with the BullMQ queue's rules.
+ *
+ * A job id is taken while its job waits, runs or waits for a retry, and is free again
+ * once the job has finished or been given up. A failed try is retried after
+ * `backoffMs`, doubling each time, until `attempts` tries have failed; then `onError`
+ * hears of it. Payloads are copied through JSON at enqueue, as Redis would store them,
+ * so a payload that could not travel to a worker process fails here too.
+ *
+ * `close` stops accepting jobs, cancels pending retries and waits for running jobs;
+ * jobs still waiting are dropped with the process, so call `drain` first to finish them.
+ * `drain` waits for every job, including those of names no processor has taken yet.
+ */
+import { DEFAULT_BACKOFF_MS, logQueueError, type QueueOptions, resolveProcessOptions } from './options.ts';
+import type { EnqueueOptions, JobHandler, JobMap, JobQueue, ProcessOptions } from './types.ts';
+
+interface QueuedJob {
+  name: string;
+  jobId: string;
+  payload: unknown;
+  /** Tries already made. */
+  triesMade: number;
+}
+
+interface Processor {
+  handler: JobHandler<unknown>;
+  concurrency: number;
+  attempts: number;
+  running: number;
+}
+
+export function createInProcessQueue<M extends JobMap>(options: QueueOptions = {}): JobQueue<M> {
+  const { backoffMs = DEFAULT_BACKOFF_MS, onError = logQueueError } = options;
+  const waiting = new Map<string, QueuedJob[]>();
+  const processors = new Map<string, Processor>();
+  /** `name \0 jobId` of every job waiting, running or waiting for a retry. */
+  const pendingJobKeys = new Set<string>();
+  const retryTimers = new Set<NodeJS.Timeout>();
+  const runningJobs = new Set<Promise<void>>();
+  let drainWaiters: (() => void)[] = [];
+  let closing: Promise<void> | undefined;
+
+  const jobKey = (name: string, jobId: string) => `${name}\u0000${jobId}`;
+
+  function waitingJobs(name: string): QueuedJob[] {
+    let jobs = waiting.get(name);
+    if (jobs === undefined) {
+      jobs = [];
+      waiting.set(name, jobs);
+    }
+    return jobs;
+  }
+
+  function settleDrainWaitersIfIdle(): void {
+    if (pendingJobKeys.size > 0) return;
+    const waiters = drainWaiters;
+    drainWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  function forget(job: QueuedJob): void {
+    pendingJobKeys.delete(jobKey(job.name, job.jobId));
+    settleDrainWaitersIfIdle();
+  }
+
+  function startWaitingJobs(name: string): void {
+    const processor = processors.get(name);
+    const jobs = waiting.get(name);
+    if (processor === undefined || jobs === undefined || closing !== undefined) return;
+    while (processor.running < processor.concurrency) {
+      const job = jobs.shift();
+      if (job === undefined) return;
+      const run = runJob(processor, job);
+      runningJobs.add(run);
+      void run.finally(() => runningJobs.delete(run));
+    }
+  }
+
+  async function runJob(processor: Processor, job: QueuedJob): Promise<void> {
+    processor.running += 1;
+    const attempt = job.triesMade + 1;
+    try {
+      await processor.handler(job.payload, { jobId: job.jobId, attempt });
+      forget(job);
+    } catch (error) {
+      if (attempt < processor.attempts && closing === undefined) {
+        scheduleRetry({ ...job, triesMade: attempt });
+      } else {
+        onError(error, `gave up on ${job.name} job ${job.jobId} after ${attempt} attempt(s)`);
+        forget(job);
+      }
+    } finally {
+      processor.running -= 1;
+      startWaitingJobs(job.name);
+    }
+  }
+
+  function scheduleRetry(job: QueuedJob): void {
+    const timer = setTimeout(
+      () => {
+        retryTimers.delete(timer);
+        waitingJobs(job.name).push(job);
+        startWaitingJobs(job.name);
+      },
+      backoffMs * 2 ** (job.triesMade - 1),
+    );
+    retryTimers.add(timer);
+  }
+
+  return {
+    async enqueue(name, payload, { jobId }: EnqueueOptions) {
+      if (closing !== undefined) throw new Error('the job queue is closed');
+      const copy: unknown = JSON.parse(JSON.stringify(payload));
+      const key = jobKey(name, jobId);
+      if (pendingJobKeys.has(key)) return;
+      pendingJobKeys.add(key);
+      waitingJobs(name).push({ name, jobId, payload: copy, triesMade: 0 });
+      startWaitingJobs(name);
+    },
+
+    process(name, handler, processOptions?: ProcessOptions) {
+      if (closing !== undefined) throw new Error('the job queue is closed');
+      if (processors.has(name)) throw new Error(`jobs named ${name} already have a processor`);
+      const { concurrency, attempts } = resolveProcessOptions(processOptions);
+      processors.set(name, { handler: handler as JobHandler<unknown>, concurrency, attempts, running: 0 });
+      startWaitingJobs(name);
+    },
+
+    drain() {
+      if (pendingJobKeys.size === 0) return Promise.resolve();
+      return new Promise((resolve) => drainWaiters.push(resolve));
+    },
+
+    close() {
+      closing ??= (async () => {
+        for (const timer of retryTimers) clearTimeout(timer);
+        retryTimers.clear();
+        waiting.clear();
+        await Promise.all(runningJobs);
+        pendingJobKeys.clear();
+        settleDrainWaitersIfIdle();
+      })();
+      return closing;
+    },
+  };
+}

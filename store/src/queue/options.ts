@@ -1,0 +1,35 @@
+/**
+ * Options and defaults shared by both queues, so a processor behaves the same embedded
+ * and scaled.
+ */
+import type { ProcessOptions } from './types.ts';
+
+export interface QueueOptions {
+  /** Delay before the first retry; it doubles with each further retry (default 1 s). */
+  backoffMs?: number;
+  /**
+   * Receives what must be reported but must not crash the process: connection errors
+   * and jobs given up after their last attempt (default: console.error).
+   */
+  onError?: (error: unknown, context: string) => void;
+}
+
+export const DEFAULT_ATTEMPTS = 5;
+/** Beyond this the doubling backoff exceeds months; larger `attempts` are refused. */
+export const MAX_ATTEMPTS = 20;
+export const DEFAULT_BACKOFF_MS = 1_000;
+
+export function logQueueError(error: unknown, context: string): void {
+  console.error(`spendgate queue: ${context}`, error);
+}
+
+export function resolveProcessOptions(options: ProcessOptions = {}): Required<ProcessOptions> {
+  const { concurrency = 1, attempts = DEFAULT_ATTEMPTS } = options;
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
+    throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
+  }
+  if (!Number.isSafeInteger(attempts) || attempts < 1 || attempts > MAX_ATTEMPTS) {
+    throw new RangeError(`attempts must be an integer from 1 to ${MAX_ATTEMPTS}, got ${attempts}`);
+  }
+  return { concurrency, attempts };
+}

@@ -1,0 +1,228 @@
+// One contract suite for every JobQueue: the in-process queue always, the BullMQ queue
+// when TEST_REDIS_URL is set. Each test gets its own queue (and BullMQ key prefix).
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { connectTestRedis, deleteKeysWithPrefix, redisUrl, uniquePrefix } from '../testing/redis.ts';
+import { createBullQueue } from './bull-queue.ts';
+import { createInProcessQueue } from './in-process-queue.ts';
+import type { QueueOptions } from './options.ts';
+import type { JobQueue } from './types.ts';
+
+type TestJobs = {
+  meter: { requestId: string; costMicros: number };
+  mail: { to: string };
+  raw: { value: unknown };
+};
+
+interface QueueImplementation {
+  name: string;
+  create(options: QueueOptions): JobQueue<TestJobs>;
+}
+
+const bullPrefix = uniquePrefix('queue');
+let bullQueueCount = 0;
+
+const IMPLEMENTATIONS: QueueImplementation[] = [
+  { name: 'in-process queue', create: (options) => createInProcessQueue<TestJobs>(options) },
+];
+if (redisUrl !== undefined) {
+  const url = redisUrl;
+  IMPLEMENTATIONS.push({
+    name: 'bullmq queue',
+    create(options) {
+      bullQueueCount += 1;
+      return createBullQueue<TestJobs>({ connection: { url }, prefix: `${bullPrefix}:${bullQueueCount}`, ...options });
+    },
+  });
+}
+
+const openQueues: JobQueue<TestJobs>[] = [];
+afterEach(async () => {
+  await Promise.all(openQueues.splice(0).map((queue) => queue.close()));
+});
+afterAll(async () => {
+  if (redisUrl === undefined) return;
+  const redis = connectTestRedis();
+  await deleteKeysWithPrefix(redis, bullPrefix);
+  await redis.quit();
+});
+
+interface ReportedError {
+  error: unknown;
+  context: string;
+}
+
+for (const implementation of IMPLEMENTATIONS) {
+  describe(implementation.name, () => {
+    function openQueue() {
+      const reported: ReportedError[] = [];
+      const queue = implementation.create({ backoffMs: 10, onError: (error, context) => reported.push({ error, context }) });
+      openQueues.push(queue);
+      return { queue, reported };
+    }
+
+    it('runs a job once with its payload and the caller’s job id', async () => {
+      const { queue, reported } = openQueue();
+      const runs: unknown[] = [];
+      queue.process('meter', async (payload, meta) => {
+        runs.push({ payload, meta });
+      });
+
+      await queue.enqueue('meter', { requestId: 'req_1', costMicros: 1_200 }, { jobId: 'usage:req_1' });
+      await queue.drain();
+
+      expect(runs).toEqual([
+        { payload: { requestId: 'req_1', costMicros: 1_200 }, meta: { jobId: 'usage:req_1', attempt: 1 } },
+      ]);
+      expect(reported).toEqual([]);
+    });
+
+    it('runs a job enqueued twice with one id while pending once, and frees the id when it is done', async () => {
+      const { queue } = openQueue();
+      const runs: string[] = [];
+      await queue.enqueue('meter', { requestId: 'first', costMicros: 1 }, { jobId: 'usage-1' });
+      await queue.enqueue('meter', { requestId: 'second', costMicros: 2 }, { jobId: 'usage-1' });
+      queue.process('meter', async ({ requestId }) => {
+        runs.push(requestId);
+      });
+      await queue.drain();
+      expect(runs).toEqual(['first']);
+
+      await queue.enqueue('meter', { requestId: 'third', costMicros: 3 }, { jobId: 'usage-1' });
+      await queue.drain();
+      expect(runs).toEqual(['first', 'third']);
+    });
+
+    it('accepts any job id, including ones with colons, percent signs or only digits', async () => {
+      const { queue } = openQueue();
+      const jobIds = ['42', '-7', 'usage:req:1', 'a:b', 'a%3Ab', '%i42', '100%'];
+      const seen: string[] = [];
+      queue.process('mail', async (_payload, { jobId }) => {
+        seen.push(jobId);
+      });
+      for (const jobId of jobIds) await queue.enqueue('mail', { to: jobId }, { jobId });
+      await queue.drain();
+      expect(seen.sort()).toEqual([...jobIds].sort());
+    });
+
+    it('retries a handler that throws once, and it then succeeds', async () => {
+      const { queue, reported } = openQueue();
+      const attempts: number[] = [];
+      queue.process(
+        'mail',
+        async (_payload, { attempt }) => {
+          attempts.push(attempt);
+          if (attempt === 1) throw new Error('SMTP timeout');
+        },
+        { attempts: 3 },
+      );
+
+      await queue.enqueue('mail', { to: 'ops@example.com' }, { jobId: 'mail-1' });
+      await queue.drain();
+
+      expect(attempts).toEqual([1, 2]);
+      expect(reported).toEqual([]);
+    });
+
+    it('stops a handler that always fails after `attempts` tries and reports it once', async () => {
+      const { queue, reported } = openQueue();
+      const attempts: number[] = [];
+      queue.process(
+        'mail',
+        async (_payload, { attempt }) => {
+          attempts.push(attempt);
+          throw new Error('mailbox full');
+        },
+        { attempts: 3 },
+      );
+
+      await queue.enqueue('mail', { to: 'ops@example.com' }, { jobId: 'mail-1' });
+      await queue.drain();
+      await sleep(50);
+
+      expect(attempts).toEqual([1, 2, 3]);
+      expect(reported).toHaveLength(1);
+      expect(reported[0]?.context).toContain('mail-1');
+      expect(reported[0]?.error).toMatchObject({ message: 'mailbox full' });
+    });
+
+    it('drains only once all of 100 jobs have run', async () => {
+      const { queue } = openQueue();
+      let done = 0;
+      queue.process(
+        'meter',
+        async () => {
+          await sleep(2);
+          done += 1;
+        },
+        { concurrency: 8 },
+      );
+      await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          queue.enqueue('meter', { requestId: `req_${i}`, costMicros: i }, { jobId: `usage-${i}` }),
+        ),
+      );
+
+      await queue.drain();
+
+      expect(done).toBe(100);
+    });
+
+    it('runs no more handlers at once than `concurrency`', async () => {
+      const { queue } = openQueue();
+      let running = 0;
+      let mostAtOnce = 0;
+      for (let i = 0; i < 12; i += 1) {
+        await queue.enqueue('meter', { requestId: `req_${i}`, costMicros: i }, { jobId: `usage-${i}` });
+      }
+      queue.process(
+        'meter',
+        async () => {
+          running += 1;
+          mostAtOnce = Math.max(mostAtOnce, running);
+          await sleep(40);
+          running -= 1;
+        },
+        { concurrency: 3 },
+      );
+
+      await queue.drain();
+
+      expect(mostAtOnce).toBe(3);
+    });
+
+    it('refuses a payload that JSON cannot carry', async () => {
+      const { queue } = openQueue();
+      await expect(queue.enqueue('raw', { value: 10n }, { jobId: 'raw-1' })).rejects.toThrow(TypeError);
+    });
+
+    it('refuses a second processor for one job name and out-of-range options', async () => {
+      const { queue } = openQueue();
+      queue.process('mail', async () => {});
+      expect(() => queue.process('mail', async () => {})).toThrow(/already/);
+      expect(() => queue.process('meter', async () => {}, { attempts: 0 })).toThrow(RangeError);
+      expect(() => queue.process('meter', async () => {}, { concurrency: 1.5 })).toThrow(RangeError);
+    });
+
+    it('closes after its running job finishes and then refuses new jobs', async () => {
+      const { queue } = openQueue();
+      let finished = false;
+      let markStarted = () => {};
+      const started = new Promise<void>((resolve) => {
+        markStarted = resolve;
+      });
+      queue.process('mail', async () => {
+        markStarted();
+        await sleep(100);
+        finished = true;
+      });
+      await queue.enqueue('mail', { to: 'ops@example.com' }, { jobId: 'mail-1' });
+      await started;
+
+      await queue.close();
+
+      expect(finished).toBe(true);
+      await expect(queue.enqueue('mail', { to: 'ops@example.com' }, { jobId: 'mail-2' })).rejects.toThrow(/closed/);
+    });
+  });
+}

@@ -1,0 +1,30 @@
+/**
+ * JobQueue: at-least-once background jobs with a typed map from job name to payload.
+ *
+ * Producers `enqueue`; workers `process`. A job id is deterministic (the caller gives
+ * it) so a job enqueued twice while pending runs once. A failing handler is retried
+ * with backoff up to `attempts` times. Processors must be idempotent.
+ */
+export type JobMap = Record<string, unknown>;
+
+export interface EnqueueOptions {
+  /** Deterministic id: a second enqueue with the same id while pending is ignored. */
+  jobId: string;
+}
+
+export interface ProcessOptions {
+  concurrency?: number;
+  /** Tries before a job is given up as failed (default 5). */
+  attempts?: number;
+}
+
+export type JobHandler<P> = (payload: P, meta: { jobId: string; attempt: number }) => Promise<void>;
+
+export interface JobQueue<M extends JobMap> {
+  enqueue<N extends keyof M & string>(name: N, payload: M[N], options: EnqueueOptions): Promise<void>;
+  /** Starts consuming jobs of this name in this process. */
+  process<N extends keyof M & string>(name: N, handler: JobHandler<M[N]>, options?: ProcessOptions): void;
+  /** Resolves when no job of any name is waiting, delayed or running (tests, shutdown). */
+  drain(): Promise<void>;
+  close(): Promise<void>;
+}

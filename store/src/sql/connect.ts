@@ -1,0 +1,62 @@
+// Opens the SQL database: PostgreSQL when a URL is given, else PGlite (embedded) in a
+// data directory. Both come back as one Kysely<Database> with int8 read as bigint.
+import { mkdir } from 'node:fs/promises';
+import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { PGliteDialect } from './pglite-dialect.ts';
+import type { Config } from '../config.ts';
+import type { Database } from './schema.ts';
+
+export interface SqlStore {
+  db: Kysely<Database>;
+  kind: 'postgres' | 'pglite';
+  close(): Promise<void>;
+  /** Embedded only: a snapshot of the data directory (tests clone a migrated template). */
+  dump?(): Promise<Blob>;
+}
+
+export type SqlLocation =
+  | { kind: 'postgres'; url: string; poolSize?: number }
+  /** dataDir undefined = in memory; loadDataDir = start from a dump (tests' template). */
+  | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob };
+
+const INT8_OID = 20;
+
+/** PostgreSQL when DATABASE_URL is set, else PGlite in DATA_DIR/pg. */
+export function sqlLocationFor(config: Pick<Config, 'databaseUrl' | 'dataDir'>): SqlLocation {
+  return config.databaseUrl
+    ? { kind: 'postgres', url: config.databaseUrl }
+    : { kind: 'pglite', dataDir: `${config.dataDir}/pg` };
+}
+
+export async function openSqlStore(location: SqlLocation): Promise<SqlStore> {
+  if (location.kind === 'postgres') {
+    const pool = new pg.Pool({
+      connectionString: location.url,
+      max: location.poolSize ?? 10,
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === INT8_OID ? BigInt : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
+    });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, kind: 'postgres', close: () => db.destroy() };
+  }
+  if (location.dataDir) await mkdir(location.dataDir, { recursive: true });
+  const client = await PGlite.create({
+    dataDir: location.dataDir,
+    loadDataDir: location.loadDataDir,
+    parsers: { [pgliteTypes.INT8]: (value: string) => BigInt(value) },
+  });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+  return {
+    db,
+    kind: 'pglite',
+    close: async () => {
+      await db.destroy();
+      await client.close();
+    },
+    dump: () => client.dumpDataDir('none') as Promise<Blob>,
+  };
+}

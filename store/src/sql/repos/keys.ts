@@ -1,0 +1,39 @@
+// Issued keys: stored as a SHA-256 hash plus a short visible prefix, never in plaintext.
+import type { IssuedKey } from '../schema.ts';
+import type { Db } from './db.ts';
+
+export async function insertIssuedKey(db: Db, key: Omit<IssuedKey, 'created_at' | 'revoked_at'>): Promise<IssuedKey> {
+  return db.insertInto('issued_keys').values(key).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * Everything the data plane needs to serve a request made with a key: the key, its
+ * group and team, and its connection (secret still encrypted). Undefined when the key
+ * is unknown or revoked.
+ */
+export async function findKeyPrincipal(db: Db, keyHash: string) {
+  return db
+    .selectFrom('issued_keys as k')
+    .leftJoin('provider_connections as c', (join) =>
+      join.onRef('c.id', '=', 'k.connection_id').onRef('c.team_id', '=', 'k.team_id'),
+    )
+    .leftJoin('team_data_keys as dk', 'dk.team_id', 'k.team_id')
+    .select([
+      'k.id as keyId',
+      'k.team_id as teamId',
+      'k.group_id as groupId',
+      'k.kind',
+      'k.connection_id as connectionId',
+      'c.provider',
+      'c.base_url as baseUrl',
+      'c.status as connectionStatus',
+      'c.secret_ciphertext as secretCiphertext',
+      'c.secret_key_version as secretKeyVersion',
+      'dk.wrapped_key as wrappedDataKey',
+    ])
+    .where('k.key_hash', '=', keyHash)
+    .where('k.revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export type KeyPrincipalRow = NonNullable<Awaited<ReturnType<typeof findKeyPrincipal>>>;

@@ -1,0 +1,75 @@
+// Usage events: exactly one row per request. insertUsageEvents claims each request id
+// in usage_request_ids and inserts only the events it claimed, in one transaction, so
+// a redelivered event is never counted twice.
+import { type Kysely, sql } from 'kysely';
+import type { Database, NewUsageEvent } from '../schema.ts';
+
+/** Inserts the events not seen before; returns how many were new. */
+export async function insertUsageEvents(db: Kysely<Database>, events: NewUsageEvent[]): Promise<number> {
+  if (events.length === 0) return 0;
+  return db.transaction().execute(async (trx) => {
+    const claimed = await trx
+      .insertInto('usage_request_ids')
+      .values(events.map((event) => ({ request_id: event.request_id })))
+      .onConflict((oc) => oc.column('request_id').doNothing())
+      .returning('request_id')
+      .execute();
+    const fresh = new Set(claimed.map((row) => row.request_id));
+    const toInsert = events.filter((event) => fresh.delete(event.request_id));
+    if (toInsert.length > 0) await trx.insertInto('usage_events').values(toInsert).execute();
+    return toInsert.length;
+  });
+}
+
+export interface UsageTotals {
+  requests: number;
+  inputTokens: bigint;
+  cachedReadTokens: bigint;
+  cacheWriteTokens: bigint;
+  outputTokens: bigint;
+  reasoningTokens: bigint;
+  /** Sum over priced events only. */
+  costMicros: bigint;
+  unpricedRequests: number;
+  estimatedRequests: number;
+}
+
+/** Totals for one group of one team over [from, to). */
+export async function sumGroupUsage(
+  db: Kysely<Database>,
+  scope: { teamId: string; groupId: string; from: Date; to: Date },
+): Promise<UsageTotals> {
+  const row = await db
+    .selectFrom('usage_events')
+    .select([
+      sql<bigint>`count(*)`.as('requests'),
+      sql<bigint>`coalesce(sum(input_tokens), 0)::bigint`.as('inputTokens'),
+      sql<bigint>`coalesce(sum(cached_read_tokens), 0)::bigint`.as('cachedReadTokens'),
+      sql<bigint>`coalesce(sum(cache_write_5m_tokens + cache_write_1h_tokens), 0)::bigint`.as('cacheWriteTokens'),
+      sql<bigint>`coalesce(sum(output_tokens), 0)::bigint`.as('outputTokens'),
+      sql<bigint>`coalesce(sum(reasoning_tokens), 0)::bigint`.as('reasoningTokens'),
+      sql<bigint>`coalesce(sum(cost_micros), 0)::bigint`.as('costMicros'),
+      sql<bigint>`count(*) filter (where cost_micros is null)`.as('unpricedRequests'),
+      sql<bigint>`count(*) filter (where estimated)`.as('estimatedRequests'),
+    ])
+    .where('team_id', '=', scope.teamId)
+    .where('group_id', '=', scope.groupId)
+    .where('occurred_at', '>=', scope.from)
+    .where('occurred_at', '<', scope.to)
+    .executeTakeFirstOrThrow();
+  return {
+    requests: Number(row.requests),
+    inputTokens: row.inputTokens,
+    cachedReadTokens: row.cachedReadTokens,
+    cacheWriteTokens: row.cacheWriteTokens,
+    outputTokens: row.outputTokens,
+    reasoningTokens: row.reasoningTokens,
+    costMicros: row.costMicros,
+    unpricedRequests: Number(row.unpricedRequests),
+    estimatedRequests: Number(row.estimatedRequests),
+  };
+}
+
+export async function listUsageEvents(db: Kysely<Database>, teamId: string) {
+  return db.selectFrom('usage_events').selectAll().where('team_id', '=', teamId).orderBy('occurred_at').execute();
+}

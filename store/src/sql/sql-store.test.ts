@@ -1,0 +1,167 @@
+// Contract suite for the SQL store: the same repositories, run on PGlite and (when
+// TEST_DATABASE_URL is set) PostgreSQL.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestSqlStore, sqlBackends } from '../testing/sql.ts';
+import type { SqlStore } from './connect.ts';
+import { listAudit, writeAudit } from './repos/audit.ts';
+import { findConnection, insertConnection, insertTeamDataKeyIfAbsent } from './repos/connections.ts';
+import { findGroupForUser, insertGroup } from './repos/groups.ts';
+import { findKeyPrincipal, insertIssuedKey } from './repos/keys.ts';
+import { findTeamRole, insertTeam, listTeamsOfUser } from './repos/teams.ts';
+import { insertUsageEvents, sumGroupUsage } from './repos/usage.ts';
+import { findUserByEmail, insertUser } from './repos/users.ts';
+import type { NewUsageEvent } from './schema.ts';
+
+for (const backend of sqlBackends) {
+  describe(`SQL store on ${backend}`, () => {
+    let store: SqlStore;
+    const ids = {
+      alice: randomUUID(),
+      bob: randomUUID(),
+      teamA: randomUUID(),
+      teamB: randomUUID(),
+      group: randomUUID(),
+      connection: randomUUID(),
+      key: randomUUID(),
+    };
+
+    beforeAll(async () => {
+      store = await openTestSqlStore(backend, new Date('2026-11-15T00:00:00Z'));
+      const { db } = store;
+      await insertUser(db, { id: ids.alice, email: 'Alice@Example.com', name: 'Alice', passwordHash: 'x' });
+      await insertUser(db, { id: ids.bob, email: 'bob@example.com', name: 'Bob', passwordHash: 'x' });
+      await insertTeam(db, { id: ids.teamA, name: 'A', description: '', createdBy: ids.alice });
+      await insertTeam(db, { id: ids.teamB, name: 'B', description: '', createdBy: ids.bob });
+      await insertGroup(db, { id: ids.group, teamId: ids.teamA, name: 'G', description: '', createdBy: ids.alice });
+      await insertConnection(db, {
+        id: ids.connection,
+        team_id: ids.teamA,
+        provider: 'openai',
+        name: 'main',
+        base_url: 'https://api.openai.com/v1',
+        secret_ciphertext: new Uint8Array([1, 2, 3]),
+        secret_key_version: 1,
+        secret_tail: 'abcd',
+        created_by: ids.alice,
+      });
+      await insertIssuedKey(db, {
+        id: ids.key,
+        team_id: ids.teamA,
+        group_id: ids.group,
+        connection_id: ids.connection,
+        kind: 'byok',
+        name: 'k',
+        key_hash: 'hash-1',
+        key_prefix: 'sg_live_abc',
+        created_by: ids.alice,
+      });
+    });
+    afterAll(() => store?.close());
+
+    it('finds users by email case-insensitively', async () => {
+      const user = await findUserByEmail(store.db, 'ALICE@example.com');
+      expect(user?.id).toBe(ids.alice);
+      expect(user?.email).toBe('alice@example.com');
+    });
+
+    it('makes a team creator its ADMIN and scopes membership', async () => {
+      expect(await findTeamRole(store.db, ids.teamA, ids.alice)).toBe('ADMIN');
+      expect(await findTeamRole(store.db, ids.teamA, ids.bob)).toBeUndefined();
+      expect((await listTeamsOfUser(store.db, ids.bob)).map((t) => t.id)).toEqual([ids.teamB]);
+    });
+
+    it('shows a group only to members of its team', async () => {
+      expect((await findGroupForUser(store.db, ids.group, ids.alice))?.groupRole).toBe('ADMIN');
+      expect(await findGroupForUser(store.db, ids.group, ids.bob)).toBeUndefined();
+    });
+
+    it('never returns another team’s connection', async () => {
+      expect((await findConnection(store.db, ids.teamA, ids.connection))?.secret_tail).toBe('abcd');
+      expect(await findConnection(store.db, ids.teamB, ids.connection)).toBeUndefined();
+    });
+
+    it('resolves a key hash to its principal with the encrypted secret as bytes', async () => {
+      const principal = await findKeyPrincipal(store.db, 'hash-1');
+      expect(principal).toMatchObject({ keyId: ids.key, teamId: ids.teamA, groupId: ids.group, provider: 'openai' });
+      expect([...principal!.secretCiphertext!]).toEqual([1, 2, 3]);
+      expect(await findKeyPrincipal(store.db, 'unknown')).toBeUndefined();
+    });
+
+    it('keeps the first team data key', async () => {
+      const first = await insertTeamDataKeyIfAbsent(store.db, { teamId: ids.teamA, keyVersion: 1, wrappedKey: new Uint8Array([9]) });
+      const second = await insertTeamDataKeyIfAbsent(store.db, { teamId: ids.teamA, keyVersion: 2, wrappedKey: new Uint8Array([8]) });
+      expect(second.key_version).toBe(first.key_version);
+      expect([...second.wrapped_key]).toEqual([9]);
+    });
+
+    it('records each request once, across monthly partitions, with bigint money', async () => {
+      const event = (requestId: string, occurredAt: string, cost: bigint | null): NewUsageEvent => ({
+        request_id: requestId,
+        occurred_at: occurredAt,
+        team_id: ids.teamA,
+        group_id: ids.group,
+        key_id: ids.key,
+        connection_id: ids.connection,
+        provider: 'openai',
+        model: 'gpt-4o',
+        endpoint: 'chat.completions',
+        status_code: 200,
+        streamed: false,
+        estimated: false,
+        input_tokens: 1000n,
+        cached_read_tokens: 0n,
+        cache_write_5m_tokens: 0n,
+        cache_write_1h_tokens: 0n,
+        output_tokens: 500n,
+        reasoning_tokens: 0n,
+        cost_micros: cost,
+        currency: 'USD',
+        price_version: cost === null ? null : '2026-08-21',
+        latency_ms: 12,
+      });
+      const batch = [
+        event('r1', '2026-10-31T23:59:59Z', 7_500n),
+        event('r2', '2026-11-01T00:00:00Z', 9_007_199_254_740_993n),
+        event('r3', '2026-11-20T10:00:00Z', null),
+        event('r3', '2026-11-20T10:00:00Z', null),
+      ];
+      expect(await insertUsageEvents(store.db, batch)).toBe(3);
+      expect(await insertUsageEvents(store.db, batch)).toBe(0);
+
+      const november = await sumGroupUsage(store.db, {
+        teamId: ids.teamA,
+        groupId: ids.group,
+        from: new Date('2026-11-01T00:00:00Z'),
+        to: new Date('2026-12-01T00:00:00Z'),
+      });
+      expect(november).toMatchObject({
+        requests: 2,
+        inputTokens: 2000n,
+        outputTokens: 1000n,
+        costMicros: 9_007_199_254_740_993n,
+        unpricedRequests: 1,
+      });
+      const otherTeam = await sumGroupUsage(store.db, {
+        teamId: ids.teamB,
+        groupId: ids.group,
+        from: new Date('2026-01-01T00:00:00Z'),
+        to: new Date('2027-01-01T00:00:00Z'),
+      });
+      expect(otherTeam.requests).toBe(0);
+    });
+
+    it('writes audit rows per team', async () => {
+      await writeAudit(store.db, {
+        teamId: ids.teamA,
+        actorUserId: ids.alice,
+        action: 'key.created',
+        targetType: 'issued_key',
+        targetId: ids.key,
+      });
+      const rows = await listAudit(store.db, ids.teamA);
+      expect(rows.map((r) => r.action)).toEqual(['key.created']);
+      expect(await listAudit(store.db, ids.teamB)).toEqual([]);
+    });
+  });
+}

@@ -1,0 +1,3 @@
+// Helpers for tests that need real stores: per-file databases and Redis prefixes.
+export * from './redis.ts';
+export * from './sql.ts';

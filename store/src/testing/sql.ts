@@ -1,0 +1,44 @@
+// Test databases: each test file gets its own — a clone of the migrated PGlite
+// template, or (when TEST_DATABASE_URL is set) a fresh PostgreSQL database that is
+// dropped again on close.
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { openSqlStore, type SqlStore } from '../sql/connect.ts';
+import { ensureUsagePartitions, migrateToLatest } from '../sql/migrate.ts';
+
+export type SqlBackend = 'pglite' | 'postgres';
+
+/** The SQL backends this run tests: always PGlite, PostgreSQL when TEST_DATABASE_URL is set. */
+export const sqlBackends: SqlBackend[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+
+export async function openTestSqlStore(backend: SqlBackend, now = new Date()): Promise<SqlStore> {
+  if (backend === 'pglite') {
+    const template = await readFile(inject('pgliteTemplatePath'));
+    const store = await openSqlStore({ kind: 'pglite', loadDataDir: new Blob([template]) });
+    await ensureUsagePartitions(store.db, now);
+    return store;
+  }
+  const adminUrl = process.env.TEST_DATABASE_URL!;
+  const name = `sgtest_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const store = await openSqlStore({ kind: 'postgres', url: url.toString(), poolSize: 5 });
+  await migrateToLatest(store.db);
+  await ensureUsagePartitions(store.db, now);
+  return {
+    ...store,
+    close: async () => {
+      await store.close();
+      const dropper = new pg.Client({ connectionString: adminUrl });
+      await dropper.connect();
+      await dropper.query(`drop database if exists ${name} with (force)`);
+      await dropper.end();
+    },
+  };
+}
