@@ -1,16 +1,16 @@
 // Writes the checked-in price catalog version core/src/pricing/catalog-2026-08-21.ts
-// from the Portkey-AI/models snapshot in /work/shared/data/pricing (or the directory
+// from the Portkey-AI/models snapshot in ../shared/data/pricing beside the repo (or the directory
 // given as the first argument). The product never reads the JSON at run time.
 //
 //   npx tsx core/scripts/generate-price-catalog.ts [pricing-dir]
 
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { ModelPrice } from '../src/pricing/catalog.ts';
 import { type ConvertedProvider, convertProviderPrices, KNOWN_INEXACT } from './portkey-prices.ts';
 
 const SNAPSHOT_DATE = '2026-08-21';
-const SOURCE_DIR = process.argv[2] ?? '/work/shared/data/pricing';
+const SOURCE_DIR = process.argv[2] ?? resolve(import.meta.dirname, '../../../shared/data/pricing');
 const OUTPUT_FILE = new URL(`../src/pricing/catalog-${SNAPSHOT_DATE}.ts`, import.meta.url);
 
 /** Spendgate provider id → source file name (without .json). */

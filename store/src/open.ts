@@ -15,6 +15,16 @@ import type { JobMap, JobQueue } from './queue/types.ts';
 import { openSqlStore, type SqlStore, sqlLocationFor } from './sql/connect.ts';
 import { ensureUsagePartitions, migrateToLatest } from './sql/migrate.ts';
 
+const EMBEDDED_DRAIN_TIMEOUT_MS = 10_000;
+
+function withTimeout(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
 export interface Stores<M extends JobMap> {
   mode: 'embedded' | 'scaled';
   sql: SqlStore;
@@ -61,6 +71,8 @@ export async function openStores<M extends JobMap>(
       createKeyCache: async (cacheOptions) => createInProcessKeyCache(cacheOptions),
       ready: sqlReady,
       close: async () => {
+        // Jobs still waiting in memory (usage events among them) are finished first.
+        await withTimeout(queue.drain(), EMBEDDED_DRAIN_TIMEOUT_MS);
         await queue.close();
         await ledger.close();
         await closeSql();
