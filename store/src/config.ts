@@ -24,16 +24,25 @@ const base64Key = z
   .string()
   .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded');
 
+const integer = (min: number, max: number) => {
+  const message = `must be a whole number from ${min} to ${max}`;
+  return z.coerce.number({ error: message }).int(message).min(min, message).max(max, message);
+};
+
 const EnvSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: integer(0, 65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'must be one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .default('info'),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   MASTER_KEY: base64Key.optional(),
-  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  UPSTREAM_TIMEOUT_MS: integer(1000, 600_000).default(30_000),
   /** Hosts a team's connection may point to although they are private or loopback. */
   UPSTREAM_ALLOWED_HOSTS: z
     .string()

@@ -19,6 +19,13 @@ function ipv4ToInt(ip: string): number {
   return ip.split('.').reduce((acc, part) => (acc << 8) + Number(part), 0) >>> 0;
 }
 
+/** The IPv4 address inside an IPv4-mapped IPv6 tail: '127.0.0.1' or URL-normalised '7f00:1'. */
+function mappedIpv4(tail: string): string {
+  if (isIP(tail) === 4) return tail;
+  const [high = 0, low = 0] = tail.split(':').map((group) => Number.parseInt(group, 16));
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+}
+
 function isPrivateAddress(host: string): boolean {
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   const version = isIP(host);
@@ -28,7 +35,7 @@ function isPrivateAddress(host: string): boolean {
   }
   if (version === 6) {
     const h = host.toLowerCase();
-    if (h.startsWith('::ffff:')) return isPrivateAddress(h.slice(7));
+    if (h.startsWith('::ffff:')) return isPrivateAddress(mappedIpv4(h.slice(7)));
     return h === '::1' || h === '::' || h.startsWith('fc') || h.startsWith('fd') || h.startsWith('fe80');
   }
   return false;

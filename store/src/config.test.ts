@@ -1,0 +1,55 @@
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseEnv } from './config.ts';
+
+describe('configuration', () => {
+  const dirs: string[] = [];
+  const tempDir = async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'spendgate-config-'));
+    dirs.push(dir);
+    return dir;
+  };
+  afterEach(async () => {
+    await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+
+  it('has the documented defaults', () => {
+    expect(parseEnv({})).toMatchObject({ PORT: 3000, DATA_DIR: './data', HOST: '127.0.0.1', UPSTREAM_TIMEOUT_MS: 30_000 });
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'Invalid configuration: PORT must be a whole number from 0 to 65535 (got "abc")'],
+    [{ PORT: '70000' }, 'Invalid configuration: PORT must be a whole number from 0 to 65535 (got "70000")'],
+    [{ DATABASE_URL: 'mysql://x' }, 'Invalid configuration: DATABASE_URL must be a URL starting with postgres:// or postgresql://'],
+    [{ REDIS_URL: 'nope' }, 'Invalid configuration: REDIS_URL'],
+    [{ MASTER_KEY: 'c2hvcnQ=' }, 'Invalid configuration: MASTER_KEY must be 32 bytes, base64-encoded'],
+    [{ JWT_SECRET: 'short' }, 'Invalid configuration: JWT_SECRET must be at least 32 characters'],
+    [{ LOG_LEVEL: 'loud' }, 'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent'],
+  ])('stops on %j with one line naming the variable', (env, message) => {
+    expect(() => parseEnv(env)).toThrow(ConfigError);
+    expect(() => parseEnv(env)).toThrow(message);
+  });
+
+  it('generates secrets into DATA_DIR once and reads them back', async () => {
+    const dataDir = await tempDir();
+    const first = await loadConfig({ DATA_DIR: dataDir });
+    const second = await loadConfig({ DATA_DIR: dataDir });
+    expect(first.secrets.masterKey).toHaveLength(32);
+    expect(first.secrets.jwtSecret.length).toBeGreaterThanOrEqual(32);
+    expect(second.secrets.jwtSecret).toBe(first.secrets.jwtSecret);
+    expect(second.secrets.masterKey.equals(first.secrets.masterKey)).toBe(true);
+    const file = path.join(dataDir, 'secrets.json');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toHaveProperty('jwtSecret', first.secrets.jwtSecret);
+  });
+
+  it('prefers secrets from the environment and then writes none', async () => {
+    const dataDir = await tempDir();
+    const masterKey = Buffer.alloc(32, 7).toString('base64');
+    const config = await loadConfig({ DATA_DIR: dataDir, JWT_SECRET: 'x'.repeat(40), MASTER_KEY: masterKey });
+    expect(config.secrets.masterKey.toString('base64')).toBe(masterKey);
+    await expect(stat(path.join(dataDir, 'secrets.json'))).rejects.toThrow();
+  });
+});
