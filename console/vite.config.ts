@@ -1,11 +1,24 @@
-// Build of the Spendgate console: a React single-page app emitted to console/dist,
-// served by the gateway from the site root.
+// Build of the Spendgate site (the host): the public pages, emitted to console/dist and
+// served by the gateway from the site root. The dashboard is a separate bundle
+// (vite.dashboard.config.ts) that the site loads at run time through module federation.
+import { federation } from '@module-federation/vite';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { DASHBOARD_REMOTE_ENTRY, sharedModules } from './federation.ts';
 
 export default defineConfig({
   root: import.meta.dirname,
   base: '/',
-  plugins: [react()],
-  build: { outDir: 'dist' },
+  plugins: [
+    react(),
+    federation({
+      name: 'site',
+      remotes: {
+        dashboard: { type: 'module', name: 'dashboard', entry: DASHBOARD_REMOTE_ENTRY, entryGlobalName: 'dashboard', shareScope: 'default' },
+      },
+      shared: sharedModules,
+      dts: false,
+    }),
+  ],
+  build: { outDir: 'dist', emptyOutDir: true, target: 'es2022' },
 });

@@ -4,9 +4,17 @@ import type { Migration } from 'kysely';
 import * as accounts from './20261122_0001_accounts.ts';
 import * as keysAndConnections from './20261122_0002_keys_and_connections.ts';
 import * as usageAndPrices from './20261122_0003_usage_and_prices.ts';
+import * as connectionOptionsAndBilling from './20261122_0004_connection_options_and_billing.ts';
+import * as plansAndSite from './20261122_0101_plans_and_site.ts';
+import * as auth from './20261122_0102_auth.ts';
+import * as invitationsAndOverages from './20261122_0103_invitations_and_overages.ts';
 
 export const migrations: Record<string, Migration> = {
   '20261122_0001_accounts': accounts,
   '20261122_0002_keys_and_connections': keysAndConnections,
   '20261122_0003_usage_and_prices': usageAndPrices,
+  '20261122_0004_connection_options_and_billing': connectionOptionsAndBilling,
+  '20261122_0101_plans_and_site': plansAndSite,
+  '20261122_0102_auth': auth,
+  '20261122_0103_invitations_and_overages': invitationsAndOverages,
 };

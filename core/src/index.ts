@@ -4,6 +4,7 @@
 export {
   addMoney,
   type Currency,
+  decimalToMicros,
   formatMoney,
   MICROS_PER_UNIT,
   type Money,
@@ -22,3 +23,16 @@ export {
 export { costOfRequest, type RequestCost } from './pricing/cost.ts';
 export { addUsage, emptyUsage, totalTokens, type Usage, validateUsage } from './usage.ts';
 export { type AlertChannel, FREE_TRIAL_DAYS, PLANS, type PlanSlug, type PlanTerms, planTerms } from './plans.ts';
+export { type Bill, type BillingRule, billRequest, FX_RATES, type FxRate, fxRateAt, type KeyKind, usdToGbp } from './billing.ts';
+export {
+  type Access,
+  type Action,
+  type Decision,
+  decide,
+  effectiveGroupRole,
+  GROUP_ROLES,
+  type GroupRole,
+  PERMISSIONS,
+  TEAM_ROLES,
+  type TeamRole,
+} from './roles.ts';

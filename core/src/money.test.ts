@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addMoney, formatMoney, microsToDecimalString, money, roundHalfUpDiv } from './money.ts';
+import { addMoney, decimalToMicros, formatMoney, microsToDecimalString, money, roundHalfUpDiv } from './money.ts';
 
 describe('money', () => {
   it('holds whole micro-units as bigint', () => {
@@ -67,5 +67,18 @@ describe('roundHalfUpDiv', () => {
 
   it('refuses to divide by zero', () => {
     expect(() => roundHalfUpDiv(1n, 0n)).toThrow(RangeError);
+  });
+});
+
+describe('decimalToMicros', () => {
+  it('parses exact decimals into micro-units', () => {
+    expect(decimalToMicros('2.50')).toBe(2_500_000n);
+    expect(decimalToMicros(2.5)).toBe(2_500_000n);
+    expect(decimalToMicros('0.000125')).toBe(125n);
+    expect(decimalToMicros('15')).toBe(15_000_000n);
+  });
+
+  it('refuses what is not an exact non-negative amount', () => {
+    for (const bad of ['-1', '1.0000001', 'abc', '', '1e3', Number.NaN, 1e21]) expect(decimalToMicros(bad)).toBeUndefined();
   });
 });

@@ -49,6 +49,19 @@ export function microsToDecimalString(micros: bigint): string {
 }
 
 /**
+ * Parses a non-negative decimal amount ("2.50", 2.5, "0.000125") into micro-units,
+ * exactly; undefined for anything else, or for more than six decimals.
+ *
+ * @example decimalToMicros('2.50') // 2_500_000n
+ */
+export function decimalToMicros(value: string | number): bigint | undefined {
+  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : value.trim();
+  const match = /^(\d+)(?:\.(\d{1,6}))?$/.exec(text);
+  if (!match) return undefined;
+  return BigInt(match[1]!) * MICROS_PER_UNIT + BigInt((match[2] ?? '').padEnd(6, '0'));
+}
+
+/**
  * Money for people: currency symbol, as many decimals as it takes to be exact, at least two.
  *
  * @example formatMoney(money(1_234, 'USD')) // '$0.001234'

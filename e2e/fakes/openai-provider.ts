@@ -4,9 +4,20 @@
  * bodies, `x-request-id`) closely enough that the real `openai` SDK and our gateway cannot
  * tell it apart, and it answers deterministically so tests can compute costs by hand.
  *
- * Endpoints: POST /v1/chat/completions (JSON or `stream: true`), POST /v1/embeddings
- * (`encoding_format` float or base64 — the SDK asks for base64 unless told otherwise),
- * GET /v1/models. Every request is recorded, headers included, even rejected ones.
+ * Endpoints: POST /v1/chat/completions (JSON or `stream: true`), POST /v1/responses (JSON or
+ * typed SSE events, see openai-responses.ts), POST /v1/embeddings (`encoding_format` float or
+ * base64 — the SDK asks for base64 unless told otherwise), GET /v1/models. Every request is
+ * recorded, headers included, even rejected ones.
+ *
+ * Azure mode (`startFakeOpenAI({ azure: {...} })`): `url` is the resource endpoint, as
+ * `new AzureOpenAI({ endpoint })` takes it, and the fake serves only
+ * POST /openai/deployments/{deployment}/chat/completions and …/embeddings with
+ * `?api-version=` and an `api-key` header. As Azure does: a missing (or, with
+ * `azure.apiVersion`, another) api-version answers 404 "Resource not found" — not 400; a bad key
+ * 401 `{"error":{"code":"401","message"}}`; with `azure.deployments`, an unknown deployment 404
+ * `DeploymentNotFound`. `model` answers the deployment's underlying model (dated as above);
+ * chat answers carry `prompt_filter_results`/`content_filter_results`, and a stream starts with
+ * Azure's chunk of empty `choices`, `id` and `model` holding only the prompt filter results.
  *
  * Deterministic rules, unless a test-control header overrides them:
  * - reply: `echo: <last user message>`; one word per content chunk when streamed.
@@ -19,43 +30,69 @@
  * - cached_tokens = reasoning_tokens = 0; total_tokens = prompt + completion.
  * - embeddings: prompt_tokens = total_tokens = Σ ceil(characters / 4) over text inputs
  *   (token-array inputs count their length).
+ * - responses: input_tokens = ceil(characters of `instructions` + all input item texts / 4)
+ *   + 3 × input items (a string input is one item; item text = string content, input_text /
+ *   output_text parts, function_call_output output); output_tokens = words of the reply, cut
+ *   to `max_output_tokens` (status "incomplete", reason "max_output_tokens"; the API refuses a
+ *   limit below 16); cached_tokens = reasoning_tokens = 0; total = input + output. Forced
+ *   numbers (`input_tokens`, `output_tokens`, `cached_tokens`, `reasoning_tokens`) are taken
+ *   as given: reasoning is not added to output, force both.
+ * - tool calls (responses only): with `tools: [{type:"function", name}]` and a last user text
+ *   `call <name>` optionally followed by a JSON object, the output is one `function_call` item
+ *   with those arguments; output_tokens = ceil(characters of the arguments JSON / 4), streamed
+ *   as `response.function_call_arguments.delta` pieces of 4 characters.
  *
  * Test-control request headers:
  * - `x-fake-usage: {"prompt_tokens":1000,"completion_tokens":500,"cached_tokens":200,"reasoning_tokens":0}`
  *   forces those numbers (any subset; the rest follow the rules; total = prompt + completion).
- * - `x-fake-status: 400|429|500` answers that error in OpenAI's shape (after the key check).
- * - `x-fake-stream-error-after: N` sends N content chunks, then destroys the socket.
+ * - `x-fake-status: 400|429|500` answers that error in OpenAI's shape (after the key check;
+ *   Azure's own shape and a `retry-after` for 429 in Azure mode).
+ * - `x-fake-stream-error-after: N` sends N content chunks (or N response deltas), then
+ *   destroys the socket.
  * The same controls can be set on the fake itself (`fake.controlHeaders`) for requests
  * that reach it through the gateway, which forwards no such header; a request's own
  * header wins.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import type { Model } from 'openai/resources/models';
+import { answerResponses, type ResponsesContext } from './openai-responses.ts';
+import {
+  echoReply,
+  type FakeProvider,
+  type FakeProviderOptions,
+  estimatePromptTokens,
+  estimateTextTokens,
+  FakeHttpError,
+  isJsonObject,
+  type RecordedRequest,
+  readForcedUsage,
+  readStreamErrorAfter,
+  sendEventStream,
+  serverSentEvent,
+  sendJson,
+  sequentialIds,
+  singleHeader,
+  startFakeProviderServer,
+  throwForcedStatus,
+} from './fake-provider-kit.ts';
 
-export interface RecordedRequest {
-  method: string;
-  /** Path with query string, e.g. `/v1/chat/completions`. */
-  path: string;
-  headers: IncomingHttpHeaders;
-  /** Parsed JSON body; the raw text when it was not JSON; undefined when empty. */
-  body: unknown;
+export type { RecordedRequest } from './fake-provider-kit.ts';
+
+/** `url`: base URL ending in `/v1`, as the `openai` SDK expects; in Azure mode the endpoint. */
+export type FakeOpenAI = FakeProvider;
+
+export interface FakeOpenAIOptions extends FakeProviderOptions {
+  /** Serve Azure OpenAI's routes instead of OpenAI's. */
+  azure?: FakeAzureOptions;
 }
 
-export interface FakeOpenAI {
-  /** Base URL ending in `/v1`, as the `openai` SDK expects. */
-  url: string;
-  requests: RecordedRequest[];
-  /** Test-control headers applied to every following request, e.g. `{ 'x-fake-status': '429' }`. */
-  controlHeaders: Record<string, string>;
-  close(): Promise<void>;
-}
-
-export interface FakeOpenAIOptions {
-  /** The only key accepted in `Authorization: Bearer <key>`. Default `sk-fake-upstream`. */
-  apiKey?: string;
+export interface FakeAzureOptions {
+  /** The only api-version accepted; any when unset (but one is always required). */
+  apiVersion?: string;
+  /** Deployment name → underlying model; when given, other deployments answer 404 DeploymentNotFound. */
+  deployments?: Record<string, string>;
 }
 
 /** Exact usage numbers a test can force with the `x-fake-usage` header. */
@@ -90,41 +127,41 @@ const DEFAULT_EMBEDDING_DIMENSIONS = 1536;
 const SYSTEM_FINGERPRINT = 'fp_fake0000001';
 /** OpenAI pads stream chunks with random `obfuscation` text; the fake pads with a fixed one. */
 const STREAM_OBFUSCATION = 'fAkE0bfu5c';
-const PROMPT_TOKENS_PER_MESSAGE = 3;
-const CHARACTERS_PER_TOKEN = 4;
+const FORCED_USAGE_FIELDS = ['prompt_tokens', 'completion_tokens', 'cached_tokens', 'reasoning_tokens'] as const;
 
-/** An error answered in OpenAI's shape: `{"error": {"message", "type", "param", "code"}}`. */
-class OpenAIError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly type: string,
-    readonly param: string | null = null,
-    readonly code: string | null = null,
-  ) {
-    super(message);
-  }
+/** An error in OpenAI's shape: `{"error": {"message", "type", "param", "code"}}`. */
+function openAIError(
+  status: number,
+  message: string,
+  type: string,
+  param: string | null = null,
+  code: string | null = null,
+): FakeHttpError {
+  return new FakeHttpError(status, { error: { message, type, param, code } });
 }
 
 /** What OpenAI answers for each status a test can force with `x-fake-status`. */
-const FORCED_ERRORS = new Map<string, { message: string; type: string; code: string | null }>([
-  ['400', { message: 'Invalid request (forced by x-fake-status).', type: 'invalid_request_error', code: null }],
+const FORCED_ERRORS = new Map<string, () => FakeHttpError>([
+  ['400', () => openAIError(400, 'Invalid request (forced by x-fake-status).', 'invalid_request_error')],
   [
     '429',
-    {
-      message:
+    () =>
+      openAIError(
+        429,
         'Rate limit reached for requests in organization org-fake on requests per min (RPM): Limit 3, Used 3, Requested 1. (forced by x-fake-status)',
-      type: 'requests',
-      code: 'rate_limit_exceeded',
-    },
+        'requests',
+        null,
+        'rate_limit_exceeded',
+      ),
   ],
   [
     '500',
-    {
-      message: 'The server had an error while processing your request. Sorry about that! (forced by x-fake-status)',
-      type: 'server_error',
-      code: null,
-    },
+    () =>
+      openAIError(
+        500,
+        'The server had an error while processing your request. Sorry about that! (forced by x-fake-status)',
+        'server_error',
+      ),
   ],
 ]);
 
@@ -174,76 +211,109 @@ interface Reply {
  */
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const apiKey = options.apiKey ?? 'sk-fake-upstream';
-  const requests: RecordedRequest[] = [];
-  const controlHeaders: Record<string, string> = {};
-  let sequence = 0;
-  const nextId = (prefix: string) => `${prefix}${String(++sequence).padStart(12, '0')}`;
-
-  const server = createServer(async (incoming, res) => {
-    res.setHeader('x-request-id', nextId('req_fake'));
-    try {
-      const recorded = await recordRequest(incoming);
-      requests.push(recorded);
-      const request = { ...recorded, headers: { ...controlHeaders, ...recorded.headers } };
+  const nextId = sequentialIds();
+  const { azure } = options;
+  const responsesContext: ResponsesContext = {
+    nextId,
+    answeredModel: (requested) => DATED_MODEL_IDS.get(requested) ?? requested,
+    invalidRequest: (message, param, code = null) => openAIError(400, message, 'invalid_request_error', param, code),
+    controlError: testControlError,
+  };
+  return startFakeProviderServer({
+    basePath: azure ? '' : '/v1',
+    responseHeaders: () => ({
+      'x-request-id': nextId('req_fake'),
+      ...(azure && { 'apim-request-id': nextId('apim-fake-'), 'x-ms-region': 'Fake Region' }),
+    }),
+    internalError: (message) => openAIError(500, message, 'server_error'),
+    answer(request, res) {
+      if (azure) {
+        answerAzure(request, res, azure, apiKey, nextId);
+        return;
+      }
       checkApiKey(request.headers, apiKey);
-      throwForcedError(request.headers);
+      throwForcedStatus(request.headers, FORCED_ERRORS, testControlError);
       const route = `${request.method} ${new URL(request.path, 'http://fake').pathname}`;
       if (route === 'POST /v1/chat/completions') {
         answerChatCompletion(request, res, nextId('chatcmpl-fake'));
+      } else if (route === 'POST /v1/responses') {
+        answerResponses(request, res, responsesContext);
       } else if (route === 'POST /v1/embeddings') {
         sendJson(res, 200, embeddingsResponse(request));
       } else if (route === 'GET /v1/models') {
         sendJson(res, 200, { object: 'list', data: LISTED_MODELS });
       } else {
-        throw new OpenAIError(404, `Invalid URL (${route})`, 'invalid_request_error');
+        throw openAIError(404, `Invalid URL (${route})`, 'invalid_request_error');
       }
-    } catch (error) {
-      sendError(res, error);
-    }
+    },
   });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests,
-    controlHeaders,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
-  };
 }
 
-async function recordRequest(incoming: IncomingMessage): Promise<RecordedRequest> {
-  const parts: Buffer[] = [];
-  for await (const part of incoming) parts.push(part as Buffer);
-  const text = Buffer.concat(parts).toString('utf8');
-  return {
-    method: incoming.method ?? 'GET',
-    path: incoming.url ?? '/',
-    headers: incoming.headers,
-    body: text === '' ? undefined : parseJsonOrKeepText(text),
-  };
+/** Azure's error shape: `{"error": {"code", "message"}}`, code a string. */
+function azureError(status: number, code: string, message: string, headers: Record<string, string> = {}): FakeHttpError {
+  return new FakeHttpError(status, { error: { code, message } }, headers);
 }
 
-function parseJsonOrKeepText(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
+/** Azure answers 429 in its own shape with `retry-after`; other forced errors as OpenAI does. */
+const AZURE_FORCED_ERRORS = new Map<string, () => FakeHttpError>([
+  ...FORCED_ERRORS,
+  [
+    '429',
+    () =>
+      azureError(
+        429,
+        '429',
+        'Requests to the ChatCompletions_Create Operation under Azure OpenAI API have exceeded token rate limit of your current OpenAI S0 pricing tier. Please retry after 1 second. (forced by x-fake-status)',
+        { 'retry-after': '1' },
+      ),
+  ],
+]);
+
+const AZURE_DEPLOYMENT_ROUTE = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|embeddings)$/;
+
+function answerAzure(
+  request: RecordedRequest,
+  res: ServerResponse,
+  azure: FakeAzureOptions,
+  apiKey: string,
+  nextId: (prefix: string) => string,
+): void {
+  const url = new URL(request.path, 'http://fake');
+  const route = AZURE_DEPLOYMENT_ROUTE.exec(url.pathname);
+  const apiVersion = url.searchParams.get('api-version');
+  if (request.method !== 'POST' || !route?.[1] || !apiVersion || (azure.apiVersion !== undefined && apiVersion !== azure.apiVersion)) {
+    throw azureError(404, '404', 'Resource not found');
+  }
+  if (singleHeader(request.headers, 'api-key') !== apiKey) {
+    throw azureError(
+      401,
+      '401',
+      'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.',
+    );
+  }
+  throwForcedStatus(request.headers, AZURE_FORCED_ERRORS, testControlError);
+  const deployment = decodeURIComponent(route[1]);
+  const deployedModel = azure.deployments?.[deployment];
+  if (azure.deployments && deployedModel === undefined) {
+    throw azureError(
+      404,
+      'DeploymentNotFound',
+      'The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again.',
+    );
+  }
+  const body = isJsonObject(request.body) ? { ...request.body, model: deployedModel ?? request.body.model ?? deployment } : request.body;
+  const deploymentRequest = { ...request, body };
+  if (route[2] === 'embeddings') {
+    sendJson(res, 200, embeddingsResponse(deploymentRequest));
+  } else {
+    answerChatCompletion(deploymentRequest, res, nextId('chatcmpl-fake'), true);
   }
 }
 
 function checkApiKey(headers: IncomingHttpHeaders, apiKey: string): void {
   const authorization = headers.authorization ?? '';
   if (!authorization.startsWith('Bearer ') || authorization === 'Bearer ') {
-    throw new OpenAIError(
+    throw openAIError(
       401,
       "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
       'invalid_request_error',
@@ -251,7 +321,7 @@ function checkApiKey(headers: IncomingHttpHeaders, apiKey: string): void {
   }
   const presentedKey = authorization.slice('Bearer '.length);
   if (presentedKey !== apiKey) {
-    throw new OpenAIError(
+    throw openAIError(
       401,
       `Incorrect API key provided: ${maskKey(presentedKey)}. You can find your API key at https://platform.openai.com/account/api-keys.`,
       'invalid_request_error',
@@ -265,20 +335,17 @@ function maskKey(key: string): string {
   return key.length <= 8 ? '***' : `${key.slice(0, 3)}***${key.slice(-4)}`;
 }
 
-function throwForcedError(headers: IncomingHttpHeaders): void {
-  const status = singleHeader(headers, 'x-fake-status');
-  if (status === undefined) return;
-  const forcedError = FORCED_ERRORS.get(status);
-  if (!forcedError) {
-    throw testControlError('x-fake-status', `must be one of ${[...FORCED_ERRORS.keys()].join(', ')}`);
-  }
-  throw new OpenAIError(Number(status), forcedError.message, forcedError.type, null, forcedError.code);
-}
+/** Azure's content-filter verdicts, all "safe". */
+const SAFE_CONTENT_FILTER_RESULTS = Object.fromEntries(
+  ['hate', 'self_harm', 'sexual', 'violence'].map((category) => [category, { filtered: false, severity: 'safe' }]),
+);
+const AZURE_PROMPT_FILTER_RESULTS = [{ prompt_index: 0, content_filter_results: SAFE_CONTENT_FILTER_RESULTS }];
 
-function answerChatCompletion(request: RecordedRequest, res: ServerResponse, id: string): void {
+/** With `azureContentFilters`, answers as Azure does: content-filter results, a leading filter chunk. */
+function answerChatCompletion(request: RecordedRequest, res: ServerResponse, id: string, azureContentFilters = false): void {
   const chat = parseChatRequest(request.body);
-  const forcedUsage = parseForcedUsage(request.headers);
-  const streamErrorAfter = parseStreamErrorAfter(request.headers);
+  const forcedUsage = readForcedUsage(request.headers, FORCED_USAGE_FIELDS, testControlError);
+  const streamErrorAfter = readStreamErrorAfter(request.headers, testControlError);
   const reply = composeReply(chat);
   const answer: ChatAnswer = {
     id,
@@ -294,7 +361,14 @@ function answerChatCompletion(request: RecordedRequest, res: ServerResponse, id:
     }),
   };
   if (chat.stream) {
-    streamChatCompletion(res, answer, chat.stream_options ?? {}, streamErrorAfter);
+    streamChatCompletion(res, answer, chat.stream_options ?? {}, streamErrorAfter, azureContentFilters);
+  } else if (azureContentFilters) {
+    const completion = chatCompletion(answer);
+    sendJson(res, 200, {
+      ...completion,
+      choices: completion.choices.map((choice) => ({ ...choice, content_filter_results: SAFE_CONTENT_FILTER_RESULTS })),
+      prompt_filter_results: AZURE_PROMPT_FILTER_RESULTS,
+    });
   } else {
     sendJson(res, 200, chatCompletion(answer));
   }
@@ -322,14 +396,16 @@ function chatCompletion({ id, created, model, reply, usage }: ChatAnswer): ChatC
 }
 
 /**
- * A role chunk, one chunk per word, a finish chunk, the usage chunk when asked, `[DONE]`.
- * With `errorAfter` = N: the role chunk and N word chunks, then the socket is destroyed.
+ * A role chunk, one chunk per word, a finish chunk, the usage chunk when asked, `[DONE]`;
+ * Azure's prompt-filter chunk first when `azureContentFilters`.
+ * With `errorAfter` = N: the leading chunks and N word chunks, then the socket is destroyed.
  */
 function streamChatCompletion(
   res: ServerResponse,
   { id, created, model, reply, usage }: ChatAnswer,
   streamOptions: NonNullable<ChatRequest['stream_options']>,
   errorAfter: number | undefined,
+  azureContentFilters: boolean,
 ): void {
   const includeUsage = streamOptions.include_usage === true;
   const includeObfuscation = streamOptions.include_obfuscation !== false;
@@ -351,30 +427,31 @@ function streamChatCompletion(
     delta: ChatCompletionChunk.Choice['delta'],
     finishReason: Reply['finishReason'] | null = null,
   ): ChatCompletionChunk.Choice => ({ index: 0, delta, logprobs: null, finish_reason: finishReason });
-  const events = [
+  const leadingChunks = [
+    ...(azureContentFilters
+      ? [{ choices: [], created: 0, id: '', model: '', object: '', prompt_filter_results: AZURE_PROMPT_FILTER_RESULTS }]
+      : []),
     chunk([choice({ role: 'assistant', content: '', refusal: null })]),
+  ];
+  const events = [
+    ...leadingChunks,
     ...reply.words.map((word) => chunk([choice({ content: word })])),
     chunk([choice({}, reply.finishReason)]),
     ...(includeUsage ? [chunk([], usage)] : []),
-  ].map((data) => `data: ${JSON.stringify(data)}\n\n`);
-
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-  if (errorAfter === undefined) {
-    for (const event of events) res.write(event);
-    res.end('data: [DONE]\n\n');
-    return;
-  }
-  const eventsBeforeError = events.slice(0, 1 + Math.min(errorAfter, reply.words.length));
-  res.write(eventsBeforeError.join(''), () => res.socket?.destroy());
+    '[DONE]',
+  ].map((data) => serverSentEvent(data));
+  sendEventStream(res, events, {
+    cutAfter: errorAfter === undefined ? undefined : leadingChunks.length + Math.min(errorAfter, reply.words.length),
+  });
 }
 
 function parseChatRequest(body: unknown): ChatRequest {
   const chat = requireJsonObject(body);
   if (typeof chat.model !== 'string') {
-    throw new OpenAIError(400, 'you must provide a model parameter', 'invalid_request_error');
+    throw openAIError(400, 'you must provide a model parameter', 'invalid_request_error');
   }
   if (chat.messages === undefined) {
-    throw new OpenAIError(
+    throw openAIError(
       400,
       "Missing required parameter: 'messages'.",
       'invalid_request_error',
@@ -383,10 +460,10 @@ function parseChatRequest(body: unknown): ChatRequest {
     );
   }
   if (!Array.isArray(chat.messages) || !chat.messages.every(isChatMessage)) {
-    throw new OpenAIError(400, "Invalid type for 'messages': expected an array of objects.", 'invalid_request_error', 'messages', 'invalid_type');
+    throw openAIError(400, "Invalid type for 'messages': expected an array of objects.", 'invalid_request_error', 'messages', 'invalid_type');
   }
   if (chat.messages.length === 0) {
-    throw new OpenAIError(
+    throw openAIError(
       400,
       "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.",
       'invalid_request_error',
@@ -395,7 +472,7 @@ function parseChatRequest(body: unknown): ChatRequest {
     );
   }
   if (chat.stream_options != null && chat.stream !== true) {
-    throw new OpenAIError(
+    throw openAIError(
       400,
       "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
       'invalid_request_error',
@@ -412,13 +489,11 @@ function isChatMessage(message: unknown): message is ChatMessage {
 /** The reply echoes the last user message, cut to the token limit if one is set. */
 function composeReply(chat: ChatRequest): Reply {
   const lastUserMessage = chat.messages.findLast((message) => message.role === 'user');
-  const text = `echo: ${textParts(lastUserMessage?.content).join(' ')}`.trimEnd();
-  const words = text.match(/\s*\S+/g) ?? [];
-  const limit = chat.max_completion_tokens ?? chat.max_tokens;
-  if (typeof limit === 'number' && limit < words.length) {
-    return { words: words.slice(0, limit), finishReason: 'length' };
-  }
-  return { words, finishReason: 'stop' };
+  const { words, truncated } = echoReply(
+    textParts(lastUserMessage?.content).join(' '),
+    chat.max_completion_tokens ?? chat.max_tokens,
+  );
+  return { words, finishReason: truncated ? 'length' : 'stop' };
 }
 
 /** Text of a message's content: the string itself, or the text parts of an array. */
@@ -429,11 +504,10 @@ function textParts(content: unknown): string[] {
 }
 
 function countPromptTokens(messages: ChatMessage[]): number {
-  const characters = messages.reduce(
-    (sum, message) => sum + textParts(message.content).reduce((partSum, part) => partSum + part.length, 0),
-    0,
+  return estimatePromptTokens(
+    messages.flatMap((message) => textParts(message.content)),
+    messages.length,
   );
-  return Math.ceil(characters / CHARACTERS_PER_TOKEN) + PROMPT_TOKENS_PER_MESSAGE * messages.length;
 }
 
 function buildUsage(tokens: ForcedUsage): CompletionUsage {
@@ -459,11 +533,8 @@ function embeddingsResponse(request: RecordedRequest) {
       : (embedding.input as string[] | number[][]);
   const dimensions = embedding.dimensions ?? EMBEDDING_DIMENSIONS.get(embedding.model) ?? DEFAULT_EMBEDDING_DIMENSIONS;
   const promptTokens =
-    parseForcedUsage(request.headers).prompt_tokens ??
-    inputs.reduce(
-      (sum, input) => sum + (typeof input === 'string' ? Math.ceil(input.length / CHARACTERS_PER_TOKEN) : input.length),
-      0,
-    );
+    readForcedUsage(request.headers, FORCED_USAGE_FIELDS, testControlError).prompt_tokens ??
+    inputs.reduce((sum, input) => sum + (typeof input === 'string' ? estimateTextTokens(input) : input.length), 0);
   return {
     object: 'list',
     data: inputs.map((input, index) => {
@@ -482,7 +553,7 @@ function embeddingsResponse(request: RecordedRequest) {
 function parseEmbeddingRequest(body: unknown): EmbeddingRequest {
   const embedding = requireJsonObject(body);
   if (typeof embedding.model !== 'string') {
-    throw new OpenAIError(400, 'you must provide a model parameter', 'invalid_request_error');
+    throw openAIError(400, 'you must provide a model parameter', 'invalid_request_error');
   }
   const { input } = embedding;
   const isTextOrTokens = (item: unknown) =>
@@ -491,7 +562,7 @@ function parseEmbeddingRequest(body: unknown): EmbeddingRequest {
     typeof input === 'string' ||
     (Array.isArray(input) && input.length > 0 && (input.every((item) => typeof item === 'number') || input.every(isTextOrTokens)));
   if (!validInput) {
-    throw new OpenAIError(
+    throw openAIError(
       400,
       "Invalid 'input': expected a string, an array of strings, or an array of token arrays.",
       'invalid_request_error',
@@ -513,44 +584,16 @@ function toBase64Float32(vector: number[]): string {
   return Buffer.from(new Float32Array(vector).buffer).toString('base64');
 }
 
-function parseForcedUsage(headers: IncomingHttpHeaders): Partial<ForcedUsage> {
-  const header = singleHeader(headers, 'x-fake-usage');
-  if (header === undefined) return {};
-  const forced = parseJsonOrKeepText(header);
-  const fields: (keyof ForcedUsage)[] = ['prompt_tokens', 'completion_tokens', 'cached_tokens', 'reasoning_tokens'];
-  const valid =
-    isJsonObject(forced) &&
-    Object.entries(forced).every(
-      ([field, value]) => fields.includes(field as keyof ForcedUsage) && Number.isInteger(value) && (value as number) >= 0,
-    );
-  if (!valid) {
-    throw testControlError('x-fake-usage', `must be a JSON object of non-negative integers among ${fields.join(', ')}`);
-  }
-  return forced as Partial<ForcedUsage>;
+
+
+function testControlError(header: string, requirement: string): FakeHttpError {
+  return openAIError(400, `Fake OpenAI: header ${header} ${requirement}.`, 'invalid_request_error', header);
 }
 
-function parseStreamErrorAfter(headers: IncomingHttpHeaders): number | undefined {
-  const header = singleHeader(headers, 'x-fake-stream-error-after');
-  if (header === undefined) return undefined;
-  const chunkCount = Number(header);
-  if (!Number.isInteger(chunkCount) || chunkCount < 0) {
-    throw testControlError('x-fake-stream-error-after', 'must be a non-negative integer');
-  }
-  return chunkCount;
-}
-
-function testControlError(header: string, requirement: string): OpenAIError {
-  return new OpenAIError(400, `Fake OpenAI: header ${header} ${requirement}.`, 'invalid_request_error', header);
-}
-
-function singleHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 function requireJsonObject(body: unknown): Record<string, unknown> {
   if (!isJsonObject(body)) {
-    throw new OpenAIError(
+    throw openAIError(
       400,
       "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)",
       'invalid_request_error',
@@ -559,25 +602,5 @@ function requireJsonObject(body: unknown): Record<string, unknown> {
   return body;
 }
 
-function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-}
 
-function sendError(res: ServerResponse, error: unknown): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  const openAIError =
-    error instanceof OpenAIError
-      ? error
-      : new OpenAIError(500, `Fake OpenAI failed: ${error instanceof Error ? error.message : String(error)}`, 'server_error');
-  sendJson(res, openAIError.status, {
-    error: { message: openAIError.message, type: openAIError.type, param: openAIError.param, code: openAIError.code },
-  });
-}

@@ -26,7 +26,16 @@ export interface RunningSpendgate {
   close(): Promise<void>;
 }
 
-export async function startSpendgate(mode: TestMode, name: string): Promise<RunningSpendgate> {
+export interface StartOptions {
+  /** A built console to serve at / (browser tests); none by default. */
+  consoleDir?: string;
+  /** More configuration, e.g. SMTP_URL or GOOGLE_CLIENT_ID. */
+  env?: Record<string, string>;
+  /** Where the gateway's log goes (with LOG_LEVEL in env), e.g. to search it. */
+  logStream?: NodeJS.WritableStream;
+}
+
+export async function startSpendgate(mode: TestMode, name: string, options: StartOptions = {}): Promise<RunningSpendgate> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'spendgate-e2e-'));
   const config = await loadConfig({
     DATA_DIR: dataDir,
@@ -34,12 +43,13 @@ export async function startSpendgate(mode: TestMode, name: string): Promise<Runn
     JWT_SECRET: randomBytes(32).toString('hex'),
     MASTER_KEY: randomBytes(32).toString('base64'),
     UPSTREAM_ALLOWED_HOSTS: '127.0.0.1',
-    CONSOLE_DIR: path.join(dataDir, 'no-console'),
+    CONSOLE_DIR: options.consoleDir ?? path.join(dataDir, 'no-console'),
     ...(mode === 'scaled' ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
+    ...options.env,
   });
   const sql = await openTestSqlStore(mode === 'scaled' ? 'postgres' : 'pglite');
   const redisPrefix = uniquePrefix(name);
-  const app = await buildApp(config, { sql, redisPrefix });
+  const app = await buildApp(config, { sql, redisPrefix, ...(options.logStream ? { logStream: options.logStream } : {}) });
   // The scaled mode's worker runs apart from the gateway, as `npm run worker` does.
   const worker = mode === 'scaled' ? await startWorker(config, { sql, redisPrefix }) : undefined;
   const url = await app.listen({ port: 0, host: '127.0.0.1' });

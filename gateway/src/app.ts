@@ -24,9 +24,9 @@ declare module 'fastify' {
 
 const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
 
-export async function buildApp(config: Config, options: RuntimeOptions = {}) {
+export async function buildApp(config: Config, options: RuntimeOptions & { logStream?: NodeJS.WritableStream } = {}) {
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: { level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) },
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: () => crypto.randomUUID(),
     // No per-request log lines: the hot path stays quiet; errors are still logged.

@@ -54,3 +54,27 @@ export class UpstreamError extends AppError {
     super(statusCode, statusCode === 504 ? 'upstream_timeout' : 'upstream_unavailable', message, { cause });
   }
 }
+
+/** Too many tries: 429; the answer carries Retry-After. */
+export class TooManyRequestsError extends AppError {
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = 'Too many attempts. Please wait and try again.',
+  ) {
+    super(429, 'rate_limited', message);
+  }
+}
+
+/** A submitted form with one message per field that is wrong: 400 with `errors`. */
+export class FormError extends AppError {
+  constructor(readonly errors: string[]) {
+    super(400, 'invalid_form', errors.join(' '));
+  }
+}
+
+/** A plan allowance is used up and the plan cannot charge for more: 402. */
+export class PlanLimitError extends AppError {
+  constructor(message: string) {
+    super(402, 'plan_limit', message);
+  }
+}

@@ -8,11 +8,10 @@ import { type JobPayloads, registerProcessors } from '@spendgate/worker';
 import type { FastifyBaseLogger } from 'fastify';
 import { createEnvelope } from './security/envelope.ts';
 import { createSessionTokens } from './security/session-tokens.ts';
-import { createAccountService } from './services/accounts.ts';
 import { createMetering } from './services/metering.ts';
 import { createPrincipalService, type Principal } from './services/principals.ts';
-import { createTenancyService } from './services/tenancy.ts';
-import { createUsageService } from './services/usage.ts';
+import { createControlPlaneServices } from './services/index.ts';
+import { createUpstreamResolver } from './services/upstreams.ts';
 import { warmTokenizer } from './proxy/token-estimate.ts';
 
 export interface RuntimeOptions extends StoreOptions {
@@ -32,22 +31,23 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
       modelCount: Object.values(version.prices).reduce((sum, models) => sum + Object.keys(models).length, 0),
     })),
   );
-  if (stores.mode === 'embedded') registerProcessors(stores.queue, stores);
+  if (stores.mode === 'embedded') {
+    registerProcessors(stores.queue, { ...stores, mail: config.mail, log: { info: (message) => options.log.info(message) } });
+  }
   warmTokenizer();
 
   const envelope = createEnvelope(config.secrets.masterKey);
   const sessions = createSessionTokens(config.secrets.jwtSecret);
-  const tenancy = createTenancyService({ sql: stores.sql, envelope, upstreamAllowedHosts: config.upstreamAllowedHosts });
   const keyCache = await stores.createKeyCache<Principal>({ maxEntries: 10_000, ttlMs: 60_000 });
 
   return {
     config,
     stores,
     sessions,
-    tenancy,
-    accounts: createAccountService({ sql: stores.sql, sessions }),
-    usage: createUsageService({ sql: stores.sql, tenancy }),
+    services: await createControlPlaneServices({ config, sql: stores.sql, queue: stores.queue, envelope, sessions, keyCache, catalog }),
     principals: createPrincipalService({ sql: stores.sql, envelope, cache: keyCache }),
+    catalog,
+    upstreams: createUpstreamResolver({ optimisedUpstreams: config.optimisedUpstreams, catalog }),
     metering: createMetering({ ...stores, catalog, log: options.log }),
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     close: () => stores.close(),

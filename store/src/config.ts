@@ -49,6 +49,43 @@ const EnvSchema = z.object({
     .default('')
     .transform((value) => value.split(',').map((host) => host.trim().toLowerCase()).filter(Boolean)),
   CONSOLE_DIR: z.string().min(1).default('console/dist'),
+  /** Where links in emails point (the console), e.g. https://spendgate.example.com. */
+  PUBLIC_URL: url(['http:', 'https:']).optional(),
+  /** Mail is sent over SMTP when set; otherwise kept in the outbox and printed to the log. */
+  SMTP_URL: url(['smtp:', 'smtps:']).optional(),
+  MAIL_FROM: z.string().min(3).default('Spendgate <no-reply@spendgate.local>'),
+  /** Google sign-in is on when the OAuth client id is set. */
+  GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+  GOOGLE_JWKS_URL: url(['https:', 'http:']).default('https://www.googleapis.com/oauth2/v3/certs'),
+  /**
+   * The operator's own provider accounts that serve optimised keys, as JSON:
+   * {"openai": {"apiKey": "sk-…", "baseUrl"?: "…"}, "anthropic": {…}}.
+   */
+  OPTIMISED_UPSTREAMS: z
+    .string()
+    .default('{}')
+    .transform((value, context) => {
+      try {
+        return JSON.parse(value) as unknown;
+      } catch {
+        context.addIssue({ code: 'custom', message: 'must be JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z.record(
+        z.string(),
+        z.object(
+          { apiKey: z.string().min(1), baseUrl: z.string().optional(), apiVersion: z.string().optional() },
+          { error: 'must map provider ids to {apiKey, baseUrl?, apiVersion?}' },
+        ),
+      ),
+    ),
+  /** Accounts (verified emails) that may edit site content such as FAQs. */
+  PLATFORM_ADMIN_EMAILS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((email) => email.trim().toLowerCase()).filter(Boolean)),
 });
 
 export interface Config {
@@ -61,7 +98,18 @@ export interface Config {
   upstreamTimeoutMs: number;
   upstreamAllowedHosts: string[];
   consoleDir: string;
+  publicUrl: string;
+  mail: MailConfig;
+  google: { clientId: string | undefined; jwksUrl: string };
+  platformAdminEmails: string[];
+  /** Operator upstreams serving optimised keys, by provider id. Secret: never logged. */
+  optimisedUpstreams: Record<string, { apiKey: string; baseUrl?: string | undefined; apiVersion?: string | undefined }>;
   secrets: { jwtSecret: string; masterKey: Buffer };
+}
+
+export interface MailConfig {
+  smtpUrl: string | undefined;
+  from: string;
 }
 
 export class ConfigError extends Error {}
@@ -114,6 +162,11 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     upstreamTimeoutMs: parsed.UPSTREAM_TIMEOUT_MS,
     upstreamAllowedHosts: parsed.UPSTREAM_ALLOWED_HOSTS,
     consoleDir: path.resolve(parsed.CONSOLE_DIR),
+    publicUrl: (parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/+$/, ''),
+    mail: { smtpUrl: parsed.SMTP_URL, from: parsed.MAIL_FROM },
+    google: { clientId: parsed.GOOGLE_CLIENT_ID, jwksUrl: parsed.GOOGLE_JWKS_URL },
+    platformAdminEmails: parsed.PLATFORM_ADMIN_EMAILS,
+    optimisedUpstreams: parsed.OPTIMISED_UPSTREAMS,
     secrets: {
       jwtSecret: parsed.JWT_SECRET ?? stored!.jwtSecret,
       masterKey: Buffer.from(parsed.MASTER_KEY ?? stored!.masterKey, 'base64'),

@@ -1,7 +1,7 @@
 // The typed map from job name to payload, shared by the producers (gateway) and the
 // processors. Payloads are JSON: money travels as integer strings, never floats, and
 // no payload ever carries a secret.
-import type { Usage } from '@spendgate/core';
+import type { BillingRule, KeyKind, Usage } from '@spendgate/core';
 
 export interface UsageEventJob {
   requestId: string;
@@ -22,8 +22,20 @@ export interface UsageEventJob {
   currency: string;
   priceVersion: string | null;
   latencyMs: number;
+  keyKind: KeyKind;
+  /** What Spendgate bills, GBP micros as a string; null when the base cost is unpriced. */
+  billedMicros: string | null;
+  billingRule: BillingRule;
+  /** USD→GBP rate used, parts per million, as a string. */
+  fxRatePpm: string;
+}
+
+/** An outbox message to deliver; the message itself stays in the database. */
+export interface MailJob {
+  outboxId: string;
 }
 
 export type JobPayloads = {
   meter: UsageEventJob;
+  mail: MailJob;
 };

@@ -1,46 +1,60 @@
-// The control plane, /api/*: the REST API the console calls. Sign-in routes are open;
-// everything else needs a session token (Authorization: Bearer <jwt>).
-import type { FastifyPluginAsync } from 'fastify';
-import { UnauthorizedError } from '../errors.ts';
-import type { SessionClaims, SessionTokens } from '../security/session-tokens.ts';
-import type { createAccountService } from '../services/accounts.ts';
-import type { TenancyService } from '../services/tenancy.ts';
-import type { createUsageService } from '../services/usage.ts';
+/**
+ * The control plane, /api/*: the REST API the console calls, every answer in the
+ * {success, data, message} envelope. Routes need a session token (Authorization:
+ * Bearer <jwt>) unless their config says `public: true`; a token that is invalid,
+ * expired or older than the account's last password change answers 401.
+ */
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { ForbiddenError, UnauthorizedError } from '../errors.ts';
+import type { SessionTokens } from '../security/session-tokens.ts';
+import type { ControlPlaneServices } from '../services/index.ts';
+import { createOpenApiCollector } from './openapi.ts';
 import { sendApiError } from './envelope.ts';
+import { auditRoutes } from './routes/audit.ts';
 import { authRoutes } from './routes/auth.ts';
+import { contactFormRoutes } from './routes/contact-form.ts';
+import { faqRoutes } from './routes/faqs.ts';
 import { groupRoutes } from './routes/synthetic-group.ts';
 import { providerRoutes } from './routes/provider.ts';
+import { subscriptionRoutes } from './routes/subscription.ts';
 import { teamRoutes } from './routes/team.ts';
 import { usageRoutes } from './routes/usage.ts';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    user?: SessionClaims;
-  }
-}
+import { SESSION_EXPIRED, signedIn } from './session.ts';
 
 export interface ApiDeps {
   sessions: SessionTokens;
-  accounts: ReturnType<typeof createAccountService>;
-  tenancy: TenancyService;
-  usage: ReturnType<typeof createUsageService>;
+  services: ControlPlaneServices;
 }
 
 export const controlPlane =
   (deps: ApiDeps): FastifyPluginAsync =>
   async (app) => {
     app.setErrorHandler(sendApiError);
-    await app.register(authRoutes(deps), { prefix: '/auth' });
-    await app.register(async (signedIn) => {
-      signedIn.addHook('onRequest', async (request) => {
-        const header = request.headers.authorization;
-        const user = header?.startsWith('Bearer ') ? await deps.sessions.verify(header.slice(7)) : undefined;
-        if (!user) throw new UnauthorizedError('Session expired. Please login again.');
-        request.user = user;
-      });
-      await signedIn.register(teamRoutes(deps), { prefix: '/team' });
-      await signedIn.register(providerRoutes(deps), { prefix: '/provider' });
-      await signedIn.register(groupRoutes(deps), { prefix: '/synthetic-group' });
-      await signedIn.register(usageRoutes(deps), { prefix: '/usage' });
+    const openApi = createOpenApiCollector(app);
+
+    app.addHook('onRequest', async (request) => {
+      const config = request.routeOptions.config;
+      if (config.public) return;
+      const header = request.headers.authorization;
+      if (!header?.startsWith('Bearer ')) throw new UnauthorizedError(config.missingSessionMessage ?? SESSION_EXPIRED);
+      const claims = await deps.sessions.verify(header.slice(7));
+      const user = claims && (await deps.services.accounts.sessionUser(claims));
+      if (!user) throw new UnauthorizedError(SESSION_EXPIRED);
+      request.user = { userId: user.id, email: user.email, name: user.name, avatar: user.avatar, sessionVersion: user.session_version };
     });
+
+    const platformAdmin = async (request: FastifyRequest) => {
+      if (!(await deps.services.accounts.isPlatformAdmin(signedIn(request).userId))) throw new ForbiddenError('Only platform admins can do this');
+    };
+
+    await app.register(subscriptionRoutes(deps.services), { prefix: '/subscription' });
+    await app.register(faqRoutes(deps.services, platformAdmin), { prefix: '/admin/faqs' });
+    await app.register(contactFormRoutes(deps.services), { prefix: '/contact-form' });
+    await app.register(authRoutes(deps.services), { prefix: '/auth' });
+    await app.register(teamRoutes(deps.services), { prefix: '/team' });
+    await app.register(providerRoutes(deps.services), { prefix: '/provider' });
+    await app.register(groupRoutes(deps.services), { prefix: '/synthetic-group' });
+    await app.register(usageRoutes(deps.services), { prefix: '/usage' });
+    await app.register(auditRoutes(deps.services), { prefix: '/audit' });
+    openApi.serve('/docs');
   };

@@ -1,56 +1,66 @@
 /**
- * The OpenAI wire format and everything that speaks it: OpenAI itself and any
- * OpenAI-compatible endpoint (self-hosted vLLM/Ollama, and the hosted family that
- * later adapters derive from this base).
+ * OpenAI and everything that speaks its API: the hosted OpenAI-compatible family
+ * (Mistral, Groq, Together, DeepSeek, xAI, Fireworks, OpenRouter, Perplexity,
+ * Cerebras), any self-hosted endpoint (Ollama, vLLM — BYOM), and Azure OpenAI, which
+ * differs only in where requests go and how they are authenticated.
  */
-import type { Usage } from '@spendgate/core';
-import type { ChatRequestBody, ProviderAdapter } from './types.ts';
+import type { Operation } from './formats/index.ts';
+import type { ProviderAdapter, UpstreamTarget } from './types.ts';
 
-interface OpenAIUsage {
-  prompt_tokens?: number;
-  completion_tokens?: number;
-  prompt_tokens_details?: { cached_tokens?: number } | null;
-  completion_tokens_details?: { reasoning_tokens?: number } | null;
+export interface OpenAICompatibleSpec {
+  id: string;
+  name: string;
+  defaultBaseUrl: string | undefined;
+  catalogProvider?: string;
+  /** Operations besides chat that the provider offers. */
+  offers?: readonly Operation[];
+  /** False for providers that reject `stream_options` (their streams carry usage anyway). */
+  acceptsStreamOptions?: boolean;
 }
 
-/** Maps OpenAI's usage object: prompt_tokens includes cached tokens; completion includes reasoning. */
-export function usageFromOpenAI(usage: OpenAIUsage): Usage {
-  const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
-  return {
-    inputTokens: Math.max(0, (usage.prompt_tokens ?? 0) - cached),
-    cachedReadTokens: cached,
-    cacheWrite5mTokens: 0,
-    cacheWrite1hTokens: 0,
-    outputTokens: usage.completion_tokens ?? 0,
-    reasoningTokens: usage.completion_tokens_details?.reasoning_tokens ?? 0,
+/** Asks an OpenAI-format stream for its final usage chunk unless the caller already did. */
+function withStreamUsage(body: Record<string, unknown>): Record<string, unknown> {
+  const options = (body.stream_options ?? {}) as Record<string, unknown>;
+  if (!body.stream || options.include_usage === true) return body;
+  return { ...body, stream_options: { ...options, include_usage: true } };
+}
+
+export function openAICompatible(spec: OpenAICompatibleSpec): ProviderAdapter {
+  const offers = new Set<Operation>(['chat', ...(spec.offers ?? [])]);
+  const paths: Partial<Record<Operation, string>> = {
+    chat: '/chat/completions',
+    embeddings: '/embeddings',
+    responses: '/responses',
   };
-}
-
-function usageField(value: unknown): OpenAIUsage | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const usage = (value as { usage?: unknown }).usage;
-  return typeof usage === 'object' && usage !== null ? (usage as OpenAIUsage) : undefined;
-}
-
-export function openAICompatible(spec: { id: string; defaultBaseUrl: string | undefined }): ProviderAdapter {
   return {
-    ...spec,
+    id: spec.id,
+    name: spec.name,
+    format: 'openai',
+    defaultBaseUrl: spec.defaultBaseUrl,
+    catalogProvider: spec.catalogProvider ?? spec.id,
     authHeaders: (secret) => ({ authorization: `Bearer ${secret}` }),
-    prepareChatBody(body: ChatRequestBody): ChatRequestBody {
-      if (!body.stream || body.stream_options?.include_usage) return body;
-      return { ...body, stream_options: { ...body.stream_options, include_usage: true } };
-    },
-    usageFromJson(answer) {
-      const usage = usageField(answer);
-      return usage && usageFromOpenAI(usage);
-    },
-    usageFromStreamEvent(event) {
-      const usage = usageField(event);
-      return usage && usageFromOpenAI(usage);
-    },
-    isUsageOnlyEvent(event) {
-      const choices = (event as { choices?: unknown[] } | null)?.choices;
-      return Array.isArray(choices) && choices.length === 0 && usageField(event) !== undefined;
-    },
+    url: (operation, { baseUrl }) => (offers.has(operation) ? `${baseUrl}${paths[operation]}` : undefined),
+    prepareBody: (operation, body) =>
+      operation === 'chat' && spec.acceptsStreamOptions !== false ? withStreamUsage(body) : body,
   };
 }
+
+/** The api-version used when an Azure connection names none (a GA version). */
+export const AZURE_DEFAULT_API_VERSION = '2024-10-21';
+
+export const azureOpenAI: ProviderAdapter = {
+  id: 'azure-openai',
+  name: 'Azure OpenAI',
+  format: 'openai',
+  defaultBaseUrl: undefined,
+  catalogProvider: 'azure-openai',
+  authHeaders: (secret) => ({ 'api-key': secret }),
+  url(operation, target: UpstreamTarget) {
+    const path = operation === 'chat' ? 'chat/completions' : operation === 'embeddings' ? 'embeddings' : undefined;
+    if (!path) return undefined;
+    const version = encodeURIComponent(target.options.apiVersion ?? AZURE_DEFAULT_API_VERSION);
+    // The deployment is named by the request's model.
+    return `${target.baseUrl}/openai/deployments/${encodeURIComponent(target.model)}/${path}?api-version=${version}`;
+  },
+  prepareBody: (operation, body) => (operation === 'chat' ? withStreamUsage(body) : body),
+};

@@ -1,34 +1,37 @@
 /**
- * A provider adapter is data plus small hooks: where the provider lives, how it is
- * authenticated, and how its answers report usage. The data plane iterates the
- * registry and calls these hooks; it never branches on a provider's name.
+ * A provider adapter is data plus small hooks: where the provider lives, which wire
+ * format it speaks, how it is authenticated and where each operation is sent. The
+ * data plane iterates the registry and calls these hooks; it never branches on a
+ * provider's name.
  */
-import type { Usage } from '@spendgate/core';
+import type { Operation, WireFormatId } from './formats/index.ts';
 
-export interface ProviderAdapter {
-  /** Registry id, also the connection's `provider` and the price catalog's provider key. */
-  id: string;
-  /** Public endpoint used when a connection gives no base URL (none for self-hosted). */
-  defaultBaseUrl: string | undefined;
-  /** Headers that authenticate a request with the connection's secret. */
-  authHeaders(secret: string): Record<string, string>;
-  /** The request body to send upstream for a chat completion (may add stream options). */
-  prepareChatBody(body: ChatRequestBody): ChatRequestBody;
-  /** Usage from a complete (non-streamed) JSON answer, if it reports any. */
-  usageFromJson(answer: unknown): Usage | undefined;
-  /** Usage carried by one parsed stream event, if it carries any. */
-  usageFromStreamEvent(event: unknown): Usage | undefined;
-  /** True for the stream event that only exists because we asked for usage. */
-  isUsageOnlyEvent(event: unknown): boolean;
+/** Per-connection settings some providers need (e.g. Azure's api-version). */
+export interface ConnectionOptions {
+  apiVersion?: string;
 }
 
-/** An OpenAI-format chat completion request, as the caller sent it. */
-export interface ChatRequestBody {
+export interface UpstreamTarget {
+  baseUrl: string;
   model: string;
-  messages: unknown[];
-  stream?: boolean;
-  stream_options?: { include_usage?: boolean } & Record<string, unknown>;
-  max_tokens?: number;
-  max_completion_tokens?: number;
-  [field: string]: unknown;
+  stream: boolean;
+  options: ConnectionOptions;
+}
+
+export interface ProviderAdapter {
+  /** Registry id: the connection's `provider`. */
+  id: string;
+  name: string;
+  /** The wire format its native API speaks. */
+  format: WireFormatId;
+  /** Public endpoint used when a connection gives none (none for self-hosted endpoints). */
+  defaultBaseUrl: string | undefined;
+  /** Provider key of its models in the price catalog. */
+  catalogProvider: string;
+  /** Headers that authenticate a request with the connection's secret. */
+  authHeaders(secret: string): Record<string, string>;
+  /** Where an operation is sent, or undefined when the provider does not offer it. */
+  url(operation: Operation, target: UpstreamTarget): string | undefined;
+  /** Last touches on a native-format body before it is sent (e.g. asking for stream usage). */
+  prepareBody(operation: Operation, body: Record<string, unknown>, target: UpstreamTarget): Record<string, unknown>;
 }

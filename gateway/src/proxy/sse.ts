@@ -1,5 +1,7 @@
-// Splits a server-sent-events byte stream into whole events without waiting for the
-// end: each complete event (terminated by a blank line) is handed on as it arrives.
+// Server-sent events: splits a byte stream into whole events without waiting for the
+// end (each complete event is handed on as it arrives) and parses one event.
+import type { StreamEvent } from '../providers/translate/types.ts';
+
 export class SseSplitter {
   #pending = '';
   readonly #decoder = new TextDecoder();
@@ -23,14 +25,23 @@ export class SseSplitter {
   }
 }
 
-/** The data payload of one event (`data:` lines joined), or undefined if it has none. */
-export function sseData(event: string): string | undefined {
+/** The event's name and its data (JSON-parsed when it is JSON, else the raw text). */
+export function parseSseEvent(raw: string): StreamEvent | undefined {
+  let name: string | undefined;
   let data: string | undefined;
-  for (const line of event.split('\n')) {
-    if (line.startsWith('data:')) {
+  for (const line of raw.split('\n')) {
+    if (line.startsWith('event:')) name = line.slice(6).trim();
+    else if (line.startsWith('data:')) {
       const value = line.slice(line[5] === ' ' ? 6 : 5);
       data = data === undefined ? value : `${data}\n${value}`;
     }
   }
-  return data;
+  if (data === undefined) return undefined;
+  let parsed: unknown = data;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    // Not JSON (e.g. OpenAI's `[DONE]`): keep the text.
+  }
+  return name === undefined ? { data: parsed } : { event: name, data: parsed };
 }

@@ -24,20 +24,34 @@ export function countTokens(text: string): number {
 const TOKENS_PER_MESSAGE = 3;
 const TOKENS_PER_REPLY = 3;
 
+/** The text of a message's content: a string, or the text parts / blocks of an array. */
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    return content.map((part) => (typeof part?.text === 'string' ? part.text : '')).join('\n');
-  }
-  return '';
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part) => {
+      const { text, content: nested } = (part ?? {}) as { text?: unknown; content?: unknown };
+      return typeof text === 'string' ? text : textOf(nested);
+    })
+    .join('\n');
 }
 
-/** Estimated prompt tokens of OpenAI-format chat messages (text parts only). */
-export function estimateChatPromptTokens(messages: readonly unknown[]): number {
-  let total = TOKENS_PER_REPLY;
+/**
+ * Estimated prompt tokens of chat messages in OpenAI or Anthropic shape (text only),
+ * plus an Anthropic-style top-level system prompt when given.
+ */
+export function estimatePromptTokens(messages: readonly unknown[], system?: unknown): number {
+  let total = TOKENS_PER_REPLY + (system === undefined ? 0 : TOKENS_PER_MESSAGE + countTokens(textOf(system)));
   for (const message of messages) {
     const { content, name } = (message ?? {}) as { content?: unknown; name?: unknown };
     total += TOKENS_PER_MESSAGE + countTokens(textOf(content)) + (typeof name === 'string' ? countTokens(name) : 0);
   }
   return total;
+}
+
+/** Estimated tokens of an embeddings input (a string or an array of strings / token arrays). */
+export function estimateInputTokens(input: unknown): number {
+  if (typeof input === 'string') return countTokens(input);
+  if (!Array.isArray(input)) return 0;
+  return input.reduce<number>((sum, item) => sum + (Array.isArray(item) ? item.length : estimateInputTokens(item)), 0);
 }

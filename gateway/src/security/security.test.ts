@@ -75,7 +75,7 @@ describe('outbound URLs', () => {
 });
 
 describe('session tokens', () => {
-  const claims = { userId: 'u1', email: 'a@example.com', name: 'A', avatar: null };
+  const claims = { userId: 'u1', email: 'a@example.com', name: 'A', avatar: null, sessionVersion: 2 };
 
   it('verify what they signed and nothing signed with another secret', async () => {
     const tokens = createSessionTokens('s'.repeat(40));

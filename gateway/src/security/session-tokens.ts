@@ -1,4 +1,5 @@
 // Sign-in tokens for the console: short-lived HS256 JWTs with iss, aud and exp checked.
+// `sessionVersion` is the account's at signing; a password change raises it, ending older sessions.
 import { jwtVerify, SignJWT } from 'jose';
 
 const ISSUER = 'spendgate';
@@ -10,13 +11,14 @@ export interface SessionClaims {
   email: string;
   name: string;
   avatar: string | null;
+  sessionVersion: number;
 }
 
 export function createSessionTokens(secret: string) {
   const key = new TextEncoder().encode(secret);
   return {
     async sign(claims: SessionClaims): Promise<string> {
-      return new SignJWT({ email: claims.email, name: claims.name, avatar: claims.avatar })
+      return new SignJWT({ email: claims.email, name: claims.name, avatar: claims.avatar, sv: claims.sessionVersion })
         .setProtectedHeader({ alg: 'HS256' })
         .setSubject(claims.userId)
         .setIssuer(ISSUER)
@@ -35,6 +37,7 @@ export function createSessionTokens(secret: string) {
           email: String(payload.email),
           name: String(payload.name),
           avatar: typeof payload.avatar === 'string' ? payload.avatar : null,
+          sessionVersion: typeof payload.sv === 'number' ? payload.sv : 0,
         };
       } catch {
         return undefined;

@@ -5,11 +5,21 @@
  * meter job exactly once (job id = request id). If the queue cannot take the event it
  * is written straight to the database, so no usage event is ever dropped.
  */
-import { costOfRequest, emptyUsage, type PriceCatalog, type RequestCost, type Usage } from '@spendgate/core';
+import {
+  billRequest,
+  costOfRequest,
+  findPrice,
+  emptyUsage,
+  type PriceCatalog,
+  type RequestCost,
+  totalTokens,
+  type Usage,
+} from '@spendgate/core';
 import type { JobQueue, SpendLedger, SqlStore } from '@spendgate/store';
 import { insertUsageEvents } from '@spendgate/store';
 import { type JobPayloads, type UsageEventJob, usageEventRow } from '@spendgate/worker';
 import type { FastifyBaseLogger } from 'fastify';
+import { AppError } from '../errors.ts';
 import type { Principal } from './principals.ts';
 
 /** Output tokens assumed for the worst case when a request sets no limit. */
@@ -18,6 +28,8 @@ const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 export interface MeteredRequest {
   requestId: string;
   principal: Principal;
+  /** The team connection that served it (null for operator upstreams). */
+  connectionId: string | null;
   provider: string;
   endpoint: string;
   startedAt: Date;
@@ -39,23 +51,33 @@ export function createMetering(deps: {
   catalog: PriceCatalog;
   log: FastifyBaseLogger;
 }) {
-  const priceOf = (provider: string, model: string, usage: Usage, at: Date): RequestCost =>
-    costOfRequest(deps.catalog, { provider, model, usage, at });
+  /** Priced with the team's own price when it has one for the model, else the list price. */
+  const priceOf = (request: MeteredRequest, model: string, usage: Usage): RequestCost => {
+    const overrides = request.principal.priceOverrides;
+    const catalog = overrides && findPrice(overrides, request.provider, model, request.startedAt) ? overrides : deps.catalog;
+    return costOfRequest(catalog, { provider: request.provider, model, usage, at: request.startedAt });
+  };
 
   return {
-    /** Reserves the worst case; resolves to the refusal when a budget would overflow. */
+    /**
+     * Reserves the worst-case cost on every budget that applies. Throws the refusal:
+     * 402 when a budget would overflow, 400 for an unpriced model the team forbids.
+     */
     async admit(request: MeteredRequest, estimate: { model: string; promptTokens: number; maxOutputTokens?: number | undefined }) {
-      const worstCase = priceOf(
-        request.provider,
-        estimate.model,
-        { ...emptyUsage(), inputTokens: estimate.promptTokens, outputTokens: estimate.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS },
-        request.startedAt,
-      );
-      return deps.ledger.reserve({
+      const worstCase = priceOf(request, estimate.model, {
+        ...emptyUsage(),
+        inputTokens: estimate.promptTokens,
+        outputTokens: estimate.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+      });
+      if (worstCase.status === 'unpriced' && !request.principal.allowUnpricedModels) {
+        throw new AppError(400, 'model_unpriced', `Model "${estimate.model}" has no price and this team does not allow unpriced models`);
+      }
+      const admission = await deps.ledger.reserve({
         reservationId: request.requestId,
         scopes: budgetScopes(request.principal, request.startedAt),
         amountMicros: worstCase.status === 'priced' ? worstCase.totalMicros : 0n,
       });
+      if (!admission.ok) throw new AppError(402, 'budget_exceeded', `Budget exceeded for ${admission.scope}`);
     },
 
     /** Prices, settles and records one request's usage. Never throws. */
@@ -63,15 +85,23 @@ export function createMetering(deps: {
       request: MeteredRequest,
       outcome: { model: string; usage: Usage; estimated: boolean; statusCode: number; streamed: boolean },
     ): Promise<RequestCost> {
-      const cost = priceOf(request.provider, outcome.model, outcome.usage, request.startedAt);
+      const cost = priceOf(request, outcome.model, outcome.usage);
       const costMicros = cost.status === 'priced' ? cost.totalMicros : null;
+      const { principal } = request;
+      const bill = billRequest({
+        kind: principal.kind,
+        plan: principal.plan,
+        cost,
+        totalTokens: totalTokens(outcome.usage),
+        at: request.startedAt,
+      });
       const job: UsageEventJob = {
         requestId: request.requestId,
         occurredAt: request.startedAt.toISOString(),
         teamId: request.principal.teamId,
         groupId: request.principal.groupId,
         keyId: request.principal.keyId,
-        connectionId: request.principal.connection?.id ?? null,
+        connectionId: request.connectionId,
         provider: request.provider,
         model: outcome.model,
         endpoint: request.endpoint,
@@ -83,6 +113,10 @@ export function createMetering(deps: {
         currency: 'USD',
         priceVersion: cost.status === 'priced' ? cost.priceVersion : null,
         latencyMs: Date.now() - request.startedAt.getTime(),
+        keyKind: principal.kind,
+        billedMicros: bill.billedMicros === null ? null : bill.billedMicros.toString(),
+        billingRule: bill.rule,
+        fxRatePpm: bill.fxRatePpm.toString(),
       };
       await deps.ledger.settle(request.requestId, costMicros ?? 0n).catch((error: unknown) => {
         deps.log.error({ err: error, requestId: request.requestId }, 'ledger settle failed');

@@ -3,19 +3,45 @@
  * connection (secret decrypted), cached in-process by key hash. A warm request never
  * touches the database; a revoked key is dropped from every gateway via the cache.
  */
+import { type ModelPrice, PLANS, type PriceCatalog, type PlanTerms, planTerms } from '@spendgate/core';
 import type { KeyCache, KeyKind, SqlStore } from '@spendgate/store';
-import { findKeyPrincipal } from '@spendgate/store';
+import { findKeyPrincipal, listPriceOverrides } from '@spendgate/store';
 import { findProvider } from '../providers/registry.ts';
-import type { ProviderAdapter } from '../providers/types.ts';
+import type { ConnectionOptions } from '../providers/types.ts';
 import type { Envelope } from '../security/envelope.ts';
 import { hashIssuedKey, isWellFormedKey } from '../security/issued-keys.ts';
+import type { Upstream } from './upstreams.ts';
 
 export interface Principal {
   keyId: string;
   teamId: string;
   groupId: string;
   kind: KeyKind;
-  connection: { id: string; adapter: ProviderAdapter; baseUrl: string; secret: string } | null;
+  /** The terms of the team's plan (billing rules, limits). */
+  plan: PlanTerms;
+  /** The team's own prices, as a one-version catalog consulted before list prices. */
+  priceOverrides: PriceCatalog | undefined;
+  /** Whether the team lets requests for models without a price through. */
+  allowUnpricedModels: boolean;
+  /** The connection a BYOK/BYOM key is bound to (optimised keys have none). */
+  connection: Upstream | null;
+}
+
+/** Version id stored on events priced with a team's own prices. */
+export const TEAM_OVERRIDE_PRICE_VERSION = 'team-override';
+
+async function loadPriceOverrides(sql: SqlStore, teamId: string): Promise<PriceCatalog | undefined> {
+  const rows = await listPriceOverrides(sql.db, teamId);
+  if (rows.length === 0) return undefined;
+  const prices: Record<string, Record<string, ModelPrice>> = {};
+  for (const row of rows) {
+    const price: ModelPrice = { inputPerMTok: row.input_per_mtok_micros, outputPerMTok: row.output_per_mtok_micros };
+    if (row.cached_read_per_mtok_micros !== null) price.cachedReadPerMTok = row.cached_read_per_mtok_micros;
+    if (row.cache_write_5m_per_mtok_micros !== null) price.cacheWrite5mPerMTok = row.cache_write_5m_per_mtok_micros;
+    if (row.cache_write_1h_per_mtok_micros !== null) price.cacheWrite1hPerMTok = row.cache_write_1h_per_mtok_micros;
+    prices[row.provider] = { ...prices[row.provider], [row.model]: price };
+  }
+  return { versions: [{ id: TEAM_OVERRIDE_PRICE_VERSION, effectiveFrom: '1970-01-01T00:00:00Z', currency: 'USD', prices }] };
 }
 
 export function createPrincipalService(deps: { sql: SqlStore; envelope: Envelope; cache: KeyCache<Principal> }) {
@@ -33,9 +59,10 @@ export function createPrincipalService(deps: { sql: SqlStore; envelope: Envelope
       const connection =
         row.connectionId && adapter && row.baseUrl && row.secretCiphertext && row.wrappedDataKey && row.secretKeyVersion !== null
           ? {
-              id: row.connectionId,
+              connectionId: row.connectionId,
               adapter,
               baseUrl: row.baseUrl,
+              options: (row.connectionOptions ?? {}) as ConnectionOptions,
               secret: deps.envelope.decryptSecret(
                 row.wrappedDataKey,
                 { teamId: row.teamId, connectionId: row.connectionId, version: row.secretKeyVersion },
@@ -43,7 +70,17 @@ export function createPrincipalService(deps: { sql: SqlStore; envelope: Envelope
               ),
             }
           : null;
-      const principal: Principal = { keyId: row.keyId, teamId: row.teamId, groupId: row.groupId, kind: row.kind, connection };
+      const plan = PLANS.find((candidate) => candidate.slug === row.planSlug) ?? planTerms('free-trial');
+      const principal: Principal = {
+        keyId: row.keyId,
+        teamId: row.teamId,
+        groupId: row.groupId,
+        kind: row.kind,
+        plan,
+        priceOverrides: await loadPriceOverrides(deps.sql, row.teamId),
+        allowUnpricedModels: row.allowUnpricedModels,
+        connection,
+      };
       deps.cache.set(keyHash, principal);
       return principal;
     },

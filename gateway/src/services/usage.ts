@@ -1,37 +1,58 @@
-// Usage read models for the console: a group's tokens and cost over a date range.
+// Usage read models for the console: tokens and cost of a team, narrowed to a group or
+// a connection, over a date range (yyyy-mm-dd in UTC, endDate inclusive; by default
+// the last 30 days up to today).
 import { microsToDecimalString } from '@spendgate/core';
-import { type SqlStore, sumGroupUsage } from '@spendgate/store';
-import type { TenancyService } from './tenancy.ts';
+import { type SqlStore, sumUsage } from '@spendgate/store';
+import type { Access } from './access.ts';
 
 const DAY_MS = 86_400_000;
+const DEFAULT_RANGE_DAYS = 30;
 
-export function createUsageService(deps: { sql: SqlStore; tenancy: TenancyService }) {
+export interface DateRange {
+  startDate?: string | undefined;
+  endDate?: string | undefined;
+}
+
+const isoDay = (date: Date) => date.toISOString().slice(0, 10);
+
+export function createUsageService(deps: { sql: SqlStore; access: Access; now?: () => Date }) {
+  const now = deps.now ?? (() => new Date());
+
+  async function totals(scope: { teamId: string; groupId?: string; connectionId?: string }, range: DateRange) {
+    const endDate = range.endDate ?? isoDay(now());
+    const startDate = range.startDate ?? isoDay(new Date(Date.parse(`${endDate}T00:00:00Z`) - (DEFAULT_RANGE_DAYS - 1) * DAY_MS));
+    const from = new Date(`${startDate}T00:00:00Z`);
+    const to = new Date(Date.parse(`${endDate}T00:00:00Z`) + DAY_MS);
+    const sums = await sumUsage(deps.sql.db, { ...scope, from, to });
+    const totalTokens = sums.inputTokens + sums.cachedReadTokens + sums.cacheWriteTokens + sums.outputTokens;
+    return {
+      ...(scope.groupId ? { groupId: scope.groupId } : {}),
+      ...(scope.connectionId ? { connectionId: scope.connectionId } : {}),
+      startDate,
+      endDate,
+      requests: sums.requests,
+      totalTokens: Number(totalTokens),
+      inputTokens: Number(sums.inputTokens),
+      cachedReadTokens: Number(sums.cachedReadTokens),
+      cacheWriteTokens: Number(sums.cacheWriteTokens),
+      outputTokens: Number(sums.outputTokens),
+      reasoningTokens: Number(sums.reasoningTokens),
+      currency: 'USD',
+      totalCost: microsToDecimalString(sums.costMicros),
+      totalCostMicros: sums.costMicros.toString(),
+      unpricedRequests: sums.unpricedRequests,
+      estimatedRequests: sums.estimatedRequests,
+    };
+  }
+
   return {
-    /** Dates are yyyy-mm-dd in UTC; endDate is inclusive. */
+    totals,
+
     async groupUsage(userId: string, query: { groupId: string; startDate: string; endDate: string }) {
-      const group = await deps.tenancy.groupForUser(query.groupId, userId);
-      const from = new Date(`${query.startDate}T00:00:00Z`);
-      const to = new Date(new Date(`${query.endDate}T00:00:00Z`).getTime() + DAY_MS);
-      const totals = await sumGroupUsage(deps.sql.db, { teamId: group.team_id, groupId: group.id, from, to });
-      const totalTokens =
-        totals.inputTokens + totals.cachedReadTokens + totals.cacheWriteTokens + totals.outputTokens;
-      return {
-        groupId: group.id,
-        startDate: query.startDate,
-        endDate: query.endDate,
-        requests: totals.requests,
-        totalTokens: Number(totalTokens),
-        inputTokens: Number(totals.inputTokens),
-        cachedReadTokens: Number(totals.cachedReadTokens),
-        cacheWriteTokens: Number(totals.cacheWriteTokens),
-        outputTokens: Number(totals.outputTokens),
-        reasoningTokens: Number(totals.reasoningTokens),
-        currency: 'USD',
-        totalCost: microsToDecimalString(totals.costMicros),
-        totalCostMicros: totals.costMicros.toString(),
-        unpricedRequests: totals.unpricedRequests,
-        estimatedRequests: totals.estimatedRequests,
-      };
+      const group = await deps.access.group(query.groupId, userId, 'group.view');
+      return totals({ teamId: group.team_id, groupId: group.id }, query);
     },
   };
 }
+
+export type UsageService = ReturnType<typeof createUsageService>;

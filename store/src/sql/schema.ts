@@ -1,5 +1,6 @@
 // Table types for Kysely: one Database interface, as the migrations create it.
 // int8 columns come back as bigint (see connect.ts), timestamps as Date.
+import type { KeyKind } from '@spendgate/core';
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
@@ -7,7 +8,7 @@ type Json<T> = ColumnType<T, string | undefined, string>;
 
 export type TeamRole = 'ADMIN' | 'MEMBER';
 export type GroupRole = 'ADMIN' | 'MAINTAINER' | 'OBSERVER';
-export type KeyKind = 'byok' | 'optimised' | 'byom';
+export type { KeyKind };
 
 export interface UsersTable {
   id: string;
@@ -17,6 +18,10 @@ export interface UsersTable {
   avatar: string | null;
   metadata: Json<Record<string, unknown>>;
   created_at: CreatedAt;
+  email_verified_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** In every session token; raised when the password changes, which ends older sessions. */
+  session_version: ColumnType<number, number | undefined, number>;
+  google_subject: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface TeamsTable {
@@ -25,6 +30,21 @@ export interface TeamsTable {
   description: string;
   created_by: string;
   created_at: CreatedAt;
+  allow_unpriced_models: ColumnType<boolean, boolean | undefined, boolean>;
+}
+
+export interface TeamPriceOverridesTable {
+  id: string;
+  team_id: string;
+  provider: string;
+  model: string;
+  input_per_mtok_micros: bigint;
+  output_per_mtok_micros: bigint;
+  cached_read_per_mtok_micros: bigint | null;
+  cache_write_5m_per_mtok_micros: bigint | null;
+  cache_write_1h_per_mtok_micros: bigint | null;
+  created_by: string;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
 export interface TeamMembersTable {
@@ -78,6 +98,7 @@ export interface ProviderConnectionsTable {
   secret_key_version: number;
   secret_tail: string;
   status: ColumnType<string, string | undefined, string>;
+  options: Json<Record<string, unknown>>;
   created_by: string;
   created_at: CreatedAt;
 }
@@ -131,11 +152,127 @@ export interface UsageEventsTable {
   currency: string;
   price_version: string | null;
   latency_ms: number;
+  key_kind: ColumnType<string, string | undefined, string>;
+  /** What Spendgate charges for the request, GBP micros; null when it could not be priced. */
+  billed_micros: bigint | null;
+  billed_currency: ColumnType<string, string | undefined, string>;
+  fx_rate_ppm: bigint | null;
+  billing_rule: string | null;
+}
+
+export type SubscriptionStatus = 'trialing' | 'active' | 'cancelled';
+export type OtpPurpose = 'register' | 'verify-email' | 'reset-password';
+export type OverageKind = 'seat' | 'group' | 'key';
+
+export interface SubscriptionPlansTable {
+  id: string;
+  slug: string;
+  name: string;
+  description: string;
+  price_micros: bigint | null;
+  currency: string;
+  listed: boolean;
+  features: Json<string[]>;
+  created_at: ColumnType<Date, Date | string, never>;
+}
+
+export interface SubscriptionsTable {
+  user_id: string;
+  plan_slug: string;
+  status: SubscriptionStatus;
+  trial_end: Date | null;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface FaqsTable {
+  id: string;
+  question: string;
+  answer: string;
+  position: number;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface ContactFormsTable {
+  id: string;
+  slug: string;
+  title: string;
+  success_message: string;
+  form_fields: Json<{ fields: unknown[] }>;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface ContactFormSubmissionsTable {
+  id: string;
+  form_id: string;
+  submitted_values: Json<Record<string, string>>;
+  created_at: CreatedAt;
+}
+
+export interface EmailOtpsTable {
+  id: string;
+  email: string;
+  purpose: OtpPurpose;
+  code_hash: string;
+  expires_at: Date;
+  attempts: ColumnType<number, number | undefined, number>;
+  consumed_at: Date | null;
+  /** Set when the code was entered correctly (consumed_at alone: replaced or locked). */
+  verified_at: Date | null;
+  created_at: CreatedAt;
+}
+
+export interface RateLimitHitsTable {
+  bucket: string;
+  window_start: Date;
+  hits: number;
+}
+
+export interface MailOutboxTable {
+  id: string;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  status: ColumnType<'pending' | 'sent' | 'logged', 'pending' | undefined, 'pending' | 'sent' | 'logged'>;
+  attempts: ColumnType<number, number | undefined, number>;
+  last_error: string | null;
+  created_at: CreatedAt;
+  sent_at: Date | null;
+}
+
+export interface InvitationsTable {
+  id: string;
+  team_id: string;
+  /** Null for an invitation to the team itself. */
+  group_id: string | null;
+  email: string;
+  role: TeamRole | GroupRole;
+  token_hash: string;
+  invited_by: string;
+  expires_at: Date;
+  accepted_at: Date | null;
+  revoked_at: Date | null;
+  created_at: CreatedAt;
+}
+
+export interface PlanOveragesTable {
+  id: string;
+  team_id: string;
+  plan_slug: string;
+  kind: OverageKind;
+  target_id: string;
+  unit_price_micros: bigint;
+  currency: string;
+  started_at: CreatedAt;
+  ended_at: Date | null;
 }
 
 export interface Database {
   users: UsersTable;
   teams: TeamsTable;
+  team_price_overrides: TeamPriceOverridesTable;
   team_members: TeamMembersTable;
   synthetic_groups: SyntheticGroupsTable;
   synthetic_group_members: SyntheticGroupMembersTable;
@@ -146,6 +283,16 @@ export interface Database {
   price_catalog_versions: PriceCatalogVersionsTable;
   usage_request_ids: UsageRequestIdsTable;
   usage_events: UsageEventsTable;
+  subscription_plans: SubscriptionPlansTable;
+  subscriptions: SubscriptionsTable;
+  faqs: FaqsTable;
+  contact_forms: ContactFormsTable;
+  contact_form_submissions: ContactFormSubmissionsTable;
+  email_otps: EmailOtpsTable;
+  rate_limit_hits: RateLimitHitsTable;
+  mail_outbox: MailOutboxTable;
+  invitations: InvitationsTable;
+  plan_overages: PlanOveragesTable;
 }
 
 export type User = Selectable<UsersTable>;

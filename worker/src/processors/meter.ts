@@ -29,6 +29,11 @@ export function usageEventRow(job: UsageEventJob): NewUsageEvent {
     currency: job.currency,
     price_version: job.priceVersion,
     latency_ms: job.latencyMs,
+    key_kind: job.keyKind,
+    billed_micros: job.billedMicros === null ? null : BigInt(job.billedMicros),
+    billed_currency: 'GBP',
+    fx_rate_ppm: BigInt(job.fxRatePpm),
+    billing_rule: job.billingRule,
   };
 }
 

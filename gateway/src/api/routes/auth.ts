@@ -1,26 +1,78 @@
-// /api/auth: register and sign in.
+// /api/auth: accounts — register, sign in (password or Google), profile, password and
+// email one-time codes. Routes that act on the signed-in account need a session.
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
+import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { ok } from '../envelope.ts';
-import type { ApiDeps } from '../index.ts';
+import { signedIn } from '../session.ts';
+import { Email, id, Name, Otp, Password } from '../schemas.ts';
 
-const Email = z.string().trim().toLowerCase().pipe(z.email('must be a valid email'));
-const RegisterBody = z.object({
-  email: Email,
-  password: z.string().min(8, 'must be at least 8 characters').max(256),
-  name: z.string().trim().min(1, 'must not be empty').max(200),
+const RegisterBody = z.object({ email: Email, password: Password, name: Name });
+const RegisterQuery = z.object({ planId: id('plan').optional() });
+const LoginBody = z.object({ email: Email, password: z.string().min(1, 'must not be empty').max(1024, 'is too long') });
+const GoogleBody = z.object({ token: z.string().min(1, 'must not be empty').max(8192, 'is too long') });
+const EmailBody = z.object({ email: Email });
+const VerifyOtpBody = z.object({ email: Email, otp: Otp });
+const ResetPasswordBody = z.object({ email: Email, otp: Otp, newPassword: Password });
+const UpdatePasswordBody = z.object({ currentPassword: z.string().min(1, 'must not be empty').max(1024, 'is too long'), newPassword: Password });
+const ProfileBody = z
+  .object({ name: Name.optional(), avatar: z.url('must be a URL').max(2048, 'must be at most 2048 characters').nullable().optional() })
+  .refine((body) => body.name !== undefined || body.avatar !== undefined, { message: 'must change name or avatar' });
+const MetadataBody = z.object({
+  metadata: z
+    .record(z.string().max(100, 'keys must be at most 100 characters'), z.unknown(), { error: 'must be an object' })
+    .refine((value) => JSON.stringify(value).length <= 16_384, 'must be at most 16 KB of JSON'),
 });
-const LoginBody = z.object({ email: Email, password: z.string().min(1, 'must not be empty') });
+
+const CODE_SENT = 'If the address can receive one, a code is on its way. It expires in 10 minutes.';
 
 export const authRoutes =
-  (deps: Pick<ApiDeps, 'accounts'>): FastifyPluginAsync =>
+  (services: Pick<ControlPlaneServices, 'accounts'>): FastifyPluginAsync =>
   async (app) => {
     const api = useZod(app);
-    api.post('/register', { schema: { body: RegisterBody } }, async (request, reply) => {
-      return reply.code(201).send(ok(await deps.accounts.register(request.body), 'Registration successful'));
+    const { accounts } = services;
+    const open = { public: true };
+
+    api.post('/register', { config: open, schema: { summary: 'Register (?planId starts that plan’s trial)', body: RegisterBody, querystring: RegisterQuery } }, async (request, reply) =>
+      reply.code(201).send(ok(await accounts.register(request.body, request.query.planId), 'Registration successful')),
+    );
+    api.post('/login', { config: open, schema: { summary: 'Sign in with email and password', body: LoginBody } }, async (request) =>
+      ok(await accounts.login(request.body, request.ip), 'Login successful'),
+    );
+    api.post('/google', { config: open, schema: { summary: 'Sign in with a Google ID token', body: GoogleBody } }, async (request) =>
+      ok(await accounts.google(request.body.token), 'Google sign-in successful'),
+    );
+    api.post('/check-email', { config: open, schema: { summary: 'Whether an account uses this email', body: EmailBody } }, async (request) =>
+      ok(await accounts.checkEmail(request.body.email)),
+    );
+    api.post('/send-email-otp', { config: open, schema: { summary: 'Send a code to verify an account’s email', body: EmailBody } }, async (request) => {
+      await accounts.sendVerificationCode(request.body.email, request.ip);
+      return ok(null, CODE_SENT);
     });
-    api.post('/login', { schema: { body: LoginBody } }, async (request) => {
-      return ok(await deps.accounts.login(request.body), 'Login successful');
+    api.post('/send-register-email-otp', { config: open, schema: { summary: 'Send a code to an email about to register', body: EmailBody } }, async (request) => {
+      await accounts.sendRegisterCode(request.body.email, request.ip);
+      return ok(null, 'A code is on its way. It expires in 10 minutes.');
     });
+    api.post('/verify-email-otp', { config: open, schema: { summary: 'Confirm an email with its code', body: VerifyOtpBody } }, async (request) =>
+      ok(await accounts.verifyCode(request.body.email, request.body.otp, request.ip), 'Email verified'),
+    );
+    api.post('/forgot-password', { config: open, schema: { summary: 'Send a password reset code', body: EmailBody } }, async (request) => {
+      await accounts.sendPasswordResetCode(request.body.email, request.ip);
+      return ok(null, CODE_SENT);
+    });
+    api.post('/reset-password', { config: open, schema: { summary: 'Set a new password with the reset code', body: ResetPasswordBody } }, async (request) =>
+      ok(await accounts.resetPassword(request.body, request.ip), 'Password reset'),
+    );
+
+    api.get('/profile', { schema: { summary: 'The signed-in account' } }, async (request) => ok(await accounts.profile(signedIn(request).userId)));
+    api.patch('/update-profile', { schema: { summary: 'Change name or avatar', body: ProfileBody } }, async (request) =>
+      ok(await accounts.updateProfile(signedIn(request).userId, request.body), 'Profile updated'),
+    );
+    api.patch('/update-metadata', { schema: { summary: 'Merge keys into the account’s metadata (null removes one)', body: MetadataBody } }, async (request) =>
+      ok(await accounts.updateMetadata(signedIn(request).userId, request.body.metadata), 'Metadata updated'),
+    );
+    api.patch('/update-password', { schema: { summary: 'Change the password (current one required)', body: UpdatePasswordBody } }, async (request) =>
+      ok(await accounts.updatePassword(signedIn(request).userId, request.body), 'Password updated'),
+    );
   };

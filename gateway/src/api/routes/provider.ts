@@ -1,34 +1,66 @@
-// /api/provider: provider connections. The API key is write-only: answers show only
-// its last four characters.
+// /api/provider: the providers Spendgate can call, and a team's connections to them.
+// The API key is write-only: answers show only its last four characters.
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
+import { CONNECTION_STATUSES } from '../../services/connections.ts';
+import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { ok } from '../envelope.ts';
-import type { ApiDeps } from '../index.ts';
+import { DateRangeQuery, id, Name } from '../schemas.ts';
+import { signedIn } from '../session.ts';
 
+const ApiKey = z.string().trim().min(1, 'must not be empty').max(4096, 'must be at most 4096 characters');
+const BaseUrl = z.url('must be a valid URL').max(2048, 'must be at most 2048 characters');
+const Options = z.record(z.string().max(100), z.string().max(500), { error: 'must be an object of text settings' });
 const ConnectionBody = z.object({
-  teamId: z.uuid('must be a team id'),
-  provider: z.string().trim().min(1, 'must not be empty'),
-  name: z.string().trim().min(1, 'must not be empty').max(200),
-  apiKey: z.string().trim().min(1, 'must not be empty').max(4096),
-  baseUrl: z.url('must be a valid URL').optional(),
+  teamId: id('team'),
+  provider: z.string().trim().min(1, 'must not be empty').max(100, 'is too long'),
+  name: Name,
+  apiKey: ApiKey,
+  baseUrl: BaseUrl.optional(),
+  options: Options.optional(),
+});
+const ConnectionChanges = z
+  .object({ name: Name.optional(), apiKey: ApiKey.optional(), baseUrl: BaseUrl.optional(), options: Options.optional() })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'must change name, apiKey, baseUrl or options' });
+const ConnectionParams = z.object({ id: id('connection') });
+const ListQuery = z.object({ teamId: id('team').optional() });
+const StatusBody = z.object({ statusValue: z.enum(CONNECTION_STATUSES, { error: `must be one of ${CONNECTION_STATUSES.join(', ')}` }) });
+const TestBody = z.object({
+  connectionId: id('connection').optional(),
+  provider: z.string().trim().min(1, 'must not be empty').max(100, 'is too long').optional(),
+  apiKey: ApiKey.optional(),
+  baseUrl: BaseUrl.optional(),
 });
 
 export const providerRoutes =
-  (deps: Pick<ApiDeps, 'tenancy'>): FastifyPluginAsync =>
+  (services: Pick<ControlPlaneServices, 'connections'>): FastifyPluginAsync =>
   async (app) => {
-    useZod(app).post('/connections', { schema: { body: ConnectionBody } }, async (request, reply) => {
-      const connection = await deps.tenancy.createConnection(request.user!.userId, request.body);
-      const newConnection = {
-        id: connection.id,
-        teamId: connection.team_id,
-        provider: connection.provider,
-        name: connection.name,
-        baseUrl: connection.base_url,
-        status: connection.status,
-        apiKeyTail: `••••${connection.secret_tail}`,
-        createdAt: connection.created_at,
-      };
-      return reply.code(201).send(ok({ newConnection }, 'Connection created'));
-    });
+    const api = useZod(app);
+    const { connections } = services;
+    api.get('/', { schema: { summary: 'Supported providers: auth fields, base URL rules, models' } }, async () => ok(connections.providers()));
+    api.get('/connections', { schema: { summary: 'Connections of your teams (or of one team)', querystring: ListQuery } }, async (request) =>
+      ok(await connections.list(signedIn(request).userId, request.query.teamId)),
+    );
+    api.post('/connections', { schema: { summary: 'Connect a provider (team admins)', body: ConnectionBody } }, async (request, reply) =>
+      reply.code(201).send(ok({ newConnection: await connections.create(signedIn(request).userId, request.body) }, 'Connection created')),
+    );
+    api.get('/connections/:id', { schema: { summary: 'One connection', params: ConnectionParams } }, async (request) =>
+      ok(await connections.get(signedIn(request).userId, request.params.id)),
+    );
+    api.put('/connections/:id', { schema: { summary: 'Edit a connection (team admins)', params: ConnectionParams, body: ConnectionChanges } }, async (request) =>
+      ok(await connections.update(signedIn(request).userId, request.params.id, request.body), 'Connection updated'),
+    );
+    api.delete('/connections/:id', { schema: { summary: 'Delete a connection (team admins)', params: ConnectionParams } }, async (request) =>
+      ok(await connections.remove(signedIn(request).userId, request.params.id), 'Connection deleted'),
+    );
+    api.patch('/connections/status/:id', { schema: { summary: 'Enable or disable a connection (team admins)', params: ConnectionParams, body: StatusBody } }, async (request) =>
+      ok(await connections.setStatus(signedIn(request).userId, request.params.id, request.body.statusValue), 'Connection status updated'),
+    );
+    api.post('/test/connection', { schema: { summary: 'Try a connection with a cheap live call', body: TestBody } }, async (request) =>
+      ok(await connections.test(signedIn(request).userId, request.body), 'Connection verified'),
+    );
+    api.get('/connections/:id/usage', { schema: { summary: 'Usage through one connection', params: ConnectionParams, querystring: DateRangeQuery } }, async (request) =>
+      ok(await connections.usage(signedIn(request).userId, request.params.id, request.query)),
+    );
   };

@@ -1,54 +1,102 @@
-// /api/synthetic-group: groups and the keys issued for them.
+// /api/synthetic-group: groups, their members, keys and invitations. Accepting an
+// invitation needs the invited account signed in.
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
+import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { ok } from '../envelope.ts';
-import type { ApiDeps } from '../index.ts';
+import { DateRangeQuery, Description, Email, GroupRole, id, Name } from '../schemas.ts';
+import { signedIn } from '../session.ts';
 
-const GroupBody = z.object({
-  teamId: z.uuid('must be a team id'),
-  name: z.string().trim().min(1, 'must not be empty').max(200),
-  description: z.string().trim().max(2000).default(''),
+const GroupBody = z.object({ teamId: id('team'), name: Name, description: Description.default('') });
+const GroupChanges = z
+  .object({ name: Name.optional(), description: Description.optional() })
+  .refine((body) => body.name !== undefined || body.description !== undefined, { message: 'must change name or description' });
+const ListQuery = z.object({ teamId: id('team').optional(), search: z.string().trim().max(200, 'is too long').optional() });
+const IdParams = z.object({ id: id('synthetic group') });
+const GroupParams = z.object({ groupId: id('synthetic group') });
+const MemberParams = z.object({ groupId: id('synthetic group'), userId: id('user') });
+const KeyParams = z.object({ id: id('key') });
+const InvitationParams = z.object({ invitationId: id('invitation') });
+const AddMembersBody = z.object({
+  users: z.array(z.object({ userId: id('user'), role: GroupRole.default('OBSERVER') })).min(1, 'must name at least one user').max(100, 'must name at most 100 users'),
 });
-const GroupParams = z.object({ groupId: z.uuid('must be a synthetic group id') });
+const RoleBody = z.object({ role: GroupRole });
 const KeyBody = z.object({
-  name: z.string().trim().min(1, 'must not be empty').max(200),
-  kind: z.enum(['byok', 'optimised', 'byom']),
-  connectionId: z.uuid('must be a connection id').optional(),
+  name: Name,
+  kind: z.enum(['byok', 'optimised', 'byom'], { error: 'must be one of byok, optimised, byom' }),
+  connectionId: id('connection').optional(),
 });
+const InviteBody = z.object({ email: Email, role: GroupRole.default('OBSERVER') });
+const AcceptBody = z.object({ token: z.string().min(20, 'must be the token from the invitation').max(200, 'is too long') });
 
 export const groupRoutes =
-  (deps: Pick<ApiDeps, 'tenancy'>): FastifyPluginAsync =>
+  (services: Pick<ControlPlaneServices, 'groups'>): FastifyPluginAsync =>
   async (app) => {
     const api = useZod(app);
-    api.post('/', { schema: { body: GroupBody } }, async (request, reply) => {
-      const group = await deps.tenancy.createGroup(request.user!.userId, request.body);
-      return reply.code(201).send(
-        ok(
-          { id: group.id, teamId: group.team_id, name: group.name, description: group.description, createdAt: group.created_at },
-          'Synthetic group created',
-        ),
-      );
-    });
+    const { groups } = services;
+    const me = (request: Parameters<typeof signedIn>[0]) => signedIn(request).userId;
 
-    api.post('/provider-key/create/:groupId', { schema: { params: GroupParams, body: KeyBody } }, async (request, reply) => {
-      const { key, plaintext } = await deps.tenancy.createKey(request.user!.userId, request.params.groupId, request.body);
+    api.post('/', { schema: { summary: 'Create a synthetic group', body: GroupBody } }, async (request, reply) =>
+      reply.code(201).send(ok(await groups.create(me(request), request.body), 'Synthetic group created')),
+    );
+    api.get('/', { schema: { summary: 'The groups you can see', querystring: ListQuery } }, async (request) =>
+      ok(await groups.list(me(request), request.query)),
+    );
+    api.post(
+      '/accept-invite',
+      { config: { missingSessionMessage: 'Please log in to Continue!' }, schema: { summary: 'Accept a group invitation (signed in as the invited email)', body: AcceptBody } },
+      async (request) => ok(await groups.acceptInvitation(signedIn(request), request.body.token), 'Invitation accepted'),
+    );
+    api.post('/provider-key/create/:groupId', { schema: { summary: 'Issue a key for a group', params: GroupParams, body: KeyBody } }, async (request, reply) => {
+      const { key, plaintext } = await groups.createKey(me(request), request.params.groupId, request.body);
       return reply.code(201).send(
         ok(
           {
             key: plaintext,
-            providerKey: {
-              id: key.id,
-              groupId: key.group_id,
-              connectionId: key.connection_id,
-              kind: key.kind,
-              name: key.name,
-              prefix: key.key_prefix,
-              createdAt: key.created_at,
-            },
+            providerKey: { id: key.id, groupId: key.group_id, connectionId: key.connection_id, kind: key.kind, name: key.name, prefix: key.key_prefix, createdAt: key.created_at },
           },
           'Key created. Copy it now: it will not be shown again.',
         ),
       );
     });
+    api.delete('/provider-key/:id', { schema: { summary: 'Revoke a key', params: KeyParams } }, async (request) =>
+      ok(await groups.revokeKey(me(request), request.params.id), 'Key revoked'),
+    );
+    api.post('/member/:groupId', { schema: { summary: 'Add team members to a group', params: GroupParams, body: AddMembersBody } }, async (request, reply) =>
+      reply.code(201).send(ok({ addedUsers: await groups.addMembers(me(request), request.params.groupId, request.body.users) }, 'Members added')),
+    );
+    api.get('/member/:groupId', { schema: { summary: 'A group’s members', params: GroupParams } }, async (request) =>
+      ok(await groups.members(me(request), request.params.groupId)),
+    );
+    api.patch('/member/:groupId/:userId', { schema: { summary: 'Change a member’s group role', params: MemberParams, body: RoleBody } }, async (request) =>
+      ok(await groups.changeMemberRole(me(request), request.params.groupId, request.params.userId, request.body.role), 'Role updated'),
+    );
+    api.delete('/member/:groupId/:userId', { schema: { summary: 'Remove a member from a group', params: MemberParams } }, async (request) =>
+      ok(await groups.removeMember(me(request), request.params.groupId, request.params.userId), 'Member removed'),
+    );
+    api.post('/:groupId/invite', { schema: { summary: 'Invite someone to a group by email', params: GroupParams, body: InviteBody } }, async (request, reply) =>
+      reply.code(201).send(ok(await groups.invite(me(request), request.params.groupId, request.body), 'Invitation sent')),
+    );
+    api.get('/:groupId/invitations', { schema: { summary: 'A group’s invitations', params: GroupParams } }, async (request) =>
+      ok(await groups.invitations(me(request), request.params.groupId)),
+    );
+    api.post('/invitations/:invitationId/resend', { schema: { summary: 'Send an invitation again (new link)', params: InvitationParams } }, async (request) =>
+      ok(await groups.resendInvitation(me(request), request.params.invitationId), 'Invitation resent'),
+    );
+    api.delete('/invitations/:invitationId/revoke', { schema: { summary: 'Revoke an invitation', params: InvitationParams } }, async (request) =>
+      ok(await groups.revokeInvitation(me(request), request.params.invitationId), 'Invitation revoked'),
+    );
+    api.get('/:id/usage', { schema: { summary: 'A group’s usage summary', params: IdParams, querystring: DateRangeQuery } }, async (request) =>
+      ok(await groups.usage(me(request), request.params.id, request.query)),
+    );
+    api.get('/:id', { schema: { summary: 'One group with members, keys and usage', params: IdParams } }, async (request) =>
+      ok(await groups.get(me(request), request.params.id)),
+    );
+    api.put('/:id', { schema: { summary: 'Edit a group', params: IdParams, body: GroupChanges } }, async (request) =>
+      ok(await groups.update(me(request), request.params.id, request.body), 'Synthetic group updated'),
+    );
+    api.delete('/:id', { schema: { summary: 'Delete a group (its keys stop working)', params: IdParams } }, async (request) =>
+      ok(await groups.remove(me(request), request.params.id), 'Synthetic group deleted'),
+    );
   };

@@ -1,22 +1,63 @@
-// /api/team: teams, the tenant that owns connections, groups and keys.
+// /api/team: teams (the tenant that owns connections, groups and keys), their members
+// and invitations. Accepting an invitation is public: it signs in or creates the account.
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
+import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { ok } from '../envelope.ts';
-import type { ApiDeps } from '../index.ts';
+import { Description, Email, id, Name, TeamRole } from '../schemas.ts';
+import { signedIn } from '../session.ts';
 
-const TeamBody = z.object({
-  name: z.string().trim().min(1, 'must not be empty').max(200),
-  description: z.string().trim().max(2000).default(''),
+const TeamBody = z.object({ name: Name, description: Description.default('') });
+const InviteBody = z.object({ teamId: id('team'), email: Email, role: TeamRole.default('MEMBER') });
+const AcceptBody = z.object({ token: z.string().min(20, 'must be the token from the invitation').max(200, 'is too long'), password: z.string().min(1, 'must not be empty').max(1024, 'is too long'), name: Name.optional() });
+const TeamParams = z.object({ teamId: id('team') });
+const RoleBody = z.object({ teamId: id('team'), userId: id('user'), role: TeamRole });
+const MemberBody = z.object({ teamId: id('team'), userId: id('user') });
+
+const teamView = (team: { id: string; name: string; description: string; created_at: Date; role?: string }) => ({
+  id: team.id,
+  name: team.name,
+  description: team.description,
+  createdAt: team.created_at,
+  ...(team.role ? { role: team.role } : {}),
+});
+
+const memberView = (member: { id: string; email: string; name: string; avatar: string | null; role: string; joined_at: Date }) => ({
+  id: member.id,
+  email: member.email,
+  name: member.name,
+  avatar: member.avatar,
+  role: member.role,
+  joinedAt: member.joined_at,
 });
 
 export const teamRoutes =
-  (deps: Pick<ApiDeps, 'tenancy'>): FastifyPluginAsync =>
+  (services: Pick<ControlPlaneServices, 'teams'>): FastifyPluginAsync =>
   async (app) => {
-    useZod(app).post('/', { schema: { body: TeamBody } }, async (request, reply) => {
-      const team = await deps.tenancy.createTeam(request.user!.userId, request.body);
+    const api = useZod(app);
+    const { teams } = services;
+    api.post('/', { schema: { summary: 'Create a team (you become its admin)', body: TeamBody } }, async (request, reply) =>
+      reply.code(201).send(ok(teamView({ ...(await teams.createTeam(signedIn(request).userId, request.body)), role: 'ADMIN' }), 'Team created')),
+    );
+    api.get('/', { schema: { summary: 'Your teams' } }, async (request) => ok((await teams.listTeams(signedIn(request).userId)).map(teamView)));
+    api.post('/invite', { schema: { summary: 'Invite someone to a team by email', body: InviteBody } }, async (request, reply) => {
+      const invitation = await teams.invite(signedIn(request).userId, request.body);
       return reply.code(201).send(
-        ok({ id: team.id, name: team.name, description: team.description, createdAt: team.created_at }, 'Team created'),
+        ok({ id: invitation.id, teamId: invitation.team_id, email: invitation.email, role: invitation.role, expiresAt: invitation.expires_at }, 'Invitation sent'),
       );
     });
+    api.post('/accept', { config: { public: true }, schema: { summary: 'Accept a team invitation (creates the account if needed)', body: AcceptBody } }, async (request) => {
+      const accepted = await teams.accept(request.body);
+      return ok({ token: accepted.token, user: accepted.user, team: teamView(accepted.team) }, 'Invitation accepted');
+    });
+    api.get('/members/:teamId', { schema: { summary: 'A team’s members', params: TeamParams } }, async (request) =>
+      ok((await teams.members(signedIn(request).userId, request.params.teamId)).map(memberView)),
+    );
+    api.patch('/role', { schema: { summary: 'Change a member’s team role', body: RoleBody } }, async (request) =>
+      ok(memberView(await teams.changeRole(signedIn(request).userId, request.body)), 'Role updated'),
+    );
+    api.delete('/member', { schema: { summary: 'Remove a member from a team', body: MemberBody } }, async (request) =>
+      ok(await teams.removeMember(signedIn(request).userId, request.body), 'Member removed'),
+    );
   };

@@ -1,23 +1,20 @@
 // /api/usage: usage and cost read models for the console.
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
+import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { ok } from '../envelope.ts';
-import type { ApiDeps } from '../index.ts';
-
-const IsoDate = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as yyyy-mm-dd')
-  .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)), 'must be a real calendar date');
+import { id, IsoDate } from '../schemas.ts';
+import { signedIn } from '../session.ts';
 
 const GroupUsageQuery = z
-  .object({ groupId: z.uuid('must be a synthetic group id'), startDate: IsoDate, endDate: IsoDate })
+  .object({ groupId: id('synthetic group'), startDate: IsoDate, endDate: IsoDate })
   .refine((q) => q.startDate <= q.endDate, { path: ['endDate'], message: 'must not be before startDate' });
 
 export const usageRoutes =
-  (deps: Pick<ApiDeps, 'usage'>): FastifyPluginAsync =>
+  (services: Pick<ControlPlaneServices, 'usage'>): FastifyPluginAsync =>
   async (app) => {
-    useZod(app).get('/group', { schema: { querystring: GroupUsageQuery } }, async (request) => {
-      return ok(await deps.usage.groupUsage(request.user!.userId, request.query));
-    });
+    useZod(app).get('/group', { schema: { summary: 'A group’s tokens and cost over a date range', querystring: GroupUsageQuery } }, async (request) =>
+      ok(await services.usage.groupUsage(signedIn(request).userId, request.query)),
+    );
   };

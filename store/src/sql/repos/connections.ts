@@ -1,11 +1,12 @@
 // Provider connections and the per-team data keys that encrypt their secrets.
 // The repository stores and returns ciphertext only; encryption lives in the gateway.
-import type { ProviderConnection } from '../schema.ts';
+import type { Insertable } from 'kysely';
+import type { ProviderConnection, ProviderConnectionsTable } from '../schema.ts';
 import type { Db } from './db.ts';
 
 export async function insertConnection(
   db: Db,
-  connection: Omit<ProviderConnection, 'created_at' | 'status'>,
+  connection: Omit<Insertable<ProviderConnectionsTable>, 'created_at' | 'status'>,
 ): Promise<ProviderConnection> {
   return db.insertInto('provider_connections').values(connection).returningAll().executeTakeFirstOrThrow();
 }

@@ -8,8 +8,8 @@ export async function insertIssuedKey(db: Db, key: Omit<IssuedKey, 'created_at' 
 
 /**
  * Everything the data plane needs to serve a request made with a key: the key, its
- * group and team, and its connection (secret still encrypted). Undefined when the key
- * is unknown or revoked.
+ * group and team, the team's plan, and its connection (secret still encrypted).
+ * Undefined when the key is unknown or revoked.
  */
 export async function findKeyPrincipal(db: Db, keyHash: string) {
   return db
@@ -18,6 +18,9 @@ export async function findKeyPrincipal(db: Db, keyHash: string) {
       join.onRef('c.id', '=', 'k.connection_id').onRef('c.team_id', '=', 'k.team_id'),
     )
     .leftJoin('team_data_keys as dk', 'dk.team_id', 'k.team_id')
+    .innerJoin('teams as t', 't.id', 'k.team_id')
+    // A team is on its owner's plan.
+    .leftJoin('subscriptions as s', 's.user_id', 't.created_by')
     .select([
       'k.id as keyId',
       'k.team_id as teamId',
@@ -29,7 +32,10 @@ export async function findKeyPrincipal(db: Db, keyHash: string) {
       'c.status as connectionStatus',
       'c.secret_ciphertext as secretCiphertext',
       'c.secret_key_version as secretKeyVersion',
+      'c.options as connectionOptions',
       'dk.wrapped_key as wrappedDataKey',
+      's.plan_slug as planSlug',
+      't.allow_unpriced_models as allowUnpricedModels',
     ])
     .where('k.key_hash', '=', keyHash)
     .where('k.revoked_at', 'is', null)

@@ -35,11 +35,19 @@ export interface UsageTotals {
 }
 
 /** Totals for one group of one team over [from, to). */
-export async function sumGroupUsage(
+export function sumGroupUsage(
   db: Kysely<Database>,
   scope: { teamId: string; groupId: string; from: Date; to: Date },
 ): Promise<UsageTotals> {
-  const row = await db
+  return sumUsage(db, scope);
+}
+
+/** Totals of one team over [from, to), narrowed to a group and/or a connection when named. */
+export async function sumUsage(
+  db: Kysely<Database>,
+  scope: { teamId: string; groupId?: string; connectionId?: string; from: Date; to: Date },
+): Promise<UsageTotals> {
+  let query = db
     .selectFrom('usage_events')
     .select([
       sql<bigint>`count(*)`.as('requests'),
@@ -53,10 +61,11 @@ export async function sumGroupUsage(
       sql<bigint>`count(*) filter (where estimated)`.as('estimatedRequests'),
     ])
     .where('team_id', '=', scope.teamId)
-    .where('group_id', '=', scope.groupId)
     .where('occurred_at', '>=', scope.from)
-    .where('occurred_at', '<', scope.to)
-    .executeTakeFirstOrThrow();
+    .where('occurred_at', '<', scope.to);
+  if (scope.groupId) query = query.where('group_id', '=', scope.groupId);
+  if (scope.connectionId) query = query.where('connection_id', '=', scope.connectionId);
+  const row = await query.executeTakeFirstOrThrow();
   return {
     requests: Number(row.requests),
     inputTokens: row.inputTokens,

@@ -1,0 +1,339 @@
+/**
+ * The bench harness: starts every process of a run as its own child (mock upstream,
+ * bare proxy, gateway — plus its BullMQ worker in the scaled mode — and the load
+ * generator), obtains an issued key through the gateway's API, then measures each cell
+ * (format × connections × scenario): a warm-up, a measured closed-loop run, each
+ * process's CPU over it, and — for the gateway — the time to write the usage events
+ * still queued after it. Everything it started is stopped before it returns or throws.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { BenchChild, type ProcessName, type StartOptions } from './children.ts';
+import type { LoadResult, LoadRun } from './load-types.ts';
+import type { BenchOptions, Scenario } from './options.ts';
+import { type SelfTimeSummary, topSelfTime } from './profile.ts';
+import { cpuPercent, type ProcessStats, processStats } from './protocol.ts';
+import { meteredRequests, type Provisioned, provisionIssuedKey } from './provision.ts';
+import { createScaledServices, type ScaledServices } from './scaled.ts';
+import { type CpuTimes, machineCpuPercent, readCpuTimes, readProcessesCpuSeconds } from './machine.ts';
+import { ANSWER_BODIES, type Format, requestBody, UPSTREAM_API_KEY } from './workload.ts';
+
+export interface CellResult {
+  scenario: Scenario;
+  format: Format;
+  connections: number;
+  /** 2xx responses per second. */
+  reqPerSec: number;
+  latencyMs: LoadResult['latencyMs'];
+  ok: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  mismatches: number;
+  /** non2xx + errors + mismatches: requests that did not get the expected answer. */
+  failed: number;
+  /** Each process's CPU over the measured run, % of one core. */
+  cpuPercent: Partial<Record<ProcessName, number>>;
+  /** Each server process's resident memory at the end of the run, MiB. */
+  rssMiB: Partial<Record<ProcessName, number>>;
+  /**
+   * The whole machine over the run, % of one core: busy (everyone), stolen by the
+   * hypervisor, and used by processes outside this bench (busy minus the bench's own).
+   * Absent where /proc/stat is not available.
+   */
+  machine?: { busyPercent: number; stealPercent: number; otherPercent: number };
+  /**
+   * Scaled mode: CPU of this run's PostgreSQL backends and of the Redis server (shared
+   * with anyone else using it) over the run, % of one core.
+   */
+  servicesCpuPercent?: number;
+  /** Gateway only: ms until the usage events still queued after the run were written. */
+  meterDrainMs?: number;
+  /** os.loadavg() right after the run (1, 5, 15 min). */
+  loadAverageAfter: number[];
+}
+
+export interface Ratio {
+  format: Format;
+  connections: number;
+  /** gateway ÷ bare proxy. */
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+}
+
+export interface BenchReport {
+  startedAt: string;
+  finishedAt: string;
+  options: BenchOptions;
+  machine: { node: string; cpus: number; cpuModel: string; loadAverageBefore: number[]; loadAverageAfter: number[] };
+  cells: CellResult[];
+  ratios: Ratio[];
+  /** Gateway requests answered 2xx to the client (warm-ups included) vs usage events metered. */
+  metering?: { clientOkResponses: number; meteredRequests: number };
+  /** Gateway CPU profile per format, when --profile was given. */
+  profiles?: { format: Format; files: string[]; summary: SelfTimeSummary }[];
+}
+
+export interface BenchHooks {
+  /** Progress lines (what is starting, which cell runs). */
+  log?: (line: string) => void;
+  /** Aborting stops the load and every child, and makes runBench reject. */
+  signal?: AbortSignal;
+}
+
+const STOP_ORDER: ProcessName[] = ['load', 'gateway', 'worker', 'bare-proxy', 'mock-upstream'];
+const GATEWAY_START_TIMEOUT_MS = 120_000;
+
+const utcDate = (date: Date) => date.toISOString().slice(0, 10);
+
+/** Runs the bench described by `options` and returns every measurement. */
+export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): Promise<BenchReport> {
+  const log = hooks.log ?? (() => {});
+  const startedAt = new Date();
+  const loadAverageBefore = os.loadavg();
+  const children: BenchChild[] = [];
+  let scaled: ScaledServices | undefined;
+  let stopping: Promise<void> | undefined;
+  const stopStarting = new AbortController();
+
+  const stopAll = () => {
+    stopping ??= (async () => {
+      stopStarting.abort();
+      for (const name of STOP_ORDER) {
+        await Promise.all(children.filter((child) => child.name === name).map((child) => child.stop()));
+      }
+      await scaled?.remove().catch((error: unknown) => log(`could not remove the scaled-mode database/keys: ${String(error)}`));
+    })();
+    return stopping;
+  };
+  const checkNotAborted = () => {
+    if (hooks.signal?.aborted || stopping) throw new Error('the bench was interrupted');
+  };
+  const start = async (name: ProcessName, startOptions: StartOptions = {}) => {
+    const child = await BenchChild.start(name, { ...startOptions, signal: stopStarting.signal });
+    children.push(child);
+    return child;
+  };
+  const onAbort = () => void stopAll();
+  hooks.signal?.addEventListener('abort', onAbort, { once: true });
+
+  try {
+    checkNotAborted();
+    const needsProxy = options.scenarios.includes('bare-proxy');
+    const needsGateway = options.scenarios.includes('gateway');
+    if (needsGateway && options.mode === 'scaled') {
+      log('creating a PostgreSQL database and Redis prefix for the scaled mode');
+      scaled = await createScaledServices();
+    }
+    const gatewayEnv = {
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      MASTER_KEY: randomBytes(32).toString('base64'),
+      UPSTREAM_ALLOWED_HOSTS: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      // Never the caller's own services by accident: only what this run created.
+      DATABASE_URL: scaled?.databaseUrl,
+      REDIS_URL: scaled?.redisUrl,
+      BENCH_REDIS_PREFIX: scaled?.redisPrefix,
+    };
+
+    log(`starting processes (${options.mode} mode${needsGateway && options.mode === 'embedded' ? '; a fresh PGlite takes a few seconds' : ''})`);
+    const upstreamStarting = start('mock-upstream');
+    // One Promise.all over every start, so a failing start never goes unhandled.
+    const [upstream, load, proxy, gateway] = await Promise.all([
+      upstreamStarting,
+      start('load'),
+      needsProxy ? upstreamStarting.then((up) => start('bare-proxy', { env: { UPSTREAM_URL: up.url } })) : undefined,
+      needsGateway ? start('gateway', { env: gatewayEnv, startTimeoutMs: GATEWAY_START_TIMEOUT_MS }) : undefined,
+    ]);
+    const worker = gateway && scaled ? await start('worker', { env: gatewayEnv }) : undefined;
+    const servicesCpuSeconds = () =>
+      scaled
+        ? readProcessesCpuSeconds(
+            (command, commandLine) =>
+              command === 'redis-server' || (command === 'postgres' && commandLine.includes(` ${scaled!.databaseName} `)),
+          )
+        : undefined;
+
+    let provisioned: Provisioned | undefined;
+    if (gateway) {
+      checkNotAborted();
+      provisioned = await provisionIssuedKey(gateway.url!, upstream.url!);
+    }
+
+    const targets: Record<Scenario, { base: string | undefined; key: string; servers: BenchChild[] }> = {
+      direct: { base: upstream.url, key: UPSTREAM_API_KEY, servers: [] },
+      'bare-proxy': { base: proxy?.url, key: UPSTREAM_API_KEY, servers: proxy ? [proxy] : [] },
+      gateway: {
+        base: gateway?.url,
+        key: provisioned?.issuedKey ?? '',
+        servers: [gateway, worker].filter((child): child is BenchChild => child !== undefined),
+      },
+    };
+
+    const cells: CellResult[] = [];
+    const profileFiles = new Map<Format, string[]>();
+    const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
+    let gatewayOkResponses = 0;
+    const totalCells = options.formats.length * options.connections.length * options.scenarios.length;
+
+    for (const format of options.formats) {
+      for (const connections of options.connections) {
+        for (const scenario of options.scenarios) {
+          checkNotAborted();
+          log(`cell ${cells.length + 1}/${totalCells}: ${scenario} · ${format} · ${connections} connection(s)`);
+          const target = targets[scenario];
+          const run: LoadRun = {
+            url: `${target.base}/v1/chat/completions`,
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${target.key}` },
+            body: requestBody(format),
+            connections,
+            durationS: options.durationS,
+            expectBody: ANSWER_BODIES[format],
+          };
+          const runTimeoutMs = (s: number) => (s + 60) * 1000;
+          const isGateway = scenario === 'gateway';
+
+          if (options.warmupS > 0) {
+            const warm = await load.call<LoadResult>('run', { ...run, durationS: options.warmupS }, runTimeoutMs(options.warmupS));
+            if (isGateway) {
+              gatewayOkResponses += warm.ok;
+              await gateway!.call<number>('drain');
+            }
+          }
+
+          const watched = [upstream, ...target.servers];
+          const before = await Promise.all(watched.map((child) => child.stats()));
+          const machineBefore = { times: readCpuTimes(), harness: processStats(), services: servicesCpuSeconds() };
+          let profileFile: string | undefined;
+          if (isGateway && options.profile) {
+            await mkdir(options.resultsDir, { recursive: true });
+            profileFile = path.join(options.resultsDir, `gateway-${format}-c${connections}-${stamp}.cpuprofile`);
+            await gateway!.call('profile-start');
+          }
+          const result = await load.call<LoadResult>('run', run, runTimeoutMs(options.durationS));
+          const after = await Promise.all(watched.map((child) => child.stats()));
+          const machineAfter = { times: readCpuTimes(), harness: processStats(), services: servicesCpuSeconds() };
+          if (profileFile) {
+            await gateway!.call('profile-stop', { path: profileFile });
+            profileFiles.set(format, [...(profileFiles.get(format) ?? []), profileFile]);
+          }
+          const meterDrainMs = isGateway ? await gateway!.call<number>('drain') : undefined;
+          if (isGateway) gatewayOkResponses += result.ok;
+
+          const cell = cellResult(scenario, format, connections, result, watched, before, after, meterDrainMs);
+          if (isGateway && machineBefore.services !== undefined && machineAfter.services !== undefined) {
+            const wallS = (machineAfter.harness.atMs - machineBefore.harness.atMs) / 1000;
+            cell.servicesCpuPercent = (100 * (machineAfter.services - machineBefore.services)) / wallS;
+          }
+          const machine = machineShare(cell, machineBefore, machineAfter);
+          cells.push(machine ? { ...cell, machine } : cell);
+        }
+      }
+    }
+
+    let metering: BenchReport['metering'];
+    if (gateway && provisioned) {
+      await gateway.call<number>('drain');
+      metering = {
+        clientOkResponses: gatewayOkResponses,
+        meteredRequests: await meteredRequests(gateway.url!, provisioned, utcDate(startedAt), utcDate(new Date())),
+      };
+    }
+
+    const profiles: BenchReport['profiles'] = [];
+    for (const [format, files] of profileFiles) profiles.push({ format, files, summary: await topSelfTime(files) });
+
+    return {
+      startedAt: startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      options,
+      machine: {
+        node: process.version,
+        cpus: os.availableParallelism(),
+        cpuModel: os.cpus()[0]?.model ?? 'unknown',
+        loadAverageBefore,
+        loadAverageAfter: os.loadavg(),
+      },
+      cells,
+      ratios: gatewayRatios(cells),
+      ...(metering ? { metering } : {}),
+      ...(profiles.length ? { profiles } : {}),
+    };
+  } finally {
+    hooks.signal?.removeEventListener('abort', onAbort);
+    await stopAll();
+  }
+}
+
+function cellResult(
+  scenario: Scenario,
+  format: Format,
+  connections: number,
+  result: LoadResult,
+  watched: BenchChild[],
+  before: ProcessStats[],
+  after: ProcessStats[],
+  meterDrainMs: number | undefined,
+): CellResult {
+  const cpu: CellResult['cpuPercent'] = { load: result.cpuPercent };
+  const rss: CellResult['rssMiB'] = {};
+  watched.forEach((child, index) => {
+    cpu[child.name] = cpuPercent(before[index]!, after[index]!);
+    rss[child.name] = after[index]!.rssBytes / 2 ** 20;
+  });
+  return {
+    scenario,
+    format,
+    connections,
+    reqPerSec: result.elapsedS > 0 ? result.ok / result.elapsedS : 0,
+    latencyMs: result.latencyMs,
+    ok: result.ok,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    mismatches: result.mismatches,
+    failed: result.non2xx + result.errors + result.mismatches,
+    cpuPercent: cpu,
+    rssMiB: rss,
+    ...(meterDrainMs === undefined ? {} : { meterDrainMs }),
+    loadAverageAfter: os.loadavg(),
+  };
+}
+
+function machineShare(
+  cell: CellResult,
+  before: { times: CpuTimes | undefined; harness: ProcessStats },
+  after: { times: CpuTimes | undefined; harness: ProcessStats },
+): CellResult['machine'] {
+  if (!before.times || !after.times) return undefined;
+  const { busy, steal } = machineCpuPercent(before.times, after.times, os.availableParallelism());
+  const ours =
+    Object.values(cell.cpuPercent).reduce((sum, value) => sum + value, 0) +
+    cpuPercent(before.harness, after.harness) +
+    (cell.servicesCpuPercent ?? 0);
+  return { busyPercent: busy, stealPercent: steal, otherPercent: Math.max(0, busy - ours) };
+}
+
+/** gateway ÷ bare proxy for each format × connections measured in both. */
+export function gatewayRatios(cells: CellResult[]): Ratio[] {
+  const ratios: Ratio[] = [];
+  for (const gateway of cells.filter((cell) => cell.scenario === 'gateway')) {
+    const bare = cells.find(
+      (cell) => cell.scenario === 'bare-proxy' && cell.format === gateway.format && cell.connections === gateway.connections,
+    );
+    if (!bare) continue;
+    const ratio = (a: number, b: number) => (b > 0 ? a / b : Number.NaN);
+    ratios.push({
+      format: gateway.format,
+      connections: gateway.connections,
+      reqPerSec: ratio(gateway.reqPerSec, bare.reqPerSec),
+      p50: ratio(gateway.latencyMs.p50, bare.latencyMs.p50),
+      p99: ratio(gateway.latencyMs.p99, bare.latencyMs.p99),
+    });
+  }
+  return ratios;
+}

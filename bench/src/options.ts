@@ -1,0 +1,127 @@
+/**
+ * The bench's options and their command-line flags (`npm run bench -- --help`).
+ * Every value is bounded: load only ever goes to 127.0.0.1, for a limited time.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { FORMATS, type Format } from './workload.ts';
+
+export type Scenario = 'direct' | 'bare-proxy' | 'gateway';
+export const SCENARIOS: readonly Scenario[] = ['direct', 'bare-proxy', 'gateway'];
+export type Mode = 'embedded' | 'scaled';
+
+export interface BenchOptions {
+  /** Measured seconds per cell. */
+  durationS: number;
+  /** Seconds of load before each cell's measurement (not counted). */
+  warmupS: number;
+  connections: number[];
+  scenarios: Scenario[];
+  formats: Format[];
+  mode: Mode;
+  /** Record a CPU profile of the gateway during its measured cells. */
+  profile: boolean;
+  resultsDir: string;
+}
+
+export const DEFAULT_RESULTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../results');
+
+export const DEFAULT_OPTIONS: BenchOptions = {
+  durationS: 10,
+  warmupS: 2,
+  connections: [1, 10],
+  scenarios: [...SCENARIOS],
+  formats: [...FORMATS],
+  mode: 'embedded',
+  profile: false,
+  resultsDir: DEFAULT_RESULTS_DIR,
+};
+
+const MAX_DURATION_S = 300;
+const MAX_CONNECTIONS = 1000;
+
+export const USAGE = `Usage: npm run bench -- [flags]
+
+  --duration S       measured seconds per cell (default ${DEFAULT_OPTIONS.durationS}, at most ${MAX_DURATION_S})
+  --warmup S         seconds of unmeasured load before each cell (default ${DEFAULT_OPTIONS.warmupS}; 0 for none)
+  --connections LIST concurrent connections, comma-separated (default ${DEFAULT_OPTIONS.connections.join(',')})
+  --scenarios LIST   of ${SCENARIOS.join(',')} (default all)
+  --formats LIST     of ${FORMATS.join(',')} (default all)
+  --mode MODE        embedded (PGlite, in-process queue; default) or scaled (PostgreSQL + Redis +
+                     a BullMQ worker process; TEST_DATABASE_URL / TEST_REDIS_URL or local defaults)
+  --profile          CPU-profile the gateway during its cells; prints its top self-time functions
+  --results DIR      where the JSON results go (default bench/results)
+  --help             this text`;
+
+export class UsageError extends Error {}
+
+function list<T extends string>(flag: string, value: string, allowed: readonly T[]): T[] {
+  const items = value.split(',').map((item) => item.trim()).filter(Boolean);
+  for (const item of items) {
+    if (!allowed.includes(item as T)) throw new UsageError(`--${flag}: "${item}" is not one of ${allowed.join(', ')}`);
+  }
+  if (items.length === 0) throw new UsageError(`--${flag} needs at least one value`);
+  return [...new Set(items as T[])];
+}
+
+function seconds(flag: string, value: string, min: number): number {
+  const number = Number(value);
+  if (!Number.isFinite(number) || number < min || number > MAX_DURATION_S) {
+    throw new UsageError(`--${flag} must be a number of seconds from ${min} to ${MAX_DURATION_S} (got "${value}")`);
+  }
+  return number;
+}
+
+/** Parses command-line flags; throws UsageError naming a wrong flag; undefined for --help. */
+export function parseBenchArgs(args: string[]): BenchOptions | undefined {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(args);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values } = parsed;
+  if (values.help) return undefined;
+  const options: BenchOptions = { ...DEFAULT_OPTIONS };
+  if (values.duration !== undefined) options.durationS = seconds('duration', values.duration, 0.5);
+  if (values.warmup !== undefined) options.warmupS = seconds('warmup', values.warmup, 0);
+  if (values.connections !== undefined) {
+    options.connections = [
+      ...new Set(
+        values.connections.split(',').map((item) => {
+          const count = Number(item.trim());
+          if (!Number.isInteger(count) || count < 1 || count > MAX_CONNECTIONS) {
+            throw new UsageError(`--connections: "${item}" is not a whole number from 1 to ${MAX_CONNECTIONS}`);
+          }
+          return count;
+        }),
+      ),
+    ];
+  }
+  if (values.scenarios !== undefined) options.scenarios = list('scenarios', values.scenarios, SCENARIOS);
+  if (values.formats !== undefined) options.formats = list('formats', values.formats, FORMATS);
+  if (values.mode !== undefined) options.mode = list<Mode>('mode', values.mode, ['embedded', 'scaled'])[0]!;
+  if (values.profile) options.profile = true;
+  if (values.results !== undefined) options.resultsDir = path.resolve(values.results);
+  return options;
+}
+
+function parse(args: string[]) {
+  return parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      scenarios: { type: 'string' },
+      formats: { type: 'string' },
+      mode: { type: 'string' },
+      profile: { type: 'boolean' },
+      results: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}

@@ -1,0 +1,63 @@
+/**
+ * Bench process: a whole Spendgate built with `buildApp(config)` as `npm start` runs it
+ * (gateway, API, in the embedded mode also the meter worker), configured from the
+ * environment like any deployment, LOG_LEVEL=silent, listening on 127.0.0.1:0.
+ * Embedded mode (no DATABASE_URL): a fresh PGlite in a temporary DATA_DIR, removed on
+ * close. Scaled mode: DATABASE_URL + REDIS_URL, keys under BENCH_REDIS_PREFIX.
+ *
+ * Commands: `drain` waits until every queued usage event is written and answers how
+ * long that took; `profile-start` / `profile-stop {path}` record a CPU profile of this
+ * process (V8's sampling profiler through node:inspector) into a .cpuprofile file.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { buildApp } from '@spendgate/gateway';
+import { loadConfig } from '@spendgate/store';
+import { beginChild } from '../child-side.ts';
+
+const child = beginChild();
+const embedded = !process.env.DATABASE_URL;
+const dataDir = embedded ? await mkdtemp(path.join(tmpdir(), 'spendgate-bench-')) : undefined;
+if (dataDir) child.onClose(() => rm(dataDir, { recursive: true, force: true }));
+const config = await loadConfig({
+  ...process.env,
+  ...(dataDir ? { DATA_DIR: dataDir } : {}),
+  LOG_LEVEL: 'silent',
+  HOST: '127.0.0.1',
+  PORT: '0',
+  CONSOLE_DIR: path.join(tmpdir(), 'spendgate-bench-no-console'),
+});
+const app = await buildApp(config, { redisPrefix: process.env.BENCH_REDIS_PREFIX });
+child.onClose(() => app.close());
+const url = await app.listen({ port: 0, host: '127.0.0.1' });
+
+let profiler: Session | undefined;
+
+child.ready({
+  url,
+  commands: {
+    drain: async () => {
+      const startedAt = performance.now();
+      await app.runtime.stores.queue.drain();
+      return performance.now() - startedAt;
+    },
+    'profile-start': async () => {
+      profiler = new Session();
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.setSamplingInterval', { interval: 250 });
+      await profiler.post('Profiler.start');
+      return null;
+    },
+    'profile-stop': async (args) => {
+      if (!profiler) throw new Error('no profile is being recorded');
+      const { profile } = await profiler.post('Profiler.stop');
+      profiler.disconnect();
+      profiler = undefined;
+      await writeFile((args as { path: string }).path, JSON.stringify(profile));
+      return null;
+    },
+  },
+});

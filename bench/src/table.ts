@@ -1,0 +1,98 @@
+/**
+ * The bench's one printed table: a row per cell (format × connections × scenario) with
+ * req/s, p50 and p99, failures, each process's CPU, and on gateway rows the ratios to
+ * the bare proxy of the same format and connections; then short notes on reading it.
+ */
+import type { BenchReport, CellResult } from './harness.ts';
+import type { SelfTimeSummary } from './profile.ts';
+
+const thousands = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+export function formatMs(ms: number): string {
+  if (ms < 10) return ms.toFixed(2);
+  if (ms < 100) return ms.toFixed(1);
+  return thousands.format(ms);
+}
+
+const formatRatio = (ratio: number) => (Number.isFinite(ratio) ? `×${ratio < 10 ? ratio.toFixed(2) : ratio.toFixed(1)}` : '–');
+const percent = (value: number | undefined) => (value === undefined ? '–' : String(Math.round(value)));
+
+function cpuColumn(cell: CellResult): string {
+  const server = cell.scenario === 'gateway' ? cell.cpuPercent.gateway : cell.scenario === 'bare-proxy' ? cell.cpuPercent['bare-proxy'] : undefined;
+  const worker = cell.cpuPercent.worker === undefined ? '' : `+${percent(cell.cpuPercent.worker)}`;
+  const services = cell.servicesCpuPercent === undefined ? '' : `+${percent(cell.servicesCpuPercent)}`;
+  return `${percent(server)}${worker}${services} / ${percent(cell.cpuPercent['mock-upstream'])} / ${percent(cell.cpuPercent.load)}`;
+}
+
+function renderRows(header: string[], rows: string[][], rightAligned: boolean[]): string[] {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => (rightAligned[column] ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)];
+}
+
+const loadAverage = (values: number[]) => values.map((value) => value.toFixed(2)).join(' ');
+
+/** The table and its notes, as printed by `npm run bench`. */
+export function formatReport(report: BenchReport): string {
+  const { options, machine } = report;
+  const lines = [
+    `Spendgate bench — ${options.mode} mode, ${options.durationS} s per cell after ${options.warmupS} s warm-up, closed loop (autocannon, 1 request in flight per connection)${options.profile ? ', gateway CPU-profiled (its numbers include the profiler)' : ''}`,
+    `Node ${machine.node}, ${machine.cpus} CPUs (${machine.cpuModel}); load average (1/5/15 min) before ${loadAverage(machine.loadAverageBefore)}, after ${loadAverage(machine.loadAverageAfter)}`,
+    '',
+  ];
+  const header = ['format', 'conns', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'failed', 'CPU% srv/up/load', 'other/steal', 'gateway ÷ bare proxy (req/s, p50, p99)'];
+  const rows = report.cells.map((cell) => {
+    const ratio = report.ratios.find((r) => cell.scenario === 'gateway' && r.format === cell.format && r.connections === cell.connections);
+    return [
+      cell.format,
+      String(cell.connections),
+      cell.scenario,
+      thousands.format(cell.reqPerSec),
+      formatMs(cell.latencyMs.p50),
+      formatMs(cell.latencyMs.p99),
+      String(cell.failed),
+      cpuColumn(cell),
+      cell.machine ? `${percent(cell.machine.otherPercent)} / ${percent(cell.machine.stealPercent)}` : '–',
+      ratio ? `${formatRatio(ratio.reqPerSec)}  ${formatRatio(ratio.p50)}  ${formatRatio(ratio.p99)}` : '',
+    ];
+  });
+  lines.push(...renderRows(header, rows, [false, true, false, true, true, true, true, true, true, false]));
+  lines.push(
+    '',
+    'failed = non-2xx + connection errors/timeouts + answers whose body was not the upstream answer byte for byte.',
+    `CPU% = each process's CPU time over the measured run, 100 = one core (srv = bare proxy or gateway${options.mode === 'scaled' ? ' + its BullMQ worker + PostgreSQL and Redis' : ''}, up = mock upstream, load = autocannon).`,
+    `  All of them share ${machine.cpus} cores: when srv + up + load nears ${machine.cpus * 100}, the machine, not the server alone, is the limit.`,
+    '  other = CPU of processes outside this bench (e.g. other engineers\' tests), steal = CPU the hypervisor gave to other machines; both add noise.',
+  );
+  const drains = report.cells.filter((cell) => cell.meterDrainMs !== undefined);
+  if (drains.length) {
+    lines.push(
+      `Usage events still queued after each gateway cell were written within ${drains
+        .map((cell) => `${cell.format}/${cell.connections}: ${formatMs(cell.meterDrainMs!)} ms`)
+        .join(', ')}${options.mode === 'embedded' ? ' (the embedded meter runs in the gateway process).' : '.'}`,
+    );
+  }
+  if (report.metering) {
+    lines.push(
+      `Metering: ${thousands.format(report.metering.meteredRequests)} usage events recorded for ${thousands.format(report.metering.clientOkResponses)} gateway 2xx responses seen by the client (warm-ups included; a request in flight when a run stops is metered but not seen).`,
+    );
+  }
+  for (const profile of report.profiles ?? []) lines.push('', ...formatProfile(profile.format, profile.summary, profile.files.length));
+  return lines.join('\n');
+}
+
+function formatProfile(format: string, summary: SelfTimeSummary, files: number): string[] {
+  const functionRows = summary.top.map((entry) => [entry.selfPercent.toFixed(1), thousands.format(entry.selfMs), entry.name, entry.location]);
+  const moduleRows = summary.topModules.map((entry) => [entry.selfPercent.toFixed(1), thousands.format(entry.selfMs), entry.name]);
+  return [
+    `Gateway CPU profile, ${format} (${files} cell(s), ${thousands.format(summary.profiledMs)} ms, idle ${summary.idlePercent.toFixed(0)}% of samples); % of busy samples`,
+    `Top ${summary.top.length} functions by self time:`,
+    ...renderRows(['self %', 'self ms', 'function', 'where'], functionRows, [true, true, false, false]),
+    `Top ${summary.topModules.length} modules by self time (native and WebAssembly frames charged to their JavaScript caller):`,
+    ...renderRows(['self %', 'self ms', 'module'], moduleRows, [true, true, false]),
+  ];
+}

@@ -1,0 +1,68 @@
+/**
+ * Auth mutations. Register and login store the session they receive; logout clears it.
+ * Each carries the spec's fallback message for when the server gives none.
+ */
+import { mutationOptions, type QueryClient } from '@tanstack/react-query';
+import { clearSession, saveSession } from '../../shared/session.ts';
+import { apiData } from '../client.ts';
+import type { LoginInput, OtpCheck, PasswordChange, PasswordReset, RegisterInput, SessionAnswer } from './types.ts';
+
+// The query client comes from the caller (useQueryClient): the dashboard bundle must
+// use the site's cache, not a copy of its own.
+const startSession = (queryClient: QueryClient) => (answer: SessionAnswer) => {
+  queryClient.clear();
+  saveSession(answer.token, answer.user);
+  return answer;
+};
+
+export const registerMutation = (queryClient: QueryClient) =>
+  mutationOptions({
+    mutationKey: ['auth', 'register'],
+    mutationFn: ({ planId, ...user }: RegisterInput) =>
+      apiData<SessionAnswer>('POST', '/auth/register', { query: { planId }, body: user, fallback: 'Registration failed' }).then(startSession(queryClient)),
+  });
+
+export const loginMutation = (queryClient: QueryClient) =>
+  mutationOptions({
+    mutationKey: ['auth', 'login'],
+    mutationFn: (credentials: LoginInput) =>
+      apiData<SessionAnswer>('POST', '/auth/login', { body: credentials, fallback: 'Login failed' }).then(startSession(queryClient)),
+  });
+
+/** A code to confirm the e-mail of the signed-in (or just registered) account. */
+export const sendEmailOtpMutation = () =>
+  mutationOptions({
+    mutationKey: ['auth', 'send-email-otp'],
+    mutationFn: (email: string) => apiData<null>('POST', '/auth/send-email-otp', { body: { email }, fallback: 'Failed to send OTP' }),
+  });
+
+export const verifyEmailOtpMutation = () =>
+  mutationOptions({
+    mutationKey: ['auth', 'verify-email-otp'],
+    mutationFn: (check: OtpCheck) => apiData<unknown>('POST', '/auth/verify-email-otp', { body: check, fallback: 'OTP verification failed' }),
+  });
+
+/** Forgot password, first step: a reset code to the e-mail. */
+export const sendPasswordResetMutation = () =>
+  mutationOptions({
+    mutationKey: ['auth', 'forgot-password'],
+    mutationFn: (email: string) => apiData<null>('POST', '/auth/forgot-password', { body: { email }, fallback: 'Failed to send OTP' }),
+  });
+
+export const resetPasswordMutation = () =>
+  mutationOptions({
+    mutationKey: ['auth', 'reset-password'],
+    mutationFn: (reset: PasswordReset) => apiData<unknown>('POST', '/auth/reset-password', { body: reset, fallback: 'Password update failed' }),
+  });
+
+export const changePasswordMutation = () =>
+  mutationOptions({
+    mutationKey: ['auth', 'update-password'],
+    mutationFn: (change: PasswordChange) => apiData<unknown>('PATCH', '/auth/update-password', { body: change, fallback: 'Password update failed' }),
+  });
+
+/** Signs out: forgets the session and every cached answer. */
+export function logout(queryClient: QueryClient): void {
+  clearSession();
+  queryClient.clear();
+}

@@ -1,0 +1,37 @@
+// Auth payloads and answers (spec §7): register, login, one-time codes, passwords.
+import type { SessionUser } from '../../shared/session.ts';
+
+export interface SessionAnswer {
+  token: string;
+  user: SessionUser;
+}
+
+export interface RegisterInput {
+  name: string;
+  email: string;
+  password: string;
+  planId?: string;
+}
+
+export interface LoginInput {
+  email: string;
+  password: string;
+}
+
+export interface OtpCheck {
+  email: string;
+  otp: string;
+}
+
+/** Forgot password, last step: the e-mailed code stands for the old password. */
+export interface PasswordReset {
+  email: string;
+  otp: string;
+  newPassword: string;
+}
+
+/** A signed-in user changing the password. */
+export interface PasswordChange {
+  currentPassword: string;
+  newPassword: string;
+}

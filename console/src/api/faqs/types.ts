@@ -1,0 +1,6 @@
+// FAQ as GET /admin/faqs answers it.
+export interface Faq {
+  id: string;
+  question: string;
+  answer: string;
+}

@@ -1,0 +1,55 @@
+// /login: e-mail and password; on success the session is stored and the dashboard opens.
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate } from '@tanstack/react-router';
+import { type FormEvent, useState } from 'react';
+import { loginMutation } from '../../api/auth/mutations.ts';
+import { AuthCard, FormError, TextField } from './AuthCard.tsx';
+
+export function LoginScreen() {
+  const navigate = useNavigate();
+  const login = useMutation(loginMutation(useQueryClient()));
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    login.mutate({ email, password }, { onSuccess: () => navigate({ to: '/dashboard' }) });
+  };
+
+  return (
+    <AuthCard
+      title="Welcome back"
+      subtitle="Log in to see your team's AI usage and spend."
+      footer={
+        <>
+          New to Spendgate?{' '}
+          <Link to="/register" className="text-link">
+            Create an account
+          </Link>
+        </>
+      }
+    >
+      <form className="auth__form" onSubmit={submit} aria-label="Login">
+        <TextField label="Email" id="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        <TextField
+          label="Password"
+          id="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+        <p className="auth__aside">
+          <Link to="/forgot-password" className="text-link">
+            Forgot your password?
+          </Link>
+        </p>
+        <FormError error={login.error} />
+        <button type="submit" className="button button--primary button--block" disabled={login.isPending}>
+          {login.isPending ? 'Logging in…' : 'Log in'}
+        </button>
+      </form>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,75 @@
+// /register: name, e-mail and password, for the plan named by ?plan= when there is one.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate, useSearch } from '@tanstack/react-router';
+import { type FormEvent, useState } from 'react';
+import { registerMutation, sendEmailOtpMutation } from '../../api/auth/mutations.ts';
+import { plansQuery } from '../../api/subscription/queries.ts';
+import { AuthCard, FormError, TextField } from './AuthCard.tsx';
+
+export function RegisterScreen() {
+  const { plan: planId } = useSearch({ strict: false });
+  const plans = useQuery({ ...plansQuery(), enabled: planId !== undefined });
+  const planName = plans.data?.find((plan) => plan.id === planId)?.name;
+  const navigate = useNavigate();
+  const register = useMutation(registerMutation(useQueryClient()));
+  const sendCode = useMutation(sendEmailOtpMutation());
+  const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    // Once registered, the e-mail is confirmed with a code on /verify (which can be skipped).
+    register.mutate(
+      { name, email, password, planId },
+      {
+        onSuccess: ({ user }) => {
+          sendCode.mutate(user.email);
+          void navigate({ to: '/verify', search: { email: user.email } });
+        },
+      },
+    );
+  };
+
+  return (
+    <AuthCard
+      title="Create your account"
+      subtitle={
+        planName ? (
+          <>
+            You're signing up for the <strong>{planName}</strong> plan. The first 60 days are free.
+          </>
+        ) : (
+          'The first 60 days are free. No credit card required.'
+        )
+      }
+      footer={
+        <>
+          Already have an account?{' '}
+          <Link to="/login" className="text-link">
+            Log in
+          </Link>
+        </>
+      }
+    >
+      <form className="auth__form" onSubmit={submit} aria-label="Register">
+        <TextField label="Full name" id="name" autoComplete="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+        <TextField label="Work email" id="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        <TextField
+          label="Password"
+          id="password"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={8}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+        <FormError error={register.error} />
+        <button type="submit" className="button button--primary button--block" disabled={register.isPending}>
+          {register.isPending ? 'Creating your account…' : 'Create account'}
+        </button>
+      </form>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,42 @@
+// The dashboard bundle's exposed module ('dashboard/screens'): every screen the site
+// routes to, by name, and the shell around the private ones.
+import type { ComponentType } from 'react';
+import type { DashboardScreenName } from '../shared/dashboard-screens.ts';
+import { AcceptInviteScreen } from './auth/AcceptInviteScreen.tsx';
+import { ForgotPasswordScreen } from './auth/ForgotPasswordScreen.tsx';
+import { LoginScreen } from './auth/LoginScreen.tsx';
+import { RegisterScreen } from './auth/RegisterScreen.tsx';
+import { UpdatePasswordScreen } from './auth/UpdatePasswordScreen.tsx';
+import { VerifyScreen } from './auth/VerifyScreen.tsx';
+import {
+  AccountScreen,
+  AddGroupScreen,
+  AiConnectionsScreen,
+  BillingCancelScreen,
+  BillingSuccessScreen,
+  OverviewScreen,
+  SettingsScreen,
+  SubscriptionScreen,
+  SyntheticGroupsScreen,
+} from './pages/screens.tsx';
+import '../styles/dashboard.css';
+
+export { DashboardShell } from './shell/DashboardShell.tsx';
+
+export const screens: Record<DashboardScreenName, ComponentType> = {
+  login: LoginScreen,
+  register: RegisterScreen,
+  updatePassword: UpdatePasswordScreen,
+  verify: VerifyScreen,
+  forgotPassword: ForgotPasswordScreen,
+  acceptInvite: AcceptInviteScreen,
+  overview: OverviewScreen,
+  aiConnections: AiConnectionsScreen,
+  syntheticGroups: SyntheticGroupsScreen,
+  settings: SettingsScreen,
+  account: AccountScreen,
+  subscription: SubscriptionScreen,
+  billingSuccess: BillingSuccessScreen,
+  billingCancel: BillingCancelScreen,
+  addGroup: AddGroupScreen,
+};

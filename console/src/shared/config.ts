@@ -1,0 +1,22 @@
+// Site-wide constants: product name, contact addresses and media locations. The
+// addresses and the demo video can be changed at build time (VITE_* variables).
+
+export const PRODUCT_NAME = 'Spendgate';
+
+export const SUPPORT_EMAIL: string = import.meta.env.VITE_SUPPORT_EMAIL ?? 'support@spendgate.dev';
+export const SALES_EMAIL: string = import.meta.env.VITE_SALES_EMAIL ?? 'sales@spendgate.dev';
+
+export const DEMO_VIDEO_URL: string = import.meta.env.VITE_DEMO_VIDEO_URL ?? '/media/spendgate-demo.mp4';
+export const DEMO_POSTER_URL: string = import.meta.env.VITE_DEMO_POSTER_URL ?? '/media/spendgate-demo-poster.svg';
+
+/** Root of the control-plane API, same origin. */
+export const API_ROOT = '/api';
+
+export const API_TIMEOUT_MS = 30_000;
+
+export const COPYRIGHT_YEAR = 2025;
+
+export const supportMailto = (subject = `${PRODUCT_NAME} support`) =>
+  `mailto:${SUPPORT_EMAIL}?subject=${encodeURIComponent(subject)}`;
+export const salesMailto = (subject = `${PRODUCT_NAME} Enterprise enquiry`) =>
+  `mailto:${SALES_EMAIL}?subject=${encodeURIComponent(subject)}`;

@@ -1,0 +1,153 @@
+/**
+ * The site's routes. Public pages render in the site frame; dashboard screens
+ * (sign-in screens and everything under /dashboard) come from the dashboard bundle.
+ * /dashboard/* needs a stored token, else it redirects to /login, replacing history.
+ */
+import type { QueryClient } from '@tanstack/react-query';
+import { createRootRouteWithContext, createRoute, createRouter, redirect } from '@tanstack/react-router';
+import { faqListQuery } from '../api/faqs/queries.ts';
+import { queryClient } from '../api/query-client.ts';
+import { plansQuery } from '../api/subscription/queries.ts';
+import type { DashboardScreenName } from '../shared/dashboard-screens.ts';
+import { isSignedIn } from '../shared/session.ts';
+import { Spinner } from '../shared/ui/Spinner.tsx';
+import { PageError } from './components/PageError.tsx';
+import { RootLayout, SiteLayout } from './layout/SiteLayout.tsx';
+import { AboutPage } from './pages/AboutPage.tsx';
+import { DemoPage } from './pages/DemoPage.tsx';
+import { HelpCenterPage } from './pages/HelpCenterPage.tsx';
+import { LandingPage } from './pages/LandingPage.tsx';
+import { NotFoundPage } from './pages/NotFoundPage.tsx';
+import { PricingPage } from './pages/PricingPage.tsx';
+import { PrivacyPolicyPage } from './pages/PrivacyPolicyPage.tsx';
+import { DashboardLayout, RemoteScreen } from './remote/RemoteScreen.tsx';
+
+declare module '@tanstack/react-router' {
+  interface Register {
+    router: typeof router;
+  }
+  interface StaticDataRouteOption {
+    /** The dashboard screen a route shows (its 502 message comes from it). */
+    screen?: DashboardScreenName;
+  }
+}
+
+const optionalString = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : undefined);
+
+const rootRoute = createRootRouteWithContext<{ queryClient: QueryClient }>()({
+  component: RootLayout,
+  notFoundComponent: NotFoundPage,
+});
+
+const siteRoute = createRoute({ getParentRoute: () => rootRoute, id: 'site', component: SiteLayout });
+
+const landingRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: '/',
+  loader: ({ context }) => context.queryClient.ensureQueryData(faqListQuery()),
+  component: LandingPage,
+});
+const helpCenterRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: 'help-center',
+  loader: ({ context }) => context.queryClient.ensureQueryData(faqListQuery()),
+  component: HelpCenterPage,
+});
+const pricingRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: 'pricing',
+  loader: ({ context }) => context.queryClient.ensureQueryData(plansQuery()),
+  component: PricingPage,
+});
+const aboutRoute = createRoute({ getParentRoute: () => siteRoute, path: 'about', component: AboutPage });
+const privacyPolicyRoute = createRoute({ getParentRoute: () => siteRoute, path: 'privacy-policy', component: PrivacyPolicyPage });
+const demoRoute = createRoute({ getParentRoute: () => rootRoute, path: 'demo', component: DemoPage });
+
+// ---- Public dashboard screens, in the site frame ----
+
+const remote = (screen: DashboardScreenName) => ({ staticData: { screen }, component: () => <RemoteScreen screen={screen} /> });
+
+const loginRoute = createRoute({ getParentRoute: () => siteRoute, path: 'login', ...remote('login') });
+const registerRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: 'register',
+  validateSearch: (search: Record<string, unknown>): { plan?: string } => ({ plan: optionalString(search.plan) }),
+  ...remote('register'),
+});
+const verifyRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: 'verify',
+  validateSearch: (search: Record<string, unknown>): { email?: string; purpose?: 'register' | 'reset' } => ({
+    email: optionalString(search.email),
+    purpose: search.purpose === 'reset' ? 'reset' : search.purpose === 'register' ? 'register' : undefined,
+  }),
+  ...remote('verify'),
+});
+const forgotPasswordRoute = createRoute({ getParentRoute: () => siteRoute, path: 'forgot-password', ...remote('forgotPassword') });
+const updatePasswordRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: 'update-password',
+  validateSearch: (search: Record<string, unknown>): { email?: string; otp?: string } => ({
+    email: optionalString(search.email),
+    otp: optionalString(search.otp),
+  }),
+  ...remote('updatePassword'),
+});
+const acceptInviteRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: 'groups/accept-invite',
+  validateSearch: (search: Record<string, unknown>): { token?: string } => ({ token: optionalString(search.token) }),
+  ...remote('acceptInvite'),
+});
+
+// ---- Private dashboard, in the dashboard's own shell ----
+
+const dashboardRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: 'dashboard',
+  beforeLoad: () => {
+    if (!isSignedIn()) throw redirect({ to: '/login', replace: true });
+  },
+  component: DashboardLayout,
+});
+const dashboardScreen = <Path extends string>(path: Path, screen: DashboardScreenName) =>
+  createRoute({ getParentRoute: () => dashboardRoute, path, ...remote(screen) });
+
+const dashboardRoutes = [
+  dashboardScreen('/', 'overview'),
+  dashboardScreen('ai-connection', 'aiConnections'),
+  dashboardScreen('synthetic-groups', 'syntheticGroups'),
+  dashboardScreen('settings', 'settings'),
+  dashboardScreen('settings/account', 'account'),
+  dashboardScreen('settings/subscription', 'subscription'),
+  dashboardScreen('billing/success', 'billingSuccess'),
+  dashboardScreen('billing/cancel', 'billingCancel'),
+  dashboardScreen('addgroup', 'addGroup'),
+] as const;
+
+const routeTree = rootRoute.addChildren([
+  siteRoute.addChildren([
+    landingRoute,
+    helpCenterRoute,
+    pricingRoute,
+    aboutRoute,
+    privacyPolicyRoute,
+    loginRoute,
+    registerRoute,
+    verifyRoute,
+    forgotPasswordRoute,
+    updatePasswordRoute,
+    acceptInviteRoute,
+  ]),
+  demoRoute,
+  dashboardRoute.addChildren(dashboardRoutes),
+]);
+
+export const router = createRouter({
+  routeTree,
+  context: { queryClient },
+  defaultPreload: 'intent',
+  defaultPreloadStaleTime: 0,
+  defaultPendingComponent: () => <Spinner page />,
+  defaultErrorComponent: PageError,
+});

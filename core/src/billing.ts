@@ -1,0 +1,83 @@
+/**
+ * What Spendgate bills for one request, by key kind and the team's plan (spec §9):
+ * - BYOK: nothing per request — the team's own provider account pays the list price.
+ * - Optimised: base cost × (1 + plan uplift), in GBP; a request under the plan's
+ *   token minimum is billed the plan's per-request fee instead.
+ * - BYOM: the plan's routing fee per request.
+ * Provider list prices are USD and plan fees GBP: the conversion uses the dated FX rate
+ * in force at the request's time, and the rate is stored with the event.
+ */
+import { roundHalfUpDiv } from './money.ts';
+import type { PlanTerms } from './plans.ts';
+import type { RequestCost } from './pricing/cost.ts';
+
+export type KeyKind = 'byok' | 'optimised' | 'byom';
+
+export interface FxRate {
+  /** GBP per USD in parts per million (0.75 → 750 000n). */
+  usdToGbpPpm: bigint;
+  effectiveFrom: string;
+}
+
+/** USD→GBP rates, oldest first; the operator adds a row when the rate moves. */
+export const FX_RATES: readonly FxRate[] = [{ usdToGbpPpm: 750_000n, effectiveFrom: '2026-08-21T00:00:00Z' }];
+
+/** The rate in force at `at` (the oldest one for earlier times). */
+export function fxRateAt(at: Date, rates: readonly FxRate[] = FX_RATES): FxRate {
+  let current = rates[0]!;
+  for (const rate of rates) if (Date.parse(rate.effectiveFrom) <= at.getTime()) current = rate;
+  return current;
+}
+
+export type BillingRule = 'byok-provider-direct' | 'optimised-uplift' | 'optimised-minimum-fee' | 'byom-routing-fee';
+
+export interface Bill {
+  rule: BillingRule;
+  /** GBP micros Spendgate charges; null when the base cost is unpriced. */
+  billedMicros: bigint | null;
+  currency: 'GBP';
+  fxRatePpm: bigint;
+}
+
+const BASIS_POINTS = 10_000n;
+const PPM = 1_000_000n;
+
+/** USD micros → GBP micros at a rate, times an uplift in basis points, rounded half-up once. */
+export function usdToGbp(usdMicros: bigint, rate: FxRate, upliftBasisPoints = 0): bigint {
+  return roundHalfUpDiv(usdMicros * rate.usdToGbpPpm * (BASIS_POINTS + BigInt(upliftBasisPoints)), PPM * BASIS_POINTS);
+}
+
+/**
+ * @example
+ *   billRequest({ kind: 'optimised', plan: planTerms('growth'), cost, totalTokens: 1500, at })
+ *   // → { rule: 'optimised-uplift', billedMicros: cost in GBP × 1.25, … }
+ */
+export function billRequest(request: {
+  kind: KeyKind;
+  plan: PlanTerms;
+  cost: RequestCost;
+  totalTokens: number;
+  at: Date;
+}): Bill {
+  const rate = fxRateAt(request.at);
+  const bill = (rule: BillingRule, billedMicros: bigint | null): Bill => ({
+    rule,
+    billedMicros,
+    currency: 'GBP',
+    fxRatePpm: rate.usdToGbpPpm,
+  });
+  switch (request.kind) {
+    case 'byok':
+      return bill('byok-provider-direct', 0n);
+    case 'byom':
+      return bill('byom-routing-fee', request.plan.byomRoutingFeeMicros);
+    case 'optimised':
+      if (request.totalTokens < request.plan.minimumTokensPerRequest) {
+        return bill('optimised-minimum-fee', request.plan.belowMinimumFeeMicros);
+      }
+      return bill(
+        'optimised-uplift',
+        request.cost.status === 'priced' ? usdToGbp(request.cost.totalMicros, rate, request.plan.upliftBasisPoints) : null,
+      );
+  }
+}

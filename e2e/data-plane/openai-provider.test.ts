@@ -1,0 +1,149 @@
+/**
+ * The data plane against an OpenAI provider (the local fake), called by both official
+ * SDKs: the OpenAI SDK natively, the Anthropic SDK through format translation. Costs
+ * are hand-computed from the usage the fake is told to report (gpt-4o on 2026-08-21:
+ * $2.50 input, $1.25 cached input, $10.00 output per million tokens).
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { listUsageEvents } from '@spendgate/store';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
+import { type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
+import { issueByokKey, signUpTeam, type Tenant } from './tenant.ts';
+
+// 600 uncached × 2.5 + 400 cached × 1.25 + 200 output × 10 = 1500 + 500 + 2000 = 4000 micro-USD.
+const FORCED_USAGE = JSON.stringify({ prompt_tokens: 1000, completion_tokens: 200, cached_tokens: 400 });
+const FORCED_COST_MICROS = 4000n;
+
+for (const mode of testModes) {
+  describe(`data plane → OpenAI provider (${mode})`, () => {
+    let spendgate: RunningSpendgate;
+    let fake: FakeOpenAI;
+    let tenant: Tenant;
+    let openai: OpenAI;
+    let anthropic: Anthropic;
+    let requestsSent = 0;
+
+    beforeAll(async () => {
+      fake = await startFakeOpenAI();
+      fake.controlHeaders['x-fake-usage'] = FORCED_USAGE;
+      spendgate = await startSpendgate(mode, 'data-plane-openai');
+      tenant = await signUpTeam(spendgate.url, 'openai-provider@example.com');
+      const key = await issueByokKey(spendgate.url, tenant, { provider: 'openai', apiKey: 'sk-fake-upstream', baseUrl: fake.url });
+      openai = new OpenAI({ baseURL: `${spendgate.url}/v1`, apiKey: key, maxRetries: 0 });
+      anthropic = new Anthropic({ baseURL: spendgate.url, apiKey: key, maxRetries: 0 });
+    });
+    afterAll(async () => {
+      await spendgate?.close();
+      await fake?.close();
+    });
+
+    const events = async () => {
+      await spendgate.app.runtime.stores.queue.drain();
+      return listUsageEvents(spendgate.app.runtime.stores.sql.db, tenant.teamId);
+    };
+
+    it('prices an OpenAI chat completion with cached tokens', async () => {
+      requestsSent++;
+      const { data, response } = await openai.chat.completions
+        .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hello there world' }] })
+        .withResponse();
+      expect(data.usage).toMatchObject({ prompt_tokens: 1000, completion_tokens: 200, prompt_tokens_details: { cached_tokens: 400 } });
+      expect(response.headers.get('x-spendgate-cost')).toBe('0.004000');
+    });
+
+    it('serves an Anthropic-format request from the OpenAI model', async () => {
+      requestsSent++;
+      const message = await anthropic.messages.create({
+        model: 'gpt-4o',
+        max_tokens: 256,
+        system: 'You are terse.',
+        messages: [{ role: 'user', content: 'Hello there world' }],
+      });
+      expect(message.type).toBe('message');
+      expect(message.role).toBe('assistant');
+      expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: 'echo: Hello there world' })]);
+      expect(message.usage).toMatchObject({ input_tokens: 600, cache_read_input_tokens: 400, output_tokens: 200 });
+      const sent = fake.requests.at(-1)!.body as { messages: { role: string; content: unknown }[]; max_completion_tokens: number };
+      expect(sent.messages[0]).toEqual({ role: 'system', content: 'You are terse.' });
+      expect(sent.max_completion_tokens).toBe(256);
+    });
+
+    it('streams an Anthropic-format request from the OpenAI model', async () => {
+      requestsSent++;
+      const stream = anthropic.messages.stream({
+        model: 'gpt-4o',
+        max_tokens: 256,
+        messages: [{ role: 'user', content: 'Stream me please' }],
+      });
+      const texts: string[] = [];
+      stream.on('text', (text) => texts.push(text));
+      const message = await stream.finalMessage();
+      expect(texts.length).toBeGreaterThan(1);
+      expect(texts.join('')).toBe('echo: Stream me please');
+      expect(message.stop_reason).toBe('end_turn');
+      expect(message.usage).toMatchObject({ input_tokens: 600, cache_read_input_tokens: 400, output_tokens: 200 });
+    });
+
+    it('prices embeddings by their input tokens', async () => {
+      requestsSent++;
+      // The fake counts ceil(4000 characters / 4) = 1000 tokens × $0.02 per million = 20 micro-USD.
+      const { data, response } = await openai.embeddings
+        .create({ model: 'text-embedding-3-small', input: 'abcd'.repeat(1000), encoding_format: 'float' })
+        .withResponse();
+      expect(data.data[0]?.embedding.length).toBeGreaterThan(0);
+      expect(data.usage.prompt_tokens).toBe(1000);
+      expect(response.headers.get('x-spendgate-cost')).toBe('0.000020');
+    });
+
+    it('counts tokens for the Anthropic SDK by estimate when the provider is not Anthropic', async () => {
+      requestsSent += 0; // answered by the gateway itself: nothing is sent upstream
+      const counted = await anthropic.messages.countTokens({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hello there world' }] });
+      expect(counted.input_tokens).toBe(9); // 3 (reply) + 3 (message) + 3 tokens of text
+    });
+
+    it('lists the models the key may use in each SDK’s format', async () => {
+      const models = await openai.models.list();
+      const ids = models.data.map((model) => model.id);
+      expect(ids).toContain('gpt-4o');
+      expect(ids).not.toContain('claude-sonnet-4-5');
+      const anthropicModels = await anthropic.models.list();
+      expect(anthropicModels.data.map((model) => model.id)).toContain('gpt-4o-mini');
+    });
+
+    it('passes provider errors through in the caller’s format with the provider’s status', async () => {
+      fake.controlHeaders['x-fake-status'] = '429';
+      try {
+        requestsSent += 2;
+        await expect(openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(
+          OpenAI.RateLimitError,
+        );
+        await expect(
+          anthropic.messages.create({ model: 'gpt-4o', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }),
+        ).rejects.toBeInstanceOf(Anthropic.RateLimitError);
+      } finally {
+        delete fake.controlHeaders['x-fake-status'];
+      }
+    });
+
+    it('answers bad input in the caller’s format, naming the field, without reaching the provider', async () => {
+      const before = fake.requests.length;
+      await expect(anthropic.messages.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] } as never)).rejects.toMatchObject({
+        status: 400,
+        error: { type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('max_tokens') } },
+      });
+      expect(fake.requests.length).toBe(before);
+    });
+
+    it('records every request sent exactly once, with its cost', async () => {
+      const recorded = await events();
+      expect(recorded).toHaveLength(requestsSent);
+      expect(new Set(recorded.map((event) => event.request_id)).size).toBe(requestsSent);
+      const chat = recorded.filter((event) => event.status_code === 200 && event.endpoint !== 'embeddings');
+      expect(chat.map((event) => event.cost_micros)).toEqual([FORCED_COST_MICROS, FORCED_COST_MICROS, FORCED_COST_MICROS]);
+      expect(chat.map((event) => event.endpoint)).toEqual(['chat.completions', 'messages', 'messages']);
+      expect(recorded.filter((event) => event.status_code === 429).map((event) => event.cost_micros)).toEqual([0n, 0n]);
+    });
+  });
+}

@@ -1,0 +1,44 @@
+// Short-hands for data-plane tests: a signed-up team with a synthetic group, and keys
+// issued for it against provider connections.
+import { expect } from 'vitest';
+import { callApi } from '../support/spendgate.ts';
+
+export interface Tenant {
+  token: string;
+  teamId: string;
+  groupId: string;
+}
+
+export async function signUpTeam(base: string, email: string): Promise<Tenant> {
+  const registered = await callApi(base, 'POST', '/auth/register', {
+    body: { email, password: 'a long and unusual passphrase', name: 'Data plane' },
+  });
+  expect(registered.status).toBe(201);
+  const token: string = registered.body.data.token;
+  const team = await callApi(base, 'POST', '/team/', { token, body: { name: 'Platform', description: '' } });
+  const group = await callApi(base, 'POST', '/synthetic-group', {
+    token,
+    body: { name: 'Gateway tests', description: '', teamId: team.body.data.id },
+  });
+  expect(group.status).toBe(201);
+  return { token, teamId: team.body.data.id, groupId: group.body.data.id };
+}
+
+/** Creates a connection and a BYOK key bound to it; returns the key's plaintext. */
+export async function issueByokKey(
+  base: string,
+  tenant: Tenant,
+  connection: { provider: string; apiKey: string; baseUrl: string; [option: string]: string },
+): Promise<string> {
+  const created = await callApi(base, 'POST', '/provider/connections', {
+    token: tenant.token,
+    body: { teamId: tenant.teamId, name: `${connection.provider} test`, ...connection },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const key = await callApi(base, 'POST', `/synthetic-group/provider-key/create/${tenant.groupId}`, {
+    token: tenant.token,
+    body: { name: connection.provider, kind: 'byok', connectionId: created.body.data.newConnection.id },
+  });
+  expect(key.status, JSON.stringify(key.body)).toBe(201);
+  return key.body.data.key;
+}

@@ -1,0 +1,123 @@
+/**
+ * The OpenAPI 3.1 document of the control plane, generated from the zod schemas the
+ * routes validate with (collected as routes are added), served as JSON at
+ * /api/docs/openapi.json and as a readable page at /api/docs.
+ */
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import { z } from 'zod';
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /** One line for the OpenAPI document. */
+    summary?: string;
+  }
+}
+
+interface CollectedRoute {
+  method: string;
+  url: string;
+  schema: { body?: z.ZodType; querystring?: z.ZodType; params?: z.ZodType; summary?: string };
+  isPublic: boolean;
+}
+
+const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+
+function parameters(schema: z.ZodType | undefined, where: 'path' | 'query') {
+  if (!schema) return [];
+  const object = jsonSchema(schema) as { properties?: Record<string, unknown>; required?: string[] };
+  return Object.entries(object.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (object.required ?? []).includes(name),
+    schema: property,
+  }));
+}
+
+const ENVELOPE = {
+  type: 'object',
+  properties: { success: { type: 'boolean' }, data: {}, message: { type: 'string' } },
+  required: ['success', 'data', 'message'],
+};
+
+export function buildOpenApiDocument(routes: CollectedRoute[]) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = route.url.replace(/:(\w+)/g, '{$1}');
+    paths[path] = paths[path] ?? {};
+    paths[path][route.method.toLowerCase()] = {
+      summary: route.schema.summary ?? `${route.method} ${path}`,
+      tags: [path.split('/')[2] ?? 'api'],
+      parameters: [...parameters(route.schema.params, 'path'), ...parameters(route.schema.querystring, 'query')],
+      ...(route.schema.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.schema.body) } } } }
+        : {}),
+      responses: {
+        '200': { description: 'Success', content: { 'application/json': { schema: ENVELOPE } } },
+        '400': { description: 'Bad input: `field` names the field', content: { 'application/json': { schema: ENVELOPE } } },
+        ...(route.isPublic ? {} : { '401': { description: 'No valid session' } }),
+      },
+      security: route.isPublic ? [] : [{ bearer: [] }],
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Spendgate control-plane API', version: '1.0.0', description: 'Every answer is {success, data, message}.' },
+    servers: [{ url: '/' }],
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    paths,
+  };
+}
+
+const PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Spendgate API</title>
+<style>body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem}
+details{border:1px solid #ddd;border-radius:6px;margin:.4rem 0;padding:.4rem .8rem}
+summary{cursor:pointer}code{font-weight:600}pre{background:#f6f6f8;padding:.6rem;overflow:auto;font-size:13px}
+.m{display:inline-block;width:4.5rem;font-weight:700;color:#6d28d9}</style></head>
+<body><h1>Spendgate control-plane API</h1>
+<p>The OpenAPI document: <a href="docs/openapi.json">openapi.json</a>. Every answer is <code>{success, data, message}</code>;
+signed-in routes take <code>Authorization: Bearer &lt;token&gt;</code>.</p><div id="ops">Loading…</div>
+<script>
+fetch('docs/openapi.json').then((r) => r.json()).then((doc) => {
+  const ops = document.getElementById('ops');
+  ops.textContent = '';
+  for (const [path, methods] of Object.entries(doc.paths)) for (const [method, op] of Object.entries(methods)) {
+    const d = document.createElement('details');
+    const s = document.createElement('summary');
+    s.innerHTML = '<span class="m"></span><code></code>';
+    s.children[0].textContent = method.toUpperCase();
+    s.children[1].textContent = path + (op.security.length ? '' : '  (public)');
+    const pre = document.createElement('pre');
+    pre.textContent = JSON.stringify({ parameters: op.parameters, requestBody: op.requestBody }, null, 2);
+    d.append(s, pre);
+    ops.append(d);
+  }
+});
+</script></body></html>`;
+
+/** Collects every route added after this call; `serve` adds the document's routes. */
+export function createOpenApiCollector(app: FastifyInstance) {
+  const routes: CollectedRoute[] = [];
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method === 'HEAD' || method === 'OPTIONS') continue;
+      routes.push({
+        method,
+        url: route.url,
+        schema: (route.schema ?? {}) as CollectedRoute['schema'],
+        isPublic: route.config?.public === true,
+      });
+    }
+  });
+  let document: ReturnType<typeof buildOpenApiDocument> | undefined;
+  return {
+    serve(path: string) {
+      app.get(`${path}/openapi.json`, { config: { public: true } }, async () => {
+        document = document ?? buildOpenApiDocument(routes);
+        return document;
+      });
+      app.get(path, { config: { public: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(PAGE));
+    },
+  };
+}

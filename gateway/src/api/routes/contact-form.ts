@@ -1,0 +1,22 @@
+// /api/contact-form: the site's contact form — its definition (data[0].form_fields) and
+// submissions, checked against that definition (errors come back as a list).
+import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+import type { ControlPlaneServices } from '../../services/index.ts';
+import { useZod } from '../../zod-provider.ts';
+import { ok } from '../envelope.ts';
+
+const Submission = z.record(z.string(), z.unknown(), { error: 'must be an object of field values' });
+
+export const contactFormRoutes =
+  (services: Pick<ControlPlaneServices, 'site'>): FastifyPluginAsync =>
+  async (app) => {
+    const api = useZod(app);
+    api.get('/', { config: { public: true }, schema: { summary: 'The contact form definition' } }, async () =>
+      ok(await services.site.contactForms()),
+    );
+    api.post('/', { config: { public: true }, schema: { summary: 'Submit the contact form', body: Submission } }, async (request, reply) => {
+      const message = await services.site.submitContactForm(request.body);
+      return reply.code(201).send(ok(null, message));
+    });
+  };

@@ -1,0 +1,86 @@
+// /api/pricing: a team's own prices (USD per million tokens, decimal) and whether
+// unpriced models may be used.
+import { decimalToMicros, microsToDecimalString } from '@spendgate/core';
+import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+import type { PricingService } from '../../services/pricing.ts';
+import { useZod } from '../../zod-provider.ts';
+import { ok } from '../envelope.ts';
+
+const PricePerMTok = z
+  .union([z.string(), z.number()])
+  .transform((value, context) => {
+    const micros = decimalToMicros(value);
+    if (micros === undefined) {
+      context.addIssue({ code: 'custom', message: 'must be a non-negative USD amount with at most 6 decimals' });
+      return z.NEVER;
+    }
+    return micros;
+  });
+
+const TeamQuery = z.object({ teamId: z.uuid('must be a team id') });
+const OverrideBody = z.object({
+  teamId: z.uuid('must be a team id'),
+  provider: z.string().trim().min(1, 'must not be empty'),
+  model: z.string().trim().min(1, 'must not be empty').max(200),
+  inputPerMTok: PricePerMTok,
+  outputPerMTok: PricePerMTok,
+  cachedReadPerMTok: PricePerMTok.optional(),
+  cacheWrite5mPerMTok: PricePerMTok.optional(),
+  cacheWrite1hPerMTok: PricePerMTok.optional(),
+});
+const OverrideParams = z.object({ id: z.uuid('must be a price override id') });
+const UnpricedBody = z.object({ teamId: z.uuid('must be a team id'), allowUnpricedModels: z.boolean() });
+
+type OverrideRow = Awaited<ReturnType<PricingService['listOverrides']>>[number];
+
+const usd = (micros: bigint | null) => (micros === null ? null : microsToDecimalString(micros));
+
+function overrideView(row: OverrideRow) {
+  return {
+    id: row.id,
+    provider: row.provider,
+    model: row.model,
+    currency: 'USD',
+    inputPerMTok: usd(row.input_per_mtok_micros),
+    outputPerMTok: usd(row.output_per_mtok_micros),
+    cachedReadPerMTok: usd(row.cached_read_per_mtok_micros),
+    cacheWrite5mPerMTok: usd(row.cache_write_5m_per_mtok_micros),
+    cacheWrite1hPerMTok: usd(row.cache_write_1h_per_mtok_micros),
+    updatedAt: row.updated_at,
+  };
+}
+
+export const pricingRoutes =
+  (deps: { pricing: PricingService }): FastifyPluginAsync =>
+  async (app) => {
+    const api = useZod(app);
+    api.get('/overrides', { schema: { querystring: TeamQuery } }, async (request) => {
+      const rows = await deps.pricing.listOverrides(request.user!.userId, request.query.teamId);
+      return ok(rows.map(overrideView));
+    });
+
+    api.put('/overrides', { schema: { body: OverrideBody } }, async (request) => {
+      const { teamId, ...price } = request.body;
+      const row = await deps.pricing.setOverride(request.user!.userId, teamId, {
+        provider: price.provider,
+        model: price.model,
+        inputPerMTokMicros: price.inputPerMTok,
+        outputPerMTokMicros: price.outputPerMTok,
+        cachedReadPerMTokMicros: price.cachedReadPerMTok ?? null,
+        cacheWrite5mPerMTokMicros: price.cacheWrite5mPerMTok ?? null,
+        cacheWrite1hPerMTokMicros: price.cacheWrite1hPerMTok ?? null,
+      });
+      return ok(overrideView(row), 'Price override saved');
+    });
+
+    api.delete('/overrides/:id', { schema: { params: OverrideParams, querystring: TeamQuery } }, async (request) => {
+      await deps.pricing.deleteOverride(request.user!.userId, request.query.teamId, request.params.id);
+      return ok(null, 'Price override deleted');
+    });
+
+    api.put('/unpriced-models', { schema: { body: UnpricedBody } }, async (request) => {
+      await deps.pricing.setUnpricedPolicy(request.user!.userId, request.body.teamId, request.body.allowUnpricedModels);
+      return ok({ allowUnpricedModels: request.body.allowUnpricedModels }, 'Unpriced model policy saved');
+    });
+  };

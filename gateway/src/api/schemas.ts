@@ -1,0 +1,26 @@
+// Zod pieces the route schemas share, each with a message that names what is expected.
+import { GROUP_ROLES, TEAM_ROLES } from '@spendgate/core';
+import { z } from 'zod';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../security/password-policy.ts';
+
+export const Email = z.string().trim().toLowerCase().max(254, 'must be at most 254 characters').pipe(z.email('must be a valid email'));
+export const Password = z
+  .string()
+  .min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`)
+  .max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`);
+export const Name = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+export const Description = z.string().trim().max(2000, 'must be at most 2000 characters');
+export const id = (what: string) => z.uuid(`must be a ${what} id`);
+export const TeamRole = z.enum(TEAM_ROLES, { error: `must be one of ${TEAM_ROLES.join(', ')}` });
+export const GroupRole = z.enum(GROUP_ROLES, { error: `must be one of ${GROUP_ROLES.join(', ')}` });
+export const Otp = z.string().trim().regex(/^\d{6}$/, 'must be the 6-digit code from the email');
+
+export const IsoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as yyyy-mm-dd')
+  .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)), 'must be a real calendar date');
+
+/** Optional date range; both ends default (last 30 days up to today). */
+export const DateRangeQuery = z
+  .object({ startDate: IsoDate.optional(), endDate: IsoDate.optional() })
+  .refine((q) => !q.startDate || !q.endDate || q.startDate <= q.endDate, { path: ['endDate'], message: 'must not be before startDate' });

@@ -1,0 +1,58 @@
+// Google Gemini's native format: generateContent, and streamGenerateContent?alt=sse
+// whose every event is a GenerateContentResponse carrying the usage so far.
+import type { Usage } from '@spendgate/core';
+import type { StreamEvent } from '../translate/types.ts';
+import type { StreamObserver, WireFormat } from './types.ts';
+import { fields, usageFromGemini } from './usage-mapping.ts';
+
+const STATUS_NAMES: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+};
+
+function textOf(response: Record<string, unknown>): string {
+  const candidates = Array.isArray(response.candidates) ? response.candidates : [];
+  const parts = fields(fields(candidates[0]).content).parts;
+  return Array.isArray(parts) ? parts.map((part) => fields(part).text).filter((t) => typeof t === 'string').join('') : '';
+}
+
+function generateObserver(): StreamObserver {
+  let usage: Usage | undefined;
+  let model: string | undefined;
+  let text = '';
+  let done = false;
+  return {
+    observe({ data }: StreamEvent) {
+      const response = fields(data);
+      if (response.usageMetadata) usage = usageFromGemini(response.usageMetadata);
+      if (typeof response.modelVersion === 'string') model = response.modelVersion;
+      text += textOf(response);
+      const candidates = Array.isArray(response.candidates) ? response.candidates : [];
+      if (candidates.some((candidate) => fields(candidate).finishReason)) done = true;
+    },
+    usage: () => usage,
+    model: () => model,
+    generatedText: () => text,
+    completed: () => done,
+  };
+}
+
+export const geminiFormat: WireFormat = {
+  id: 'gemini',
+  usageFromAnswer(operation, answer) {
+    if (operation !== 'chat') return undefined;
+    const usage = fields(answer).usageMetadata;
+    return usage ? usageFromGemini(usage) : undefined;
+  },
+  modelFromAnswer(answer) {
+    const model = fields(answer).modelVersion;
+    return typeof model === 'string' ? model : undefined;
+  },
+  observeStream: () => generateObserver(),
+  frame: ({ data }) => `data: ${JSON.stringify(data)}\n\n`,
+  streamTerminator: '',
+  errorBody: (status, message) => ({ error: { code: status, message, status: STATUS_NAMES[status] ?? 'INTERNAL' } }),
+};

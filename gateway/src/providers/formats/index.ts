@@ -1,0 +1,14 @@
+// The wire formats by id.
+import { anthropicFormat } from './anthropic.ts';
+import { geminiFormat } from './gemini.ts';
+import { openAIFormat } from './openai.ts';
+import type { WireFormat, WireFormatId } from './types.ts';
+
+export const wireFormats: Record<WireFormatId, WireFormat> = {
+  openai: openAIFormat,
+  anthropic: anthropicFormat,
+  gemini: geminiFormat,
+};
+
+export type { Operation, StreamObserver, WireFormat, WireFormatId } from './types.ts';
+export { isUsageOnlyChunk } from './openai.ts';

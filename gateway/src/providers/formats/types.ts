@@ -1,0 +1,39 @@
+/**
+ * A wire format is how one family of APIs speaks: OpenAI, Anthropic or Gemini. It
+ * knows where usage sits in an answer or a stream, how events are framed, and how a
+ * gateway error looks to a caller of that format. Providers name their format; the
+ * data plane asks the format, never the provider's name.
+ */
+import type { Usage } from '@spendgate/core';
+import type { StreamEvent } from '../translate/types.ts';
+
+export type WireFormatId = 'openai' | 'anthropic' | 'gemini';
+
+/** What a call does, whatever the format: chat (also Anthropic messages), embeddings… */
+export type Operation = 'chat' | 'embeddings' | 'responses' | 'count_tokens';
+
+/** Follows one stream's events and knows the usage reported so far. */
+export interface StreamObserver {
+  observe(event: StreamEvent): void;
+  /** Usage the provider reported, or undefined if it reported none (yet). */
+  usage(): Usage | undefined;
+  /** The model the provider says it used, when it said. */
+  model(): string | undefined;
+  /** Text generated so far (for an estimate when the stream ends without usage). */
+  generatedText(): string;
+  /** True once the provider signalled a normal end of the stream. */
+  completed(): boolean;
+}
+
+export interface WireFormat {
+  id: WireFormatId;
+  usageFromAnswer(operation: Operation, answer: unknown): Usage | undefined;
+  modelFromAnswer(answer: unknown): string | undefined;
+  observeStream(operation: Operation): StreamObserver;
+  /** Serialises one event for a caller of this format. */
+  frame(event: StreamEvent): string;
+  /** What ends a stream in this format after the last event ('' when nothing does). */
+  streamTerminator: string;
+  /** A gateway-made error in this format's shape. */
+  errorBody(status: number, message: string, code: string, param?: string | null): unknown;
+}

@@ -1,0 +1,19 @@
+// Google Gemini's native API (generateContent / streamGenerateContent). Base URL
+// without the version path, as Google's SDKs take it; the model is part of the URL.
+import type { ProviderAdapter } from './types.ts';
+
+export const gemini: ProviderAdapter = {
+  id: 'google',
+  name: 'Google Gemini',
+  format: 'gemini',
+  defaultBaseUrl: 'https://generativelanguage.googleapis.com',
+  catalogProvider: 'google',
+  authHeaders: (secret) => ({ 'x-goog-api-key': secret }),
+  url(operation, { baseUrl, model, stream }) {
+    const name = `${baseUrl}/v1beta/models/${encodeURIComponent(model.replace(/^models\//, ''))}`;
+    if (operation === 'chat') return stream ? `${name}:streamGenerateContent?alt=sse` : `${name}:generateContent`;
+    if (operation === 'count_tokens') return `${name}:countTokens`;
+    return undefined;
+  },
+  prepareBody: (_operation, body) => body,
+};

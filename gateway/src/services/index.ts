@@ -1,0 +1,69 @@
+// The control plane's services, built once per process from the stores and secrets.
+import type { PriceCatalog } from '@spendgate/core';
+import type { Config, JobQueue, KeyCache, SqlStore } from '@spendgate/store';
+import type { JobPayloads } from '@spendgate/worker';
+import type { Envelope } from '../security/envelope.ts';
+import { createGoogleVerifier } from '../security/google-id-tokens.ts';
+import { createOneTimeCodes } from '../security/one-time-codes.ts';
+import { createRateLimiter } from '../security/rate-limit.ts';
+import type { SessionTokens } from '../security/session-tokens.ts';
+import { createAccess } from './access.ts';
+import { createAccountService } from './accounts.ts';
+import { createAuditService } from './audit.ts';
+import { createConnectionService } from './connections.ts';
+import { createGroupService } from './groups.ts';
+import { createInvitations } from './invitations.ts';
+import { createMailer } from './mailer.ts';
+import { createPlanService } from './plans.ts';
+import { createSiteContentService } from './site-content.ts';
+import { createTeamService } from './teams.ts';
+import { createUsageService } from './usage.ts';
+
+export async function createControlPlaneServices(deps: {
+  config: Config;
+  sql: SqlStore;
+  queue: JobQueue<JobPayloads>;
+  envelope: Envelope;
+  sessions: SessionTokens;
+  keyCache: Pick<KeyCache<unknown>, 'invalidate'>;
+  catalog: PriceCatalog;
+}) {
+  const { config, sql } = deps;
+  const plans = createPlanService({ sql });
+  await plans.seedPlans();
+  const access = createAccess({ sql });
+  const mailer = createMailer({ sql, queue: deps.queue });
+  const usage = createUsageService({ sql, access });
+  const invitations = createInvitations({ mailer, publicUrl: config.publicUrl });
+  const accounts = createAccountService({
+    sql,
+    sessions: deps.sessions,
+    codes: createOneTimeCodes(config.secrets.jwtSecret),
+    limiter: createRateLimiter({ db: sql.db }),
+    mailer,
+    plans,
+    platformAdminEmails: config.platformAdminEmails,
+    google: config.google.clientId ? createGoogleVerifier({ clientId: config.google.clientId, jwksUrl: config.google.jwksUrl }) : undefined,
+  });
+  const teams = createTeamService({ sql, access, plans, invitations, accounts });
+  return {
+    accounts,
+    plans,
+    teams,
+    groups: createGroupService({ sql, access, plans, teams, invitations, usage, keyCache: deps.keyCache }),
+    connections: createConnectionService({
+      sql,
+      envelope: deps.envelope,
+      access,
+      usage,
+      catalog: deps.catalog,
+      keyCache: deps.keyCache,
+      upstreamAllowedHosts: config.upstreamAllowedHosts,
+    }),
+    usage,
+    audit: createAuditService({ sql, access }),
+    site: createSiteContentService({ sql }),
+  };
+}
+
+export type ControlPlaneServices = Awaited<ReturnType<typeof createControlPlaneServices>>;

@@ -1,0 +1,216 @@
+/**
+ * Subscription plans and what they allow. Plans are seeded from core's plan terms at
+ * every start (ids and creation order stay stable), each account has a subscription
+ * (a 60-day trial from registration), and a team's allowances come from the
+ * subscription of the account that created it.
+ *
+ * Allowances (seats, synthetic groups, optimised keys): under the included number,
+ * allowed; over it, a paid plan records the chargeable overage and a trial (no card)
+ * refuses with a message naming the allowance.
+ */
+import { FREE_TRIAL_DAYS, formatMoney, money, PLANS, type PlanSlug, type PlanTerms, planTerms } from '@spendgate/core';
+import {
+  closeOverage,
+  countTeamGroups,
+  countTeamKeys,
+  countTeamMembers,
+  type Db,
+  findSubscription,
+  findTeamSubscription,
+  listSubscriptionPlans,
+  openOverage,
+  type OverageKind,
+  type SqlStore,
+  upsertSubscription,
+  upsertSubscriptionPlans,
+  writeAudit,
+} from '@spendgate/store';
+import { PlanLimitError } from '../errors.ts';
+
+const DAY_MS = 86_400_000;
+
+const DESCRIPTIONS: Record<PlanSlug, string> = {
+  'free-trial': 'The first 60 days free, no credit card required.',
+  developers: 'For individual developers and small teams getting AI spend under control.',
+  growth: 'For growing teams running several providers, products and customers.',
+  enterprise: 'For organisations that need governance, custom limits and a dedicated team.',
+};
+
+const ENTERPRISE_ONLY = [
+  'GPU infrastructure analytics',
+  'Idle resource detection',
+  'Single sign-on (SSO)',
+  'Role-based access control with audit logs',
+  'ISO/SOC2 readiness',
+  'Custom endpoint',
+];
+
+const pounds = (micros: bigint) => formatMoney(money(micros, 'GBP'));
+
+/** The plan's terms in words, as the pricing page lists them. */
+export function planFeatures(terms: PlanTerms): string[] {
+  const features = [
+    `${terms.upliftBasisPoints / 100}% uplift over base model cost on optimised keys`,
+    `${terms.minimumTokensPerRequest}-token minimum per optimised request (${pounds(terms.belowMinimumFeeMicros)} below it)`,
+    terms.optimisedKeysIncluded === null
+      ? 'Unlimited optimised keys'
+      : `${terms.optimisedKeysIncluded} optimised keys included, then ${pounds(terms.extraOptimisedKeyMonthlyMicros!)}/key/month`,
+    terms.syntheticGroupsIncluded === null
+      ? 'Unlimited synthetic groups, custom pricing'
+      : `Up to ${terms.syntheticGroupsIncluded} synthetic groups, then ${pounds(terms.extraGroupMonthlyMicros!)} per extra group`,
+    `BYOM routing at ${pounds(terms.byomRoutingFeeMicros)} per request`,
+    `AI Advisor insights at ${pounds(terms.advisorInsightMicros)} each`,
+    terms.lookBackDays === null ? 'Unlimited cost dashboard look-back' : `${terms.lookBackDays}-day cost dashboard look-back`,
+    terms.seatsIncluded === null
+      ? 'Custom seats'
+      : `${terms.seatsIncluded} seats free, then ${pounds(terms.extraSeatMonthlyMicros!)}/user`,
+    terms.alertChannels.length === 1
+      ? 'Spend alerts by e-mail'
+      : 'Spend alerts by e-mail, Slack, Teams and SMS',
+    { community: 'Community support', priority: 'Priority support queue', dedicated: 'Dedicated support with an SLA' }[terms.support],
+  ];
+  return terms.slug === 'enterprise' ? [...features, ...ENTERPRISE_ONLY] : features;
+}
+
+export interface SubscriptionSummary {
+  plan: PlanSlug;
+  status: 'trialing' | 'active' | 'cancelled';
+  trialEnd: string | null;
+  isTrialing: boolean;
+}
+
+interface Allowance {
+  kind: OverageKind;
+  noun: string;
+  included: (terms: PlanTerms) => number | null;
+  unitPrice: (terms: PlanTerms) => bigint | null;
+  count: (db: Db, teamId: string) => Promise<number>;
+}
+
+const ALLOWANCES: Record<OverageKind, Allowance> = {
+  seat: {
+    kind: 'seat',
+    noun: 'seats',
+    included: (terms) => terms.seatsIncluded,
+    unitPrice: (terms) => terms.extraSeatMonthlyMicros,
+    count: (db, teamId) => countTeamMembers(db, teamId),
+  },
+  group: {
+    kind: 'group',
+    noun: 'synthetic groups',
+    included: (terms) => terms.syntheticGroupsIncluded,
+    unitPrice: (terms) => terms.extraGroupMonthlyMicros,
+    count: (db, teamId) => countTeamGroups(db, teamId),
+  },
+  key: {
+    kind: 'key',
+    noun: 'optimised keys',
+    included: (terms) => terms.optimisedKeysIncluded,
+    unitPrice: (terms) => terms.extraOptimisedKeyMonthlyMicros,
+    count: (db, teamId) => countTeamKeys(db, teamId, 'optimised'),
+  },
+};
+
+export function createPlanService(deps: { sql: SqlStore; now?: () => Date }) {
+  const { db } = deps.sql;
+  const now = deps.now ?? (() => new Date());
+
+  async function teamPlan(trx: Db, teamId: string) {
+    const subscription = await findTeamSubscription(trx, teamId);
+    const slug = (subscription?.plan_slug ?? 'free-trial') as PlanSlug;
+    const paying = subscription?.status === 'active';
+    return { terms: planTerms(slug), paying };
+  }
+
+  return {
+    /** Stores core's plans (new ones added, known ones refreshed). */
+    async seedPlans(): Promise<void> {
+      await upsertSubscriptionPlans(
+        db,
+        PLANS.map((terms) => ({
+          slug: terms.slug,
+          name: terms.name,
+          description: DESCRIPTIONS[terms.slug],
+          priceMicros: terms.monthlyPriceMicros,
+          currency: 'GBP',
+          listed: terms.listed,
+          features: planFeatures(terms),
+        })),
+        now(),
+      );
+    },
+
+    async listPlans() {
+      return (await listSubscriptionPlans(db)).map((plan) => ({
+        id: plan.id,
+        name: plan.name,
+        slug: plan.slug,
+        description: plan.description,
+        price: plan.price_micros === null ? null : Number(plan.price_micros) / 1_000_000,
+        features: plan.features,
+        createdAt: plan.created_at,
+      }));
+    },
+
+    /** Starts the 60-day trial of a plan (no card). */
+    async startTrial(trx: Db, userId: string, planSlug: PlanSlug): Promise<void> {
+      await upsertSubscription(trx, {
+        userId,
+        planSlug,
+        status: 'trialing',
+        trialEnd: new Date(now().getTime() + FREE_TRIAL_DAYS * DAY_MS),
+      });
+    },
+
+    async summary(userId: string): Promise<SubscriptionSummary | null> {
+      const subscription = await findSubscription(db, userId);
+      if (!subscription) return null;
+      const trialEnd = subscription.trial_end ? new Date(subscription.trial_end) : null;
+      return {
+        plan: subscription.plan_slug as PlanSlug,
+        status: subscription.status,
+        trialEnd: trialEnd?.toISOString() ?? null,
+        isTrialing: subscription.status === 'trialing' && trialEnd !== null && trialEnd > now(),
+      };
+    },
+
+    /**
+     * Checks that the team may take one more unit (call before adding it, in the same
+     * transaction; `reserved` counts units already promised, e.g. pending invitations).
+     * Returns a function to call once the unit exists: it records the overage when the
+     * unit is charged.
+     */
+    async claimAllowance(trx: Db, teamId: string, kind: OverageKind, reserved = 0) {
+      const allowance = ALLOWANCES[kind];
+      const { terms, paying } = await teamPlan(trx, teamId);
+      const included = allowance.included(terms);
+      const unitPrice = allowance.unitPrice(terms);
+      const overLimit = included !== null && (await allowance.count(trx, teamId)) + reserved >= included;
+      if (overLimit && (!paying || unitPrice === null)) {
+        throw new PlanLimitError(
+          `Your ${terms.name} plan includes ${included} ${allowance.noun}${paying ? '' : ' during the trial'}. ` +
+            `Choose a paid plan to add more.`,
+        );
+      }
+      return async (targetId: string) => {
+        if (!overLimit || unitPrice === null) return;
+        await openOverage(trx, { teamId, planSlug: terms.slug, kind, targetId, unitPriceMicros: unitPrice, currency: 'GBP' });
+        await writeAudit(trx, {
+          teamId,
+          actorUserId: null,
+          action: 'plan.overage_started',
+          targetType: kind,
+          targetId,
+          details: { plan: terms.slug, unitPriceMicros: unitPrice.toString(), currency: 'GBP' },
+        });
+      };
+    },
+
+    /** Ends the overage charged for a unit that has gone (if any). */
+    releaseAllowance(trx: Db, teamId: string, kind: OverageKind, targetId: string) {
+      return closeOverage(trx, teamId, kind, targetId);
+    },
+  };
+}
+
+export type PlanService = ReturnType<typeof createPlanService>;

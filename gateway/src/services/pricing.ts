@@ -1,0 +1,75 @@
+// A team's pricing settings: its own negotiated prices per (provider, model), which
+// replace list prices for its requests, and whether unpriced models may be used.
+// Changes reach the gateways as their principal cache entries expire (≤ 60 s).
+import { type Action, decide } from '@spendgate/core';
+import {
+  deletePriceOverride,
+  findTeamRole,
+  listPriceOverrides,
+  type PriceOverrideInput,
+  type SqlStore,
+  upsertPriceOverride,
+  writeAudit,
+} from '@spendgate/store';
+import { ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
+import { findProvider } from '../providers/registry.ts';
+
+export function createPricingService(deps: { sql: SqlStore }) {
+  const { db } = deps.sql;
+
+  async function authorize(action: Action, teamId: string, userId: string) {
+    const decision = decide(action, { teamRole: (await findTeamRole(db, teamId, userId)) ?? null });
+    if (decision === 'hidden') throw new NotFoundError('Team');
+    if (decision === 'forbidden') throw new ForbiddenError('Only team admins can change pricing');
+  }
+
+  return {
+    async listOverrides(userId: string, teamId: string) {
+      await authorize('pricing.view', teamId, userId);
+      return listPriceOverrides(db, teamId);
+    },
+
+    async setOverride(userId: string, teamId: string, input: PriceOverrideInput) {
+      await authorize('pricing.manage', teamId, userId);
+      const adapter = findProvider(input.provider);
+      if (!adapter) throw new ValidationError('provider', `provider: unknown provider "${input.provider}"`);
+      return db.transaction().execute(async (trx) => {
+        const row = await upsertPriceOverride(trx, teamId, userId, { ...input, provider: adapter.catalogProvider });
+        await writeAudit(trx, {
+          teamId,
+          actorUserId: userId,
+          action: 'pricing.override.set',
+          targetType: 'price_override',
+          targetId: row.id,
+          details: { provider: row.provider, model: row.model },
+        });
+        return row;
+      });
+    },
+
+    async deleteOverride(userId: string, teamId: string, id: string) {
+      await authorize('pricing.manage', teamId, userId);
+      await db.transaction().execute(async (trx) => {
+        if (!(await deletePriceOverride(trx, teamId, id))) throw new NotFoundError('Price override');
+        await writeAudit(trx, { teamId, actorUserId: userId, action: 'pricing.override.deleted', targetType: 'price_override', targetId: id });
+      });
+    },
+
+    async setUnpricedPolicy(userId: string, teamId: string, allowUnpricedModels: boolean) {
+      await authorize('pricing.manage', teamId, userId);
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('teams').set({ allow_unpriced_models: allowUnpricedModels }).where('id', '=', teamId).execute();
+        await writeAudit(trx, {
+          teamId,
+          actorUserId: userId,
+          action: 'pricing.unpriced_policy.set',
+          targetType: 'team',
+          targetId: teamId,
+          details: { allowUnpricedModels },
+        });
+      });
+    },
+  };
+}
+
+export type PricingService = ReturnType<typeof createPricingService>;

@@ -1,0 +1,166 @@
+/**
+ * Teams, the tenant: creating one (its creator becomes ADMIN), members and their roles,
+ * and invitations by email (accepting creates the account when needed). Seats follow
+ * the plan; every change writes an audit row in the same transaction.
+ */
+import { randomUUID } from 'node:crypto';
+import type { TeamRole } from '@spendgate/core';
+import {
+  countTeamMembers,
+  type Db,
+  deleteTeamMember,
+  findTeam,
+  findTeamRole,
+  findUserByEmail,
+  insertTeam,
+  insertTeamMember,
+  insertVerifiedUser,
+  listTeamMembers,
+  listTeamsOfUser,
+  markEmailVerified,
+  markInvitationAccepted,
+  countPendingTeamInvitations,
+  type SqlStore,
+  updateTeamMemberRole,
+  writeAudit,
+} from '@spendgate/store';
+import { ConflictError, NotFoundError, UnauthorizedError, ValidationError } from '../errors.ts';
+import { passwordProblem } from '../security/password-policy.ts';
+import { hashPassword, verifyPassword } from '../security/passwords.ts';
+import type { Access } from './access.ts';
+import type { AccountService } from './accounts.ts';
+import type { Invitations } from './invitations.ts';
+import type { PlanService } from './plans.ts';
+
+export function createTeamService(deps: {
+  sql: SqlStore;
+  access: Access;
+  plans: PlanService;
+  invitations: Invitations;
+  accounts: AccountService;
+  now?: () => Date;
+}) {
+  const { db } = deps.sql;
+  const now = deps.now ?? (() => new Date());
+
+  /** Adds a member, taking a seat (refused or charged as the plan says); nothing if already one. */
+  async function join(trx: Db, teamId: string, userId: string, role: TeamRole, actorUserId: string) {
+    if (await findTeamRole(trx, teamId, userId)) return;
+    const recordOverage = await deps.plans.claimAllowance(trx, teamId, 'seat');
+    await insertTeamMember(trx, { teamId, userId, role });
+    await recordOverage(userId);
+    await writeAudit(trx, { teamId, actorUserId, action: 'member.joined', targetType: 'user', targetId: userId, details: { role } });
+  }
+
+  async function requireOtherAdmin(trx: Db, teamId: string, currentRole: TeamRole) {
+    if (currentRole === 'ADMIN' && (await countTeamMembers(trx, teamId, 'ADMIN')) <= 1) {
+      throw new ConflictError('A team needs at least one admin: make another member admin first');
+    }
+  }
+
+  return {
+    async createTeam(userId: string, input: { name: string; description: string }) {
+      return db.transaction().execute(async (trx) => {
+        const team = await insertTeam(trx, { id: randomUUID(), ...input, createdBy: userId });
+        await writeAudit(trx, { teamId: team.id, actorUserId: userId, action: 'team.created', targetType: 'team', targetId: team.id });
+        return team;
+      });
+    },
+
+    listTeams: (userId: string) => listTeamsOfUser(db, userId),
+
+    async members(userId: string, teamId: string) {
+      await deps.access.team(teamId, userId, 'team.members.view');
+      return listTeamMembers(db, teamId);
+    },
+
+    async invite(userId: string, input: { teamId: string; email: string; role: TeamRole }) {
+      await deps.access.team(input.teamId, userId, 'team.members.invite');
+      const team = (await findTeam(db, input.teamId))!;
+      if ((await listTeamMembers(db, input.teamId)).some((member) => member.email === input.email)) {
+        throw new ConflictError(`${input.email} is already a member of this team`);
+      }
+      return db.transaction().execute(async (trx) => {
+        await deps.plans.claimAllowance(trx, input.teamId, 'seat', await countPendingTeamInvitations(trx, input.teamId, now()));
+        const invitation = await deps.invitations.create(trx, { ...input, groupId: null, invitedBy: userId }, { teamName: team.name });
+        await writeAudit(trx, {
+          teamId: input.teamId,
+          actorUserId: userId,
+          action: 'invitation.created',
+          targetType: 'invitation',
+          targetId: invitation.id,
+          details: { email: input.email, role: input.role },
+        });
+        return invitation;
+      });
+    },
+
+    /**
+     * Accepts a team invitation with its token: signs in the invited account (its
+     * password checked) or creates it (verified: the token came by email), then joins.
+     */
+    async accept(input: { token: string; password: string; name?: string | undefined }) {
+      const { userId, teamId } = await db.transaction().execute(async (trx) => {
+        const invitation = await deps.invitations.open(trx, input.token, 'team');
+        let user = await findUserByEmail(trx, invitation.email);
+        if (user) {
+          if (!(await verifyPassword(user.password_hash, input.password))) throw new UnauthorizedError('Invalid email or password');
+          user = (await markEmailVerified(trx, user.id, now()))!;
+        } else {
+          const problem = passwordProblem(input.password, invitation.email);
+          if (problem) throw new ValidationError('password', `password ${problem}`);
+          if (!input.name) throw new ValidationError('name', 'name is required to create your account');
+          user = await insertVerifiedUser(trx, {
+            id: randomUUID(),
+            email: invitation.email,
+            name: input.name,
+            passwordHash: await hashPassword(input.password),
+          });
+          await deps.plans.startTrial(trx, user.id, 'free-trial');
+        }
+        await join(trx, invitation.team_id, user.id, invitation.role as TeamRole, user.id);
+        await markInvitationAccepted(trx, invitation.id, now());
+        return { userId: user.id, teamId: invitation.team_id };
+      });
+      const team = (await listTeamsOfUser(db, userId)).find((candidate) => candidate.id === teamId)!;
+      return { ...(await deps.accounts.sessionFor(userId)), team };
+    },
+
+    async changeRole(userId: string, input: { teamId: string; userId: string; role: TeamRole }) {
+      await deps.access.team(input.teamId, userId, 'team.members.role');
+      return db.transaction().execute(async (trx) => {
+        const member = (await listTeamMembers(trx, input.teamId)).find((candidate) => candidate.id === input.userId);
+        if (!member) throw new NotFoundError('Team member');
+        if (input.role !== 'ADMIN') await requireOtherAdmin(trx, input.teamId, member.role);
+        await updateTeamMemberRole(trx, input.teamId, input.userId, input.role);
+        await writeAudit(trx, {
+          teamId: input.teamId,
+          actorUserId: userId,
+          action: 'member.role_changed',
+          targetType: 'user',
+          targetId: input.userId,
+          details: { from: member.role, to: input.role },
+        });
+        return { ...member, role: input.role };
+      });
+    },
+
+    async removeMember(userId: string, input: { teamId: string; userId: string }) {
+      await deps.access.team(input.teamId, userId, 'team.members.remove');
+      return db.transaction().execute(async (trx) => {
+        const member = (await listTeamMembers(trx, input.teamId)).find((candidate) => candidate.id === input.userId);
+        if (!member) throw new NotFoundError('Team member');
+        await requireOtherAdmin(trx, input.teamId, member.role);
+        await deleteTeamMember(trx, input.teamId, input.userId);
+        await deps.plans.releaseAllowance(trx, input.teamId, 'seat', input.userId);
+        await writeAudit(trx, { teamId: input.teamId, actorUserId: userId, action: 'member.removed', targetType: 'user', targetId: input.userId });
+        return { teamId: input.teamId, userId: input.userId };
+      });
+    },
+
+    /** Adds a signed-in user to a team (a group invitation's acceptance). */
+    join,
+  };
+}
+
+export type TeamService = ReturnType<typeof createTeamService>;

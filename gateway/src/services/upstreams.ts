@@ -1,0 +1,60 @@
+/**
+ * Where a request goes. BYOK and BYOM keys go to the connection they are bound to;
+ * optimised keys go to one of the operator's own provider accounts
+ * (OPTIMISED_UPSTREAMS) whose catalog prices the requested model.
+ */
+import { findPrice, type PriceCatalog, priceVersionAt } from '@spendgate/core';
+import type { Config } from '@spendgate/store';
+import { AppError } from '../errors.ts';
+import { findProvider } from '../providers/registry.ts';
+import type { ConnectionOptions, ProviderAdapter } from '../providers/types.ts';
+import type { Principal } from './principals.ts';
+
+export interface Upstream {
+  /** The team's connection, or null for an operator upstream. */
+  connectionId: string | null;
+  adapter: ProviderAdapter;
+  baseUrl: string;
+  options: ConnectionOptions;
+  secret: string;
+}
+
+export function createUpstreamResolver(deps: { optimisedUpstreams: Config['optimisedUpstreams']; catalog: PriceCatalog }) {
+  const operatorUpstreams: Upstream[] = Object.entries(deps.optimisedUpstreams).flatMap(([providerId, account]) => {
+    const adapter = findProvider(providerId);
+    const baseUrl = (account.baseUrl ?? adapter?.defaultBaseUrl)?.replace(/\/+$/, '');
+    if (!adapter || !baseUrl) throw new Error(`OPTIMISED_UPSTREAMS: "${providerId}" needs a known provider and a baseUrl`);
+    return [{ connectionId: null, adapter, baseUrl, options: { apiVersion: account.apiVersion }, secret: account.apiKey }];
+  });
+
+  return {
+    resolve(principal: Principal, model: string, at: Date): Upstream {
+      if (principal.kind !== 'optimised') {
+        if (!principal.connection) {
+          throw new AppError(400, 'no_connection', 'This key is not bound to a provider connection');
+        }
+        return principal.connection;
+      }
+      const upstream = operatorUpstreams.find((candidate) =>
+        findPrice(deps.catalog, candidate.adapter.catalogProvider, model, at),
+      );
+      if (!upstream) {
+        throw new AppError(400, 'model_not_available', `Model "${model}" is not available for optimised keys`);
+      }
+      return upstream;
+    },
+
+    /** The models a key may use: its upstreams' priced models, by provider. */
+    modelsFor(principal: Principal, at: Date): { id: string; ownedBy: string }[] {
+      const version = priceVersionAt(deps.catalog, at);
+      const upstreams = principal.kind === 'optimised' ? operatorUpstreams : principal.connection ? [principal.connection] : [];
+      return upstreams.flatMap(({ adapter }) =>
+        Object.keys(version?.prices[adapter.catalogProvider] ?? {})
+          .sort()
+          .map((id) => ({ id, ownedBy: adapter.id })),
+      );
+    },
+  };
+}
+
+export type UpstreamResolver = ReturnType<typeof createUpstreamResolver>;
