@@ -13,3 +13,10 @@ export const sharedModules = {
   '@tanstack/react-router': { singleton: true, requiredVersion: '^1.170.0' },
   '@tanstack/react-query': { singleton: true, requiredVersion: '^5.108.0' },
 };
+
+/**
+ * The site's React and router serve the dashboard. 'loaded-first' also keeps the site
+ * from fetching the dashboard's remoteEntry.js before its own first render: the bundle
+ * loads only when a dashboard screen is opened.
+ */
+export const SHARE_STRATEGY = 'loaded-first' as const;

@@ -4,7 +4,7 @@
 import { federation } from '@module-federation/vite';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
-import { DASHBOARD_REMOTE_ENTRY, sharedModules } from './federation.ts';
+import { DASHBOARD_REMOTE_ENTRY, SHARE_STRATEGY, sharedModules } from './federation.ts';
 
 export default defineConfig({
   root: import.meta.dirname,
@@ -17,6 +17,7 @@ export default defineConfig({
         dashboard: { type: 'module', name: 'dashboard', entry: DASHBOARD_REMOTE_ENTRY, entryGlobalName: 'dashboard', shareScope: 'default' },
       },
       shared: sharedModules,
+      shareStrategy: SHARE_STRATEGY,
       dts: false,
     }),
   ],

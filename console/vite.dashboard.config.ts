@@ -3,7 +3,7 @@
 import { federation } from '@module-federation/vite';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
-import { DASHBOARD_BASE, sharedModules } from './federation.ts';
+import { DASHBOARD_BASE, SHARE_STRATEGY, sharedModules } from './federation.ts';
 
 export default defineConfig({
   root: import.meta.dirname,
@@ -16,6 +16,7 @@ export default defineConfig({
       filename: 'remoteEntry.js',
       exposes: { './screens': './src/dashboard/screens.tsx' },
       shared: sharedModules,
+      shareStrategy: SHARE_STRATEGY,
       dts: false,
       bundleAllCSS: true,
     }),

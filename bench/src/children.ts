@@ -137,7 +137,11 @@ export class BenchChild {
         },
       });
       const message: CommandMessage = { kind: 'command', id, command, ...(args === undefined ? {} : { args }) };
-      this.child.send(message);
+      this.child.send(message, (error) => {
+        if (!error) return;
+        this.#pending.get(id)?.reject(error);
+        this.#pending.delete(id);
+      });
     });
   }
 
@@ -148,7 +152,9 @@ export class BenchChild {
   /** Asks the child to close and exit; SIGKILLs it if it has not exited within the time. */
   async stop(timeoutMs = 20_000): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    if (this.child.connected) this.child.send({ kind: 'command', id: 0, command: SHUTDOWN_COMMAND } satisfies CommandMessage);
+    const shutdown: CommandMessage = { kind: 'command', id: 0, command: SHUTDOWN_COMMAND };
+    // The channel can close between the check and the send; SIGTERM closes the child the same way.
+    if (this.child.connected) this.child.send(shutdown, (error) => error && this.child.kill('SIGTERM'));
     else this.child.kill('SIGTERM');
     let timer: NodeJS.Timeout | undefined;
     const killed = new Promise<void>((resolve) => {

@@ -177,60 +177,68 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
     const profileFiles = new Map<Format, string[]>();
     const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
     let gatewayOkResponses = 0;
-    const totalCells = options.formats.length * options.connections.length * options.scenarios.length;
 
+    /** Warm-up, then one measured run of a cell with every process's CPU around it. */
+    const measureCell = async (scenario: Scenario, format: Format, connections: number): Promise<CellResult> => {
+      const target = targets[scenario];
+      const isGateway = scenario === 'gateway';
+      const run: LoadRun = {
+        url: `${target.base}/v1/chat/completions`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${target.key}` },
+        body: requestBody(format),
+        connections,
+        durationS: options.durationS,
+        expectBody: ANSWER_BODIES[format],
+      };
+      const runTimeoutMs = (seconds: number) => (seconds + 60) * 1000;
+
+      if (options.warmupS > 0) {
+        const warm = await load.call<LoadResult>('run', { ...run, durationS: options.warmupS }, runTimeoutMs(options.warmupS));
+        if (isGateway) {
+          gatewayOkResponses += warm.ok;
+          await gateway!.call<number>('drain');
+        }
+      }
+
+      const watched = [upstream, ...target.servers];
+      const snapshot = async () => ({
+        children: await Promise.all(watched.map((child) => child.stats())),
+        machine: readCpuTimes(),
+        harness: processStats(),
+        services: servicesCpuSeconds(),
+      });
+      const before = await snapshot();
+      let profileFile: string | undefined;
+      if (isGateway && options.profile) {
+        await mkdir(options.resultsDir, { recursive: true });
+        profileFile = path.join(options.resultsDir, `gateway-${format}-c${connections}-${stamp}.cpuprofile`);
+        await gateway!.call('profile-start');
+      }
+      const result = await load.call<LoadResult>('run', run, runTimeoutMs(options.durationS));
+      const after = await snapshot();
+      if (profileFile) {
+        await gateway!.call('profile-stop', { path: profileFile });
+        profileFiles.set(format, [...(profileFiles.get(format) ?? []), profileFile]);
+      }
+      const meterDrainMs = isGateway ? await gateway!.call<number>('drain') : undefined;
+      if (isGateway) gatewayOkResponses += result.ok;
+
+      const cell = cellResult(scenario, format, connections, result, watched, before.children, after.children, meterDrainMs);
+      if (isGateway && before.services !== undefined && after.services !== undefined) {
+        cell.servicesCpuPercent = (100 * (after.services - before.services)) / ((after.harness.atMs - before.harness.atMs) / 1000);
+      }
+      const machine = machineShare(cell, before, after);
+      return machine ? { ...cell, machine } : cell;
+    };
+
+    const totalCells = options.formats.length * options.connections.length * options.scenarios.length;
     for (const format of options.formats) {
       for (const connections of options.connections) {
         for (const scenario of options.scenarios) {
           checkNotAborted();
           log(`cell ${cells.length + 1}/${totalCells}: ${scenario} · ${format} · ${connections} connection(s)`);
-          const target = targets[scenario];
-          const run: LoadRun = {
-            url: `${target.base}/v1/chat/completions`,
-            method: 'POST',
-            headers: { 'content-type': 'application/json', authorization: `Bearer ${target.key}` },
-            body: requestBody(format),
-            connections,
-            durationS: options.durationS,
-            expectBody: ANSWER_BODIES[format],
-          };
-          const runTimeoutMs = (s: number) => (s + 60) * 1000;
-          const isGateway = scenario === 'gateway';
-
-          if (options.warmupS > 0) {
-            const warm = await load.call<LoadResult>('run', { ...run, durationS: options.warmupS }, runTimeoutMs(options.warmupS));
-            if (isGateway) {
-              gatewayOkResponses += warm.ok;
-              await gateway!.call<number>('drain');
-            }
-          }
-
-          const watched = [upstream, ...target.servers];
-          const before = await Promise.all(watched.map((child) => child.stats()));
-          const machineBefore = { times: readCpuTimes(), harness: processStats(), services: servicesCpuSeconds() };
-          let profileFile: string | undefined;
-          if (isGateway && options.profile) {
-            await mkdir(options.resultsDir, { recursive: true });
-            profileFile = path.join(options.resultsDir, `gateway-${format}-c${connections}-${stamp}.cpuprofile`);
-            await gateway!.call('profile-start');
-          }
-          const result = await load.call<LoadResult>('run', run, runTimeoutMs(options.durationS));
-          const after = await Promise.all(watched.map((child) => child.stats()));
-          const machineAfter = { times: readCpuTimes(), harness: processStats(), services: servicesCpuSeconds() };
-          if (profileFile) {
-            await gateway!.call('profile-stop', { path: profileFile });
-            profileFiles.set(format, [...(profileFiles.get(format) ?? []), profileFile]);
-          }
-          const meterDrainMs = isGateway ? await gateway!.call<number>('drain') : undefined;
-          if (isGateway) gatewayOkResponses += result.ok;
-
-          const cell = cellResult(scenario, format, connections, result, watched, before, after, meterDrainMs);
-          if (isGateway && machineBefore.services !== undefined && machineAfter.services !== undefined) {
-            const wallS = (machineAfter.harness.atMs - machineBefore.harness.atMs) / 1000;
-            cell.servicesCpuPercent = (100 * (machineAfter.services - machineBefore.services)) / wallS;
-          }
-          const machine = machineShare(cell, machineBefore, machineAfter);
-          cells.push(machine ? { ...cell, machine } : cell);
+          cells.push(await measureCell(scenario, format, connections));
         }
       }
     }
@@ -306,11 +314,11 @@ function cellResult(
 
 function machineShare(
   cell: CellResult,
-  before: { times: CpuTimes | undefined; harness: ProcessStats },
-  after: { times: CpuTimes | undefined; harness: ProcessStats },
+  before: { machine: CpuTimes | undefined; harness: ProcessStats },
+  after: { machine: CpuTimes | undefined; harness: ProcessStats },
 ): CellResult['machine'] {
-  if (!before.times || !after.times) return undefined;
-  const { busy, steal } = machineCpuPercent(before.times, after.times, os.availableParallelism());
+  if (!before.machine || !after.machine) return undefined;
+  const { busy, steal } = machineCpuPercent(before.machine, after.machine, os.availableParallelism());
   const ours =
     Object.values(cell.cpuPercent).reduce((sum, value) => sum + value, 0) +
     cpuPercent(before.harness, after.harness) +

@@ -71,13 +71,16 @@ ${providerBlocks.join('\n')}
 }
 
 function renderPrice(price: ModelPrice): string {
-  const fields = Object.entries(price).map(([field, value]) =>
-    typeof value === 'bigint'
-      ? `${field}: ${bigintLiteral(value)}`
-      : `${field}: { ${Object.entries(value as Record<string, bigint>)
-          .map(([unit, amount]) => `${propertyKey(unit)}: ${bigintLiteral(amount)}`)
-          .join(', ')} }`,
-  );
+  const fields = Object.entries(price).map(([field, value]) => {
+    if (typeof value === 'bigint') return `${field}: ${bigintLiteral(value)}`;
+    if (field === 'longContext') {
+      const { aboveTokens, price: upper } = value as NonNullable<ModelPrice['longContext']>;
+      return `longContext: { aboveTokens: ${bigintLiteral(BigInt(aboveTokens)).slice(0, -1)}, price: ${renderPrice(upper)} }`;
+    }
+    return `${field}: { ${Object.entries(value as Record<string, bigint>)
+      .map(([unit, amount]) => `${propertyKey(unit)}: ${bigintLiteral(amount)}`)
+      .join(', ')} }`;
+  });
   return `{ ${fields.join(', ')} }`;
 }
 

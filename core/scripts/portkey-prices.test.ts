@@ -94,15 +94,20 @@ describe('convertProviderPrices', () => {
     });
   });
 
-  it('lists equal context tiers under the real id and keeps differing tiers apart', () => {
+  it('lists context tiers under the real id, the upper tier as its long-context price', () => {
     const { prices } = convertProviderPrices('acme', {
       'flash-lte-128k': payAsYouGo({ request_token: p(0.00003), response_token: p(0.00025) }),
       'flash-gt-128k': payAsYouGo({ request_token: p(0.00003), response_token: p(0.00025) }),
       'pro-lte-200k': payAsYouGo({ request_token: p(0.000125), response_token: p(0.001) }),
       'pro-gt-200k': payAsYouGo({ request_token: p(0.00025), response_token: p(0.0015) }),
     });
-    expect(Object.keys(prices).sort()).toEqual(['flash', 'pro-gt-200k', 'pro-lte-200k']);
+    expect(Object.keys(prices).sort()).toEqual(['flash', 'pro']);
     expect(prices.flash).toEqual({ inputPerMTok: 300_000n, outputPerMTok: 2_500_000n });
+    expect(prices.pro).toEqual({
+      inputPerMTok: 1_250_000n,
+      outputPerMTok: 10_000_000n,
+      longContext: { aboveTokens: 200_000, price: { inputPerMTok: 2_500_000n, outputPerMTok: 15_000_000n } },
+    });
   });
 
   it('fails loudly on an unknown field, an inexact price or a foreign currency', () => {

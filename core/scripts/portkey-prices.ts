@@ -149,7 +149,7 @@ export function convertProviderPrices(provider: string, source: Record<string, u
     if (typeof result === 'string') converted.skipped[model] = result;
     else converted.prices[model] = result;
   }
-  converted.prices = mergeEqualContextTiers(converted.prices);
+  converted.prices = mergeContextTiers(converted.prices);
   return converted;
 }
 
@@ -233,26 +233,28 @@ const OPTIONAL_RATES = [
   'reasoningPerMTok',
 ] as const satisfies readonly RateField[];
 
-const CONTEXT_TIER = /^(.+)-lte-(\d+k)$/;
+const CONTEXT_TIER = /^(.+)-lte-(\d+)k$/;
 
 /**
- * The source splits some models into context tiers (`gemini-2.5-flash-lte-128k` and
- * `-gt-128k`), ids no provider answers with. Where both tiers cost the same the split is
- * no split, and the model is listed under its real id, unless the source lists that id
- * itself. Tiers that differ stay as they are: the catalog has no context tiers, so the
- * real id stays unpriced.
+ * The source splits some models into context tiers (`gemini-2.5-pro-lte-200k` and
+ * `-gt-200k`), ids no provider answers with. The model is listed under its real id (unless
+ * the source lists that id itself): with the lower tier's price, and the upper tier's as
+ * its long-context price when the two differ.
  */
-function mergeEqualContextTiers(prices: Record<string, ModelPrice>): Record<string, ModelPrice> {
+function mergeContextTiers(prices: Record<string, ModelPrice>): Record<string, ModelPrice> {
   const merged = { ...prices };
   for (const [lowerTier, price] of Object.entries(prices)) {
     const [, model, size] = CONTEXT_TIER.exec(lowerTier) ?? [];
-    const upperTier = `${model}-gt-${size}`;
+    const upperTier = `${model}-gt-${size}k`;
     const upperPrice = prices[upperTier];
-    if (!model || !upperPrice || priceKey(upperPrice) !== priceKey(price)) continue;
+    if (!model || !size || !upperPrice) continue;
     if (Object.hasOwn(prices, model)) continue; // the source's own entry for the real id wins
     delete merged[lowerTier];
     delete merged[upperTier];
-    merged[model] = price;
+    merged[model] =
+      priceKey(upperPrice) === priceKey(price)
+        ? price
+        : { ...price, longContext: { aboveTokens: Number(size) * 1000, price: upperPrice } };
   }
   return merged;
 }

@@ -68,7 +68,7 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
   }
 
   /** Opens a fresh browser profile at `path`, optionally already signed in. */
-  async function open(route: string, options: { width?: number; session?: { token: string; user: unknown }; beforeLoad?: (page: Page) => Promise<void> } = {}): Promise<Opened> {
+  async function open(route: string, options: { width?: number; session?: { token: string; user: unknown }; beforeLoad?: (page: Page) => Promise<unknown> } = {}): Promise<Opened> {
     const context = await browser.newContext({ viewport: { width: options.width ?? DESKTOP, height: 900 } });
     contexts.push(context);
     if (options.session) {
@@ -89,7 +89,8 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     return opened;
   }
 
-  const bodyText = (page: Page) => page.locator('body').innerText();
+  /** The page's text as written (innerText would follow CSS text-transform). */
+  const bodyText = async (page: Page) => (await page.locator('body').textContent()) ?? '';
   const hrefOf = (page: Page, name: string, scope = 'body') => page.locator(scope).getByRole('link', { name, exact: true }).first().getAttribute('href');
   const pathname = (page: Page) => new URL(page.url()).pathname;
   const screenshot = (page: Page, name: string, width: number) =>
@@ -214,7 +215,7 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     expect(await video.getAttribute('preload')).toBe('metadata');
     expect(await video.getAttribute('controlslist')).toContain('nodownload');
     expect(await video.evaluate((element: HTMLVideoElement) => element.controls)).toBe(true);
-    expect(await video.innerText()).toBe('Your browser does not support the video tag.');
+    expect(await video.textContent()).toBe('Your browser does not support the video tag.');
     const contextMenuBlocked = await video.evaluate((element) => !element.dispatchEvent(new MouseEvent('contextmenu', { bubbles: true, cancelable: true })));
     expect(contextMenuBlocked).toBe(true);
     // The configured file is absent here: the error is only logged, the page stays.
@@ -350,7 +351,7 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
         }),
     });
     const dialog = page.getByRole('dialog');
-    expect(await dialog.getByRole('heading', { name: 'Get Early Access!' }).isVisible()).toBe(true);
+    await dialog.getByRole('heading', { name: 'Get Early Access!' }).waitFor();
     const submit = dialog.locator('button[type="submit"]');
     await submit.waitFor();
     const submitLabel = await submit.innerText();

@@ -97,6 +97,58 @@ for (const mode of testModes) {
       expect(response.headers.get('x-spendgate-cost')).toBe('0.000020');
     });
 
+    it('proxies the Responses API, plain and streamed, priced from its usage', async () => {
+      requestsSent += 2;
+      delete fake.controlHeaders['x-fake-usage'];
+      try {
+        // The fake's rule: input ceil(17 / 4) + 3 = 8, output 4 words → 8 × 2.5 + 4 × 10 = 60 micro-USD.
+        const { data, response } = await openai.responses.create({ model: 'gpt-4o', input: 'Hello there world' }).withResponse();
+        expect(data.output_text).toBe('echo: Hello there world');
+        expect(data.usage).toMatchObject({ input_tokens: 8, output_tokens: 4 });
+        expect(response.headers.get('x-spendgate-cost')).toBe('0.000060');
+        const stream = await openai.responses.create({ model: 'gpt-4o', input: 'Hello there world', stream: true });
+        let text = '';
+        for await (const event of stream) if (event.type === 'response.output_text.delta') text += event.delta;
+        expect(text).toBe('echo: Hello there world');
+      } finally {
+        fake.controlHeaders['x-fake-usage'] = FORCED_USAGE;
+      }
+      const responses = (await events()).filter((event) => event.endpoint === 'responses');
+      expect(responses.map((event) => [event.streamed, event.cost_micros, event.estimated])).toEqual([
+        [false, 60n, false],
+        [true, 60n, false],
+      ]);
+    });
+
+    it('bills a client that leaves mid-stream by estimate, once', async () => {
+      requestsSent++;
+      fake.controlHeaders['x-fake-stream-interval-ms'] = '100';
+      try {
+        const abort = new AbortController();
+        const stream = await openai.chat.completions.create(
+          { model: 'gpt-4o', messages: [{ role: 'user', content: 'one two three four five six seven eight nine ten' }], stream: true },
+          { signal: abort.signal },
+        );
+        let chunks = 0;
+        try {
+          for await (const _chunk of stream) if (++chunks === 3) abort.abort();
+        } catch {
+          // The SDK may end the loop quietly or raise on abort: either way the caller left.
+        }
+        expect(chunks).toBe(3);
+      } finally {
+        delete fake.controlHeaders['x-fake-stream-interval-ms'];
+      }
+      const db = spendgate.app.runtime.stores.sql.db;
+      await expect.poll(async () => (await listUsageEvents(db, tenant.teamId)).length, { timeout: 10_000 }).toBe(requestsSent);
+      const left = (await events()).at(-1)!;
+      // Prompt by tiktoken: 3 + 3 + 10 words' tokens; output: the few words generated before the caller left.
+      expect(left).toMatchObject({ streamed: true, estimated: true, status_code: 499, input_tokens: 16n });
+      expect(left.output_tokens).toBeGreaterThan(0n);
+      expect(left.output_tokens).toBeLessThan(11n);
+      expect(left.cost_micros).toBe(16n * 25n / 10n + left.output_tokens * 10n);
+    });
+
     it('counts tokens for the Anthropic SDK by estimate when the provider is not Anthropic', async () => {
       requestsSent += 0; // answered by the gateway itself: nothing is sent upstream
       const counted = await anthropic.messages.countTokens({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hello there world' }] });
@@ -140,7 +192,9 @@ for (const mode of testModes) {
       const recorded = await events();
       expect(recorded).toHaveLength(requestsSent);
       expect(new Set(recorded.map((event) => event.request_id)).size).toBe(requestsSent);
-      const chat = recorded.filter((event) => event.status_code === 200 && event.endpoint !== 'embeddings');
+      const chat = recorded.filter(
+        (event) => event.status_code === 200 && ['chat.completions', 'messages'].includes(event.endpoint),
+      );
       expect(chat.map((event) => event.cost_micros)).toEqual([FORCED_COST_MICROS, FORCED_COST_MICROS, FORCED_COST_MICROS]);
       expect(chat.map((event) => event.endpoint)).toEqual(['chat.completions', 'messages', 'messages']);
       expect(recorded.filter((event) => event.status_code === 429).map((event) => event.cost_micros)).toEqual([0n, 0n]);

@@ -234,6 +234,17 @@ export function readStreamErrorAfter(headers: IncomingHttpHeaders, controlError:
   return eventCount;
 }
 
+/** Reads `x-fake-stream-interval-ms`: a pause between stream events (a slow provider). */
+export function readStreamIntervalMs(headers: IncomingHttpHeaders, controlError: ControlErrorFactory): number | undefined {
+  const header = singleHeader(headers, 'x-fake-stream-interval-ms');
+  if (header === undefined) return undefined;
+  const interval = Number(header);
+  if (!Number.isInteger(interval) || interval < 0 || interval > 5000) {
+    throw controlError('x-fake-stream-interval-ms', 'must be an integer from 0 to 5000');
+  }
+  return interval;
+}
+
 /** Throws the provider's error for the status asked by `x-fake-status`, if any. */
 export function throwForcedStatus(
   headers: IncomingHttpHeaders,
@@ -282,14 +293,34 @@ export function serverSentEvent(data: unknown, { name, lineEnd = '\n' }: { name?
 
 /**
  * Sends a whole event stream. With `cutAfter` = N, only the first N events are sent and then
- * the socket is destroyed, as when a connection to the provider breaks mid-stream.
+ * the socket is destroyed, as when a connection to the provider breaks mid-stream. With
+ * `intervalMs`, events go one at a time with that pause, and sending stops if the reader leaves.
  */
 export function sendEventStream(
   res: ServerResponse,
   events: readonly string[],
-  { contentType = 'text/event-stream; charset=utf-8', cutAfter }: { contentType?: string; cutAfter?: number | undefined } = {},
+  {
+    contentType = 'text/event-stream; charset=utf-8',
+    cutAfter,
+    intervalMs,
+  }: { contentType?: string; cutAfter?: number | undefined; intervalMs?: number | undefined } = {},
 ): void {
   res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache' });
+  if (intervalMs !== undefined && cutAfter === undefined) {
+    const remaining = [...events];
+    const sendNext = () => {
+      if (res.destroyed) return;
+      const event = remaining.shift();
+      if (event === undefined) {
+        res.end();
+        return;
+      }
+      res.write(event);
+      setTimeout(sendNext, intervalMs);
+    };
+    sendNext();
+    return;
+  }
   if (cutAfter === undefined) {
     res.end(events.join(''));
     return;

@@ -47,6 +47,7 @@
  *   forces those numbers (any subset; the rest follow the rules; total = prompt + completion).
  * - `x-fake-status: 400|429|500` answers that error in OpenAI's shape (after the key check;
  *   Azure's own shape and a `retry-after` for 429 in Azure mode).
+ * - `x-fake-stream-interval-ms: N` pauses N ms between chat stream chunks (a slow provider).
  * - `x-fake-stream-error-after: N` sends N content chunks (or N response deltas), then
  *   destroys the socket.
  * The same controls can be set on the fake itself (`fake.controlHeaders`) for requests
@@ -69,6 +70,7 @@ import {
   type RecordedRequest,
   readForcedUsage,
   readStreamErrorAfter,
+  readStreamIntervalMs,
   sendEventStream,
   serverSentEvent,
   sendJson,
@@ -346,6 +348,7 @@ function answerChatCompletion(request: RecordedRequest, res: ServerResponse, id:
   const chat = parseChatRequest(request.body);
   const forcedUsage = readForcedUsage(request.headers, FORCED_USAGE_FIELDS, testControlError);
   const streamErrorAfter = readStreamErrorAfter(request.headers, testControlError);
+  const streamIntervalMs = readStreamIntervalMs(request.headers, testControlError);
   const reply = composeReply(chat);
   const answer: ChatAnswer = {
     id,
@@ -361,7 +364,7 @@ function answerChatCompletion(request: RecordedRequest, res: ServerResponse, id:
     }),
   };
   if (chat.stream) {
-    streamChatCompletion(res, answer, chat.stream_options ?? {}, streamErrorAfter, azureContentFilters);
+    streamChatCompletion(res, answer, chat.stream_options ?? {}, { errorAfter: streamErrorAfter, intervalMs: streamIntervalMs }, azureContentFilters);
   } else if (azureContentFilters) {
     const completion = chatCompletion(answer);
     sendJson(res, 200, {
@@ -404,7 +407,7 @@ function streamChatCompletion(
   res: ServerResponse,
   { id, created, model, reply, usage }: ChatAnswer,
   streamOptions: NonNullable<ChatRequest['stream_options']>,
-  errorAfter: number | undefined,
+  { errorAfter, intervalMs }: { errorAfter: number | undefined; intervalMs: number | undefined },
   azureContentFilters: boolean,
 ): void {
   const includeUsage = streamOptions.include_usage === true;
@@ -442,6 +445,7 @@ function streamChatCompletion(
   ].map((data) => serverSentEvent(data));
   sendEventStream(res, events, {
     cutAfter: errorAfter === undefined ? undefined : leadingChunks.length + Math.min(errorAfter, reply.words.length),
+    intervalMs,
   });
 }
 

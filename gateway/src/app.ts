@@ -47,11 +47,15 @@ export async function buildApp(config: Config, options: RuntimeOptions & { logSt
 
   if (existsSync(runtime.config.consoleDir)) {
     await app.register(fastifyStatic, { root: runtime.config.consoleDir, wildcard: false });
-    app.setNotFoundHandler((request, reply) =>
-      /^\/(api|v1)\//.test(request.url)
-        ? reply.code(404).send({ success: false, data: null, message: `Route ${request.method} ${request.url} not found` })
-        : reply.sendFile('index.html'),
-    );
+    // Unknown API routes and missing files (a path ending in an extension, e.g. a
+    // dashboard bundle that is not there) are 404s; any other path is a site route.
+    app.setNotFoundHandler((request, reply) => {
+      if (/^\/(api|v1)\//.test(request.url)) {
+        return reply.code(404).send({ success: false, data: null, message: `Route ${request.method} ${request.url} not found` });
+      }
+      if (/\.[a-z0-9]+$/i.test(request.url.split('?')[0] ?? '')) return reply.code(404).type('text/plain').send('Not found');
+      return reply.sendFile('index.html');
+    });
   }
   return app;
 }

@@ -13,7 +13,8 @@ export function registerProcessors(
   queue: JobQueue<JobPayloads>,
   deps: { sql: SqlStore; mail: MailConfig; log: MailLog },
 ): void {
-  queue.process('meter', createMeterProcessor(deps), { concurrency: 8 });
+  // Many meter jobs in flight at once, so the processor can write them in batches.
+  queue.process('meter', createMeterProcessor(deps), { concurrency: 256 });
   queue.process('mail', createMailProcessor(deps), { concurrency: 2 });
 }
 

@@ -3,11 +3,11 @@
 
 export const PRODUCT_NAME = 'Spendgate';
 
-export const SUPPORT_EMAIL: string = import.meta.env.VITE_SUPPORT_EMAIL ?? 'support@spendgate.dev';
-export const SALES_EMAIL: string = import.meta.env.VITE_SALES_EMAIL ?? 'sales@spendgate.dev';
+export const SUPPORT_EMAIL = import.meta.env.VITE_SUPPORT_EMAIL ?? 'support@spendgate.dev';
+export const SALES_EMAIL = import.meta.env.VITE_SALES_EMAIL ?? 'sales@spendgate.dev';
 
-export const DEMO_VIDEO_URL: string = import.meta.env.VITE_DEMO_VIDEO_URL ?? '/media/spendgate-demo.mp4';
-export const DEMO_POSTER_URL: string = import.meta.env.VITE_DEMO_POSTER_URL ?? '/media/spendgate-demo-poster.svg';
+export const DEMO_VIDEO_URL = import.meta.env.VITE_DEMO_VIDEO_URL ?? '/media/spendgate-demo.mp4';
+export const DEMO_POSTER_URL = import.meta.env.VITE_DEMO_POSTER_URL ?? '/media/spendgate-demo-poster.svg';
 
 /** Root of the control-plane API, same origin. */
 export const API_ROOT = '/api';

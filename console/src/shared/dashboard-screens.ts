@@ -1,21 +1,18 @@
 // The screens the dashboard bundle exposes to the site, by name. The site maps each
 // route to one of these; the dashboard's `screens` object must provide every one.
-export const DASHBOARD_SCREENS = [
-  'login',
-  'register',
-  'updatePassword',
-  'verify',
-  'forgotPassword',
-  'acceptInvite',
-  'overview',
-  'aiConnections',
-  'syntheticGroups',
-  'settings',
-  'account',
-  'subscription',
-  'billingSuccess',
-  'billingCancel',
-  'addGroup',
-] as const;
-
-export type DashboardScreenName = (typeof DASHBOARD_SCREENS)[number];
+export type DashboardScreenName =
+  | 'login'
+  | 'register'
+  | 'updatePassword'
+  | 'verify'
+  | 'forgotPassword'
+  | 'acceptInvite'
+  | 'overview'
+  | 'aiConnections'
+  | 'syntheticGroups'
+  | 'settings'
+  | 'account'
+  | 'subscription'
+  | 'billingSuccess'
+  | 'billingCancel'
+  | 'addGroup';

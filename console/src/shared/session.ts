@@ -6,8 +6,8 @@
  */
 import { useSyncExternalStore } from 'react';
 
-export const TOKEN_KEY = 'token';
-export const USER_KEY = 'user';
+const TOKEN_KEY = 'token';
+const USER_KEY = 'user';
 const SESSION_EVENT = 'spendgate:session';
 
 export interface SessionUser {

@@ -20,7 +20,7 @@ export async function renderInSite(ui: ReactNode) {
   return { ...view, queryClient, router };
 }
 
-/** A fetch stand-in answering JSON; records every call. */
+/** A JSON answer for a stubbed fetch. */
 export function jsonResponse(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 }

@@ -174,10 +174,11 @@ describe('priceCatalog', () => {
       perUnit: { search: 35_000n, web_search: 35_000n },
     });
     expect(current?.prices.google?.['gemini-2.5-flash-lte-128k']).toBeUndefined();
-    // gemini-2.5-pro tiers differ (0.000125 vs 0.00025 input): kept apart, the real id unpriced
-    expect(current?.prices.google?.['gemini-2.5-pro-lte-128k']?.inputPerMTok).toBe(1_250_000n);
-    expect(current?.prices.google?.['gemini-2.5-pro-gt-128k']?.inputPerMTok).toBe(2_500_000n);
-    expect(current?.prices.google?.['gemini-2.5-pro']).toBeUndefined();
+    // gemini-2.5-pro tiers differ (0.000125 vs 0.00025 input): the real id, the upper tier as long context
+    expect(current?.prices.google?.['gemini-2.5-pro']?.inputPerMTok).toBe(1_250_000n);
+    expect(current?.prices.google?.['gemini-2.5-pro']?.longContext?.aboveTokens).toBe(128_000);
+    expect(current?.prices.google?.['gemini-2.5-pro']?.longContext?.price.inputPerMTok).toBe(2_500_000n);
+    expect(current?.prices.google?.['gemini-2.5-pro-lte-128k']).toBeUndefined();
   });
 
   it('leaves out a price it cannot hold exactly, rather than rounding it', () => {

@@ -18,6 +18,11 @@ export interface ModelPrice {
   /** Set only when reasoning tokens are billed apart from output; otherwise they cost outputPerMTok. */
   reasoningPerMTok?: bigint;
   perUnit?: Record<string, bigint>;
+  /**
+   * Long-context pricing: a request whose prompt (input + cached + cache writes) is
+   * longer than `aboveTokens` is billed entirely at `price` (Gemini's context tiers).
+   */
+  longContext?: { aboveTokens: number; price: Omit<ModelPrice, 'longContext'> };
 }
 
 export interface PriceCatalogVersion {

@@ -224,3 +224,25 @@ describe('costOfRequest across catalog versions', () => {
     expect(priceAt('2026-02-28T00:00:00Z')).toMatchObject({ status: 'unpriced' });
   });
 });
+
+describe('long-context pricing', () => {
+  const at = new Date('2026-11-22T00:00:00Z');
+  const cost = (inputTokens: number, cachedReadTokens = 0) =>
+    costOfRequest(priceCatalog, {
+      provider: 'google',
+      model: 'gemini-2.5-pro',
+      usage: { ...emptyUsage(), inputTokens, cachedReadTokens, outputTokens: 1000 },
+      at,
+    });
+
+  it('bills a prompt up to the threshold at the base tier', () => {
+    // 128 000 × $1.25 + 1000 × $10 per million = 160 000 + 10 000 micro-USD
+    expect(cost(128_000)).toMatchObject({ status: 'priced', totalMicros: 170_000n });
+  });
+
+  it('bills a longer prompt, cached tokens counted, wholly at the long-context tier', () => {
+    // 128 000 + 1 cached > 128 000: 128 000 × $2.50 + 1 × $0.25 + 1000 × $15 per million
+    // = 320 000 + 0.25 + 15 000 → 335 000 micro-USD (0.25 rounds down)
+    expect(cost(128_000, 1)).toMatchObject({ status: 'priced', totalMicros: 335_000n });
+  });
+});

@@ -59,7 +59,9 @@ export function costOfRequest(
   }
   const found = findPrice(catalog, provider, model, at);
   if (!found) return unpriced(`model "${model}" of "${provider}" is not in price catalog ${version.id}`);
-  const { price } = found;
+  const promptTokens = usage.inputTokens + usage.cachedReadTokens + usage.cacheWrite5mTokens + usage.cacheWrite1hTokens;
+  const longContext = found.price.longContext;
+  const price = longContext && promptTokens > longContext.aboveTokens ? longContext.price : found.price;
 
   const missing: string[] = [];
   const atRate = (count: number, rate: bigint | undefined, category: string): bigint => {

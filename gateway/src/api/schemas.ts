@@ -18,7 +18,10 @@ export const Otp = z.string().trim().regex(/^\d{6}$/, 'must be the 6-digit code 
 export const IsoDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as yyyy-mm-dd')
-  .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)), 'must be a real calendar date');
+  .refine((value) => {
+    const date = new Date(`${value}T00:00:00Z`);
+    return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
+  }, 'must be a real calendar date');
 
 /** Optional date range; both ends default (last 30 days up to today). */
 export const DateRangeQuery = z

@@ -257,16 +257,18 @@ export function createGroupService(deps: {
       if (members.some((member) => member.email === input.email)) throw new ConflictError(`${input.email} is already a member of this group`);
       const team = (await findTeam(db, group.team_id))!;
       const inTeam = (await listTeamMembers(db, group.team_id)).some((member) => member.email === input.email);
-      return db.transaction().execute(async (trx) => {
+      const { invitation, dispatch } = await db.transaction().execute(async (trx) => {
         if (!inTeam) await deps.plans.claimAllowance(trx, group.team_id, 'seat', await countPendingTeamInvitations(trx, group.team_id, now()));
-        const invitation = await deps.invitations.create(
+        const created = await deps.invitations.create(
           trx,
           { teamId: group.team_id, groupId, email: input.email, role: input.role, invitedBy: userId },
           { teamName: team.name, groupName: group.name },
         );
-        await audit(trx, group.team_id, userId, 'invitation.created', { type: 'invitation', id: invitation.id }, { groupId, email: input.email, role: input.role });
-        return invitationView(invitation, now());
+        await audit(trx, group.team_id, userId, 'invitation.created', { type: 'invitation', id: created.invitation.id }, { groupId, email: input.email, role: input.role });
+        return created;
       });
+      await dispatch();
+      return invitationView(invitation, now());
     },
 
     async invitations(userId: string, groupId: string) {
@@ -279,11 +281,13 @@ export function createGroupService(deps: {
       if (!invitation?.group_id) throw new NotFoundError('Invitation');
       const group = await deps.access.group(invitation.group_id, userId, 'group.members.manage');
       const team = (await findTeam(db, invitation.team_id))!;
-      return db.transaction().execute(async (trx) => {
-        const renewed = await deps.invitations.resend(trx, invitation, { teamName: team.name, groupName: group.name });
+      const { invitation: renewed, dispatch } = await db.transaction().execute(async (trx) => {
+        const resent = await deps.invitations.resend(trx, invitation, { teamName: team.name, groupName: group.name });
         await audit(trx, invitation.team_id, userId, 'invitation.resent', { type: 'invitation', id: invitationId }, { groupId: invitation.group_id });
-        return invitationView(renewed, now());
+        return resent;
       });
+      await dispatch();
+      return invitationView(renewed, now());
     },
 
     async revokeInvitation(userId: string, invitationId: string) {

@@ -14,7 +14,7 @@ import {
 } from '@spendgate/store';
 import { ValidationError } from '../errors.ts';
 import { generateInvitationToken, hashInvitationToken } from '../security/one-time-codes.ts';
-import type { Mailer } from './mailer.ts';
+import type { Dispatch, Mailer } from './mailer.ts';
 
 export const INVITATION_LIFETIME_MS = 7 * 86_400_000;
 
@@ -29,9 +29,9 @@ export function invitationStatus(invitation: Pick<InvitationRow, 'accepted_at' |
 export function createInvitations(deps: { mailer: Mailer; publicUrl: string; now?: () => Date }) {
   const now = deps.now ?? (() => new Date());
 
-  function invitationMail(to: string, place: { teamName: string; groupName?: string }, role: string, link: string) {
+  function invitationMail(trx: Db, to: string, place: { teamName: string; groupName?: string }, role: string, link: string): Promise<Dispatch> {
     const where = place.groupName ? `the synthetic group "${place.groupName}" of ${place.teamName}` : `the team ${place.teamName}`;
-    return deps.mailer.send({
+    return deps.mailer.store(trx, {
       to,
       subject: `You are invited to ${place.groupName ?? place.teamName} on Spendgate`,
       text: `You have been invited to join ${where} on Spendgate as ${role}.\n\nAccept the invitation here:\n${link}\n\nThe link works once and expires in 7 days. If you did not expect it, you can ignore this email.\n\n— Spendgate`,
@@ -42,7 +42,7 @@ export function createInvitations(deps: { mailer: Mailer; publicUrl: string; now
     groupId ? `${deps.publicUrl}/groups/accept-invite?token=${token}` : `${deps.publicUrl}/register?invite=${token}`;
 
   return {
-    /** Stores a new invitation and mails its link. */
+    /** Stores a new invitation and its email; dispatch the email once the transaction commits. */
     async create(
       trx: Db,
       input: { teamId: string; groupId: string | null; email: string; role: TeamRole | GroupRole; invitedBy: string },
@@ -55,17 +55,17 @@ export function createInvitations(deps: { mailer: Mailer; publicUrl: string; now
         tokenHash: hash,
         expiresAt: new Date(now().getTime() + INVITATION_LIFETIME_MS),
       });
-      await invitationMail(input.email, place, input.role, linkFor(input.groupId, token));
-      return invitation;
+      const dispatch = await invitationMail(trx, input.email, place, input.role, linkFor(input.groupId, token));
+      return { invitation, dispatch };
     },
 
-    /** A fresh token and expiry for a pending invitation, mailed again. */
+    /** A fresh token and expiry for a pending invitation, and its email to dispatch after commit. */
     async resend(trx: Db, invitation: InvitationRow, place: { teamName: string; groupName?: string }) {
       const { token, hash } = generateInvitationToken();
       const renewed = await renewInvitation(trx, invitation.team_id, invitation.id, hash, new Date(now().getTime() + INVITATION_LIFETIME_MS));
       if (!renewed) throw new ValidationError('invitationId', 'invitationId: only a pending invitation can be resent');
-      await invitationMail(invitation.email, place, invitation.role, linkFor(invitation.group_id, token));
-      return renewed;
+      const dispatch = await invitationMail(trx, invitation.email, place, invitation.role, linkFor(invitation.group_id, token));
+      return { invitation: renewed, dispatch };
     },
 
     /** The pending invitation a token opens (locked for update), of the kind expected. */

@@ -1,7 +1,8 @@
-// Sends mail the one way Spendgate does: store it in the outbox, then hand its id to
-// the `mail` job (SMTP, or the log when no SMTP_URL is set).
+// Sends mail the one way Spendgate does: store it in the outbox (inside the caller's
+// transaction when there is one), then — once that has committed — hand its id to the
+// `mail` job (SMTP, or the log when no SMTP_URL is set).
 import { randomUUID } from 'node:crypto';
-import { insertOutboxMail, type JobQueue, type SqlStore } from '@spendgate/store';
+import { type Db, insertOutboxMail, type JobQueue, type SqlStore } from '@spendgate/store';
 import type { JobPayloads } from '@spendgate/worker';
 
 export interface Mail {
@@ -10,12 +11,19 @@ export interface Mail {
   text: string;
 }
 
+/** Hands a stored message to the mail job; call it after the storing transaction commits. */
+export type Dispatch = () => Promise<void>;
+
 export function createMailer(deps: { sql: SqlStore; queue: JobQueue<JobPayloads> }) {
+  async function store(db: Db, mail: Mail): Promise<Dispatch> {
+    const id = randomUUID();
+    await insertOutboxMail(db, { id, ...mail });
+    return () => deps.queue.enqueue('mail', { outboxId: id }, { jobId: `mail-${id}` });
+  }
   return {
+    store,
     async send(mail: Mail): Promise<void> {
-      const id = randomUUID();
-      await insertOutboxMail(deps.sql.db, { id, ...mail });
-      await deps.queue.enqueue('mail', { outboxId: id }, { jobId: `mail-${id}` });
+      await (await store(deps.sql.db, mail))();
     },
   };
 }

@@ -80,19 +80,21 @@ export function createTeamService(deps: {
       if ((await listTeamMembers(db, input.teamId)).some((member) => member.email === input.email)) {
         throw new ConflictError(`${input.email} is already a member of this team`);
       }
-      return db.transaction().execute(async (trx) => {
+      const { invitation, dispatch } = await db.transaction().execute(async (trx) => {
         await deps.plans.claimAllowance(trx, input.teamId, 'seat', await countPendingTeamInvitations(trx, input.teamId, now()));
-        const invitation = await deps.invitations.create(trx, { ...input, groupId: null, invitedBy: userId }, { teamName: team.name });
+        const created = await deps.invitations.create(trx, { ...input, groupId: null, invitedBy: userId }, { teamName: team.name });
         await writeAudit(trx, {
           teamId: input.teamId,
           actorUserId: userId,
           action: 'invitation.created',
           targetType: 'invitation',
-          targetId: invitation.id,
+          targetId: created.invitation.id,
           details: { email: input.email, role: input.role },
         });
-        return invitation;
+        return created;
       });
+      await dispatch();
+      return invitation;
     },
 
     /**

@@ -1,5 +1,5 @@
-// meter: writes a usage event to the database exactly once (the request id is claimed
-// in the same transaction), so a redelivered job changes nothing.
+// meter: writes usage events to the database exactly once (each request id is claimed
+// in the same transaction as its row), so a redelivered job changes nothing.
 import type { NewUsageEvent, SqlStore } from '@spendgate/store';
 import { insertUsageEvents } from '@spendgate/store';
 import type { UsageEventJob } from '../jobs.ts';
@@ -37,8 +37,43 @@ export function usageEventRow(job: UsageEventJob): NewUsageEvent {
   };
 }
 
-export function createMeterProcessor(deps: { sql: Pick<SqlStore, 'db'> }) {
-  return async (job: UsageEventJob): Promise<void> => {
-    await insertUsageEvents(deps.sql.db, [usageEventRow(job)]);
+export interface MeterBatching {
+  /** Events written in one statement at most. */
+  maxBatch: number;
+  /** How long the first event of a batch waits for others. */
+  maxWaitMs: number;
+}
+
+/**
+ * The meter job handler. Events arriving together are written in one transaction (a
+ * batch of up to `maxBatch`, or whatever came within `maxWaitMs`); each job completes
+ * only once its batch is committed, so delivery stays at least once and a failed
+ * batch is retried job by job.
+ */
+export function createMeterProcessor(
+  deps: { sql: Pick<SqlStore, 'db'> },
+  batching: MeterBatching = { maxBatch: 256, maxWaitMs: 5 },
+) {
+  let pending: { row: NewUsageEvent; done: (error?: unknown) => void }[] = [];
+  let timer: NodeJS.Timeout | undefined;
+
+  const flush = async () => {
+    clearTimeout(timer);
+    timer = undefined;
+    const batch = pending;
+    pending = [];
+    try {
+      await insertUsageEvents(deps.sql.db, batch.map((entry) => entry.row));
+      for (const entry of batch) entry.done();
+    } catch (error) {
+      for (const entry of batch) entry.done(error);
+    }
   };
+
+  return (job: UsageEventJob): Promise<void> =>
+    new Promise((resolve, reject) => {
+      pending.push({ row: usageEventRow(job), done: (error) => (error === undefined ? resolve() : reject(error)) });
+      if (pending.length >= batching.maxBatch) void flush();
+      else timer ??= setTimeout(flush, batching.maxWaitMs);
+    });
 }

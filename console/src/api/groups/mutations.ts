@@ -2,13 +2,10 @@
 import { mutationOptions, type QueryClient } from '@tanstack/react-query';
 import { readToken } from '../../shared/session.ts';
 import { apiData } from '../client.ts';
+import { groupKeys } from './queries.ts';
 import type { SyntheticGroup } from './types.ts';
 
 export const NOT_SIGNED_IN_FOR_INVITE = 'Please log in to Continue!';
-
-export const groupKeys = {
-  all: ['groups'] as const,
-};
 
 export const acceptInviteMutation = (queryClient: QueryClient) =>
   mutationOptions({

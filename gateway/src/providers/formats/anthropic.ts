@@ -1,8 +1,6 @@
 // Anthropic's wire format: the Messages API. Streams are named events
 // (message_start … message_stop); usage arrives in message_start and grows in message_delta.
-import type { Usage } from '@spendgate/core';
-import type { StreamEvent } from '../translate/types.ts';
-import type { StreamObserver, WireFormat } from './types.ts';
+import { streamObserver, type WireFormat } from './types.ts';
 import { fields, usageFromAnthropic } from './usage-mapping.ts';
 
 const ERROR_TYPES: Record<number, string> = {
@@ -16,34 +14,27 @@ const ERROR_TYPES: Record<number, string> = {
   529: 'overloaded_error',
 };
 
-function messagesObserver(): StreamObserver {
-  let reported: Record<string, unknown> | undefined;
-  let model: string | undefined;
-  let text = '';
-  let done = false;
-  return {
-    observe({ event, data }: StreamEvent) {
-      const payload = fields(data);
-      const type = event ?? payload.type;
-      if (type === 'message_start') {
-        const message = fields(payload.message);
-        if (typeof message.model === 'string') model = message.model;
-        reported = { ...fields(message.usage) };
-      } else if (type === 'message_delta') {
-        // Later counts replace earlier ones (output_tokens is cumulative).
-        reported = { ...reported, ...fields(payload.usage) };
-      } else if (type === 'content_block_delta') {
-        const delta = fields(payload.delta);
-        if (typeof delta.text === 'string') text += delta.text;
-      } else if (type === 'message_stop') {
-        done = true;
-      }
-    },
-    usage: (): Usage | undefined => (reported ? usageFromAnthropic(reported) : undefined),
-    model: () => model,
-    generatedText: () => text,
-    completed: () => done,
-  };
+function messagesObserver() {
+  // Usage fields as reported so far: message_start's, then message_delta's (cumulative) on top.
+  let reported: Record<string, unknown> = {};
+  return streamObserver(({ event, data }, state) => {
+    const payload = fields(data);
+    const type = event ?? payload.type;
+    if (type === 'message_start') {
+      const message = fields(payload.message);
+      if (typeof message.model === 'string') state.model = message.model;
+      reported = { ...fields(message.usage) };
+      state.usage = usageFromAnthropic(reported);
+    } else if (type === 'message_delta') {
+      reported = { ...reported, ...fields(payload.usage) };
+      state.usage = usageFromAnthropic(reported);
+    } else if (type === 'content_block_delta') {
+      const delta = fields(payload.delta);
+      if (typeof delta.text === 'string') state.text += delta.text;
+    } else if (type === 'message_stop') {
+      state.completed = true;
+    }
+  });
 }
 
 export const anthropicFormat: WireFormat = {

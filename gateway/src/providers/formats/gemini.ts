@@ -1,8 +1,6 @@
 // Google Gemini's native format: generateContent, and streamGenerateContent?alt=sse
 // whose every event is a GenerateContentResponse carrying the usage so far.
-import type { Usage } from '@spendgate/core';
-import type { StreamEvent } from '../translate/types.ts';
-import type { StreamObserver, WireFormat } from './types.ts';
+import { streamObserver, type WireFormat } from './types.ts';
 import { fields, usageFromGemini } from './usage-mapping.ts';
 
 const STATUS_NAMES: Record<number, string> = {
@@ -19,26 +17,15 @@ function textOf(response: Record<string, unknown>): string {
   return Array.isArray(parts) ? parts.map((part) => fields(part).text).filter((t) => typeof t === 'string').join('') : '';
 }
 
-function generateObserver(): StreamObserver {
-  let usage: Usage | undefined;
-  let model: string | undefined;
-  let text = '';
-  let done = false;
-  return {
-    observe({ data }: StreamEvent) {
-      const response = fields(data);
-      if (response.usageMetadata) usage = usageFromGemini(response.usageMetadata);
-      if (typeof response.modelVersion === 'string') model = response.modelVersion;
-      text += textOf(response);
-      const candidates = Array.isArray(response.candidates) ? response.candidates : [];
-      if (candidates.some((candidate) => fields(candidate).finishReason)) done = true;
-    },
-    usage: () => usage,
-    model: () => model,
-    generatedText: () => text,
-    completed: () => done,
-  };
-}
+const generateObserver = () =>
+  streamObserver(({ data }, state) => {
+    const response = fields(data);
+    if (response.usageMetadata) state.usage = usageFromGemini(response.usageMetadata);
+    if (typeof response.modelVersion === 'string') state.model = response.modelVersion;
+    state.text += textOf(response);
+    const candidates = Array.isArray(response.candidates) ? response.candidates : [];
+    if (candidates.some((candidate) => fields(candidate).finishReason)) state.completed = true;
+  });
 
 export const geminiFormat: WireFormat = {
   id: 'gemini',

@@ -1,8 +1,6 @@
 // OpenAI's wire format: chat completions (`data:` chunks ending in `data: [DONE]`),
 // the Responses API (typed events ending in response.completed) and embeddings.
-import type { Usage } from '@spendgate/core';
-import type { StreamEvent } from '../translate/types.ts';
-import type { Operation, StreamObserver, WireFormat } from './types.ts';
+import { type Operation, streamObserver, type WireFormat } from './types.ts';
 import { fields, usageFromOpenAIChat, usageFromOpenAIResponses } from './usage-mapping.ts';
 
 const ERROR_TYPES: Record<number, string> = {
@@ -14,52 +12,30 @@ const ERROR_TYPES: Record<number, string> = {
   429: 'rate_limit_error',
 };
 
-function chatObserver(): StreamObserver {
-  let usage: Usage | undefined;
-  let model: string | undefined;
-  let text = '';
-  let done = false;
-  return {
-    observe({ data }: StreamEvent) {
-      if (data === '[DONE]') {
-        done = true;
-        return;
-      }
-      const chunk = fields(data);
-      if (typeof chunk.model === 'string') model = chunk.model;
-      if (chunk.usage) usage = usageFromOpenAIChat(chunk.usage);
-      const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
-      const content = fields(fields(choices[0]).delta).content;
-      if (typeof content === 'string') text += content;
-    },
-    usage: () => usage,
-    model: () => model,
-    generatedText: () => text,
-    completed: () => done,
-  };
-}
+const chatObserver = () =>
+  streamObserver(({ data }, state) => {
+    if (data === '[DONE]') {
+      state.completed = true;
+      return;
+    }
+    const chunk = fields(data);
+    if (typeof chunk.model === 'string') state.model = chunk.model;
+    if (chunk.usage) state.usage = usageFromOpenAIChat(chunk.usage);
+    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+    const content = fields(fields(choices[0]).delta).content;
+    if (typeof content === 'string') state.text += content;
+  });
 
-function responsesObserver(): StreamObserver {
-  let usage: Usage | undefined;
-  let model: string | undefined;
-  let text = '';
-  let done = false;
-  return {
-    observe({ event, data }: StreamEvent) {
-      const payload = fields(data);
-      const type = event ?? payload.type;
-      if (type === 'response.output_text.delta' && typeof payload.delta === 'string') text += payload.delta;
-      const response = fields(payload.response);
-      if (typeof response.model === 'string') model = response.model;
-      if (response.usage) usage = usageFromOpenAIResponses(response.usage);
-      if (type === 'response.completed' || type === 'response.incomplete') done = true;
-    },
-    usage: () => usage,
-    model: () => model,
-    generatedText: () => text,
-    completed: () => done,
-  };
-}
+const responsesObserver = () =>
+  streamObserver(({ event, data }, state) => {
+    const payload = fields(data);
+    const type = event ?? payload.type;
+    if (type === 'response.output_text.delta' && typeof payload.delta === 'string') state.text += payload.delta;
+    const response = fields(payload.response);
+    if (typeof response.model === 'string') state.model = response.model;
+    if (response.usage) state.usage = usageFromOpenAIResponses(response.usage);
+    if (type === 'response.completed' || type === 'response.incomplete') state.completed = true;
+  });
 
 export const openAIFormat: WireFormat = {
   id: 'openai',

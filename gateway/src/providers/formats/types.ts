@@ -37,3 +37,23 @@ export interface WireFormat {
   /** A gateway-made error in this format's shape. */
   errorBody(status: number, message: string, code: string, param?: string | null): unknown;
 }
+
+/** What a stream has told so far; a format's event handler updates it. */
+export interface StreamState {
+  usage: Usage | undefined;
+  model: string | undefined;
+  text: string;
+  completed: boolean;
+}
+
+/** A StreamObserver from a format's handler of one event. */
+export function streamObserver(onEvent: (event: StreamEvent, state: StreamState) => void): StreamObserver {
+  const state: StreamState = { usage: undefined, model: undefined, text: '', completed: false };
+  return {
+    observe: (event) => onEvent(event, state),
+    usage: () => state.usage,
+    model: () => state.model,
+    generatedText: () => state.text,
+    completed: () => state.completed,
+  };
+}
