@@ -14,7 +14,6 @@ const CALLERS: Record<string, Access> = {
 // The whole matrix written out by hand from spec §6: A = allowed, F = 403, H = 404.
 const EXPECTED: Record<Action, string> = {
   //                      teamAdmin groupAdmin maintainer observer teamMember outsider
-  'team.view': 'AAAAAH',
   'team.members.view': 'AAAAAH',
   'team.members.invite': 'AFFFFH',
   'team.members.role': 'AFFFFH',

@@ -21,7 +21,6 @@ export type GroupRole = (typeof GROUP_ROLES)[number];
 type Rule = { scope: 'team'; roles: readonly TeamRole[] } | { scope: 'group'; roles: readonly GroupRole[] };
 
 export const PERMISSIONS = {
-  'team.view': { scope: 'team', roles: ['ADMIN', 'MEMBER'] },
   'team.members.view': { scope: 'team', roles: ['ADMIN', 'MEMBER'] },
   'team.members.invite': { scope: 'team', roles: ['ADMIN'] },
   'team.members.role': { scope: 'team', roles: ['ADMIN'] },

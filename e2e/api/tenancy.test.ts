@@ -148,25 +148,34 @@ for (const mode of testModes) {
       }
       const thirdGroup = await api('POST', '/synthetic-group', { token: dan.token, body: { teamId: team, name: 'Third' } });
       expect([thirdGroup.status, thirdGroup.body.message]).toEqual([402, 'Your Free Trial plan includes 2 synthetic groups during the trial. Choose a paid plan to add more.']);
+      const groupId = (await api('GET', `/synthetic-group?teamId=${team}`, { token: dan.token })).body.data[0].id;
+      const optimisedKey = () => api('POST', `/synthetic-group/provider-key/create/${groupId}`, { token: dan.token, body: { name: 'auto', kind: 'optimised' } });
+      expect([(await optimisedKey()).status, (await optimisedKey()).status]).toEqual([201, 201]);
+      const thirdKey = await optimisedKey();
+      expect([thirdKey.status, thirdKey.body.message]).toEqual([402, 'Your Free Trial plan includes 2 optimised keys during the trial. Choose a paid plan to add more.']);
 
       await activate(dan.userId, 'developers');
       const charged = await api('POST', '/synthetic-group', { token: dan.token, body: { teamId: team, name: 'Third' } });
       expect(charged.status).toBe(201);
+      const chargedKey = await optimisedKey();
+      expect(chargedKey.status).toBe(201);
       expect((await api('POST', '/team/invite', { token: dan.token, body: { teamId: team, email: 'two@example.com' } })).status).toBe(201);
       for (const email of ['one@example.com', 'two@example.com']) {
         const token = invitationTokenIn(await mail.next(email));
         expect((await api('POST', '/team/accept', { body: { token, password: PASSWORD, name: email } })).status).toBe(200);
       }
-      const overages = await db().selectFrom('plan_overages').selectAll().where('team_id', '=', team).orderBy('started_at').execute();
+      const overages = await db().selectFrom('plan_overages').selectAll().where('team_id', '=', team).orderBy('kind').execute();
       expect(overages.map((o) => [o.kind, o.plan_slug, o.unit_price_micros, o.currency, o.ended_at])).toEqual([
         ['group', 'developers', 5_000_000n, 'GBP', null],
+        ['key', 'developers', 5_000_000n, 'GBP', null],
         ['seat', 'developers', 10_000_000n, 'GBP', null],
       ]);
-      expect(overages[0]!.target_id).toBe(charged.body.data.id);
-      // Deleting the charged group ends its overage.
+      expect(overages.map((o) => o.target_id).slice(0, 2)).toEqual([charged.body.data.id, chargedKey.body.data.providerKey.id]);
+      // A charged group or key that goes away stops being charged.
       await api('DELETE', `/synthetic-group/${charged.body.data.id}`, { token: dan.token });
-      const ended = await db().selectFrom('plan_overages').select('ended_at').where('target_id', '=', charged.body.data.id).executeTakeFirstOrThrow();
-      expect(ended.ended_at).not.toBeNull();
+      await api('DELETE', `/synthetic-group/provider-key/${chargedKey.body.data.providerKey.id}`, { token: dan.token });
+      const open = await db().selectFrom('plan_overages').select('kind').where('team_id', '=', team).where('ended_at', 'is', null).execute();
+      expect(open.map((o) => o.kind)).toEqual(['seat']);
     });
 
     it('lists the providers from the registry with what a connection needs', async () => {
@@ -214,6 +223,15 @@ for (const mode of testModes) {
       expect(renamed.body.data).toMatchObject({ name: 'Fake (rotated)', apiKeyTail: `••••${CANARY_ROTATED.slice(-4)}` });
       expect((await api('PUT', `/provider/connections/${ids.connection}`, { token: tokens.ada, body: {} })).status).toBe(400);
       await api('PUT', `/provider/connections/${ids.connection}`, { token: tokens.ada, body: { apiKey: CANARY } });
+
+      const byom = await api('POST', '/provider', { token: tokens.ada, body: { teamId: ids.team, name: 'Our Llama', baseUrl: `${fake.url}/` } });
+      expect(byom.status).toBe(201);
+      expect(byom.body.data).toMatchObject({ provider: 'openai-compatible', name: 'Our Llama', baseUrl: fake.url, apiKeyTail: '••••', status: 'active' });
+      const byomPrivate = await api('POST', '/provider', { token: tokens.ada, body: { teamId: ids.team, name: 'LAN', baseUrl: 'http://192.168.1.20:11434/v1' } });
+      expect([byomPrivate.status, byomPrivate.body.field]).toEqual([400, 'baseUrl']);
+      expect((await api('POST', '/provider', { token: tokens.bob, body: { teamId: ids.team, name: 'x', baseUrl: fake.url } })).status).toBe(403);
+      expect((await api('POST', '/provider', { token: tokens.ada, body: { teamId: ids.team, name: 'x' } })).body.field).toBe('baseUrl');
+      await api('DELETE', `/provider/connections/${byom.body.data.id}`, { token: tokens.ada });
 
       const disabled = await api('PATCH', `/provider/connections/status/${ids.connection}`, { token: tokens.ada, body: { statusValue: 'disabled' } });
       expect(disabled.body.data).toEqual({ id: ids.connection, status: 'disabled' });

@@ -17,7 +17,7 @@ import {
   insertTeamDataKeyIfAbsent,
   type KeyCache,
   listConnections,
-  listLiveKeyHashes,
+  listLiveKeys,
   listTeamsOfUser,
   type SqlStore,
   updateConnection,
@@ -29,8 +29,7 @@ import { findProvider, providers } from '../providers/registry.ts';
 import type { ProviderAdapter } from '../providers/types.ts';
 import type { Envelope } from '../security/envelope.ts';
 import { outboundUrlProblem } from '../security/outbound-url.ts';
-import type { Access } from './access.ts';
-import { enforce } from './access.ts';
+import { type Access, enforce } from './access.ts';
 import type { DateRange, UsageService } from './usage.ts';
 
 const DATA_KEY_VERSION = 1;
@@ -129,7 +128,7 @@ export function createConnectionService(deps: {
   }
 
   async function dropKeysOf(teamId: string, connectionId: string) {
-    for (const hash of await listLiveKeyHashes(db, teamId, { connectionId })) await deps.keyCache.invalidate(hash);
+    for (const key of await listLiveKeys(db, teamId, { connectionId })) await deps.keyCache.invalidate(key.key_hash);
   }
 
   async function secretOf(connection: { id: string; team_id: string }) {
@@ -160,6 +159,10 @@ export function createConnectionService(deps: {
       }));
     },
 
+    /**
+     * Creates a connection. A self-hosted (BYOM) endpoint may have no API key: it is then
+     * stored as an empty secret.
+     */
     async create(
       userId: string,
       input: { teamId: string; provider: string; name: string; apiKey: string; baseUrl?: string | undefined; options?: Record<string, string> | undefined },

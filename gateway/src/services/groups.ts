@@ -25,7 +25,7 @@ import {
   listGroupKeys,
   listGroupMembersWithUsers,
   listGroupsForUser,
-  listLiveKeyHashes,
+  listLiveKeys,
   listTeamMembers,
   markInvitationAccepted,
   revokeInvitation,
@@ -37,8 +37,7 @@ import {
 } from '@spendgate/store';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
 import { generateIssuedKey } from '../security/issued-keys.ts';
-import type { Access } from './access.ts';
-import { enforce } from './access.ts';
+import { type Access, enforce } from './access.ts';
 import { type Invitations, invitationStatus } from './invitations.ts';
 import type { PlanService } from './plans.ts';
 import type { TeamService } from './teams.ts';
@@ -157,13 +156,14 @@ export function createGroupService(deps: {
 
     async remove(userId: string, groupId: string) {
       const group = await deps.access.group(groupId, userId, 'group.delete');
-      const hashes = await listLiveKeyHashes(db, group.team_id, { groupId });
+      const keys = await listLiveKeys(db, group.team_id, { groupId });
       await db.transaction().execute(async (trx) => {
         await deleteGroup(trx, group.team_id, groupId);
         await deps.plans.releaseAllowance(trx, group.team_id, 'group', groupId);
-        await audit(trx, group.team_id, userId, 'group.deleted', { type: 'synthetic_group', id: groupId }, { name: group.name, keysRevoked: hashes.length });
+        for (const key of keys) await deps.plans.releaseAllowance(trx, group.team_id, 'key', key.id);
+        await audit(trx, group.team_id, userId, 'group.deleted', { type: 'synthetic_group', id: groupId }, { name: group.name, keysDeleted: keys.length });
       });
-      await dropFromKeyCache(hashes);
+      await dropFromKeyCache(keys.map((key) => key.key_hash));
       return { id: groupId };
     },
 
@@ -216,25 +216,31 @@ export function createGroupService(deps: {
 
     async createKey(userId: string, groupId: string, input: { name: string; kind: KeyKind; connectionId?: string | undefined }) {
       const group = await deps.access.group(groupId, userId, 'group.keys.manage');
-      if (input.kind !== 'byok') throw new ValidationError('kind', `kind: "${input.kind}" keys are not available yet`);
-      if (!input.connectionId) throw new ValidationError('connectionId', 'connectionId is required for a byok key');
-      const connection = await findConnection(db, group.team_id, input.connectionId);
-      if (!connection) throw new ValidationError('connectionId', 'connectionId: no such connection in this team');
+      // Optimised keys are routed by Spendgate to its own accounts; BYOK and BYOM keys use one of the team's connections.
+      const optimised = input.kind === 'optimised';
+      if (optimised && input.connectionId) {
+        throw new ValidationError('connectionId', 'connectionId: optimised keys are routed by Spendgate and take no connection');
+      }
+      if (!optimised && !input.connectionId) throw new ValidationError('connectionId', `connectionId is required for a ${input.kind} key`);
+      const connection = input.connectionId ? await findConnection(db, group.team_id, input.connectionId) : undefined;
+      if (input.connectionId && !connection) throw new ValidationError('connectionId', 'connectionId: no such connection in this team');
 
       const generated = generateIssuedKey();
       return db.transaction().execute(async (trx) => {
+        const recordOverage = optimised ? await deps.plans.claimAllowance(trx, group.team_id, 'key') : undefined;
         const key = await insertIssuedKey(trx, {
           id: randomUUID(),
           team_id: group.team_id,
           group_id: group.id,
-          connection_id: connection.id,
+          connection_id: connection?.id ?? null,
           kind: input.kind,
           name: input.name,
           key_hash: generated.hash,
           key_prefix: generated.prefix,
           created_by: userId,
         });
-        await audit(trx, group.team_id, userId, 'key.created', { type: 'issued_key', id: key.id }, { kind: key.kind, groupId: group.id, connectionId: connection.id });
+        await recordOverage?.(key.id);
+        await audit(trx, group.team_id, userId, 'key.created', { type: 'issued_key', id: key.id }, { kind: key.kind, groupId: group.id, connectionId: key.connection_id });
         return { key, plaintext: generated.plaintext };
       });
     },

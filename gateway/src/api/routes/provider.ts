@@ -24,6 +24,9 @@ const ConnectionChanges = z
   .object({ name: Name.optional(), apiKey: ApiKey.optional(), baseUrl: BaseUrl.optional(), options: Options.optional() })
   .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'must change name, apiKey, baseUrl or options' });
 const ConnectionParams = z.object({ id: id('connection') });
+/** A team's own model server (BYOM): an OpenAI-compatible endpoint, often without a key. */
+const ByomBody = z.object({ teamId: id('team'), name: Name, baseUrl: BaseUrl, apiKey: ApiKey.optional() });
+const BYOM_PROVIDER = 'openai-compatible';
 const ListQuery = z.object({ teamId: id('team').optional() });
 const StatusBody = z.object({ statusValue: z.enum(CONNECTION_STATUSES, { error: `must be one of ${CONNECTION_STATUSES.join(', ')}` }) });
 const TestBody = z.object({
@@ -39,6 +42,11 @@ export const providerRoutes =
     const api = useZod(app);
     const { connections } = services;
     api.get('/', { schema: { summary: 'Supported providers: auth fields, base URL rules, models' } }, async () => ok(connections.providers()));
+    api.post('/', { schema: { summary: 'Add your own model endpoint (BYOM, team admins)', body: ByomBody } }, async (request, reply) => {
+      const { apiKey, ...byom } = request.body;
+      const provider = await connections.create(signedIn(request).userId, { ...byom, provider: BYOM_PROVIDER, apiKey: apiKey ?? '' });
+      return reply.code(201).send(ok(provider, 'Provider created'));
+    });
     api.get('/connections', { schema: { summary: 'Connections of your teams (or of one team)', querystring: ListQuery } }, async (request) =>
       ok(await connections.list(signedIn(request).userId, request.query.teamId)),
     );

@@ -47,10 +47,10 @@ export async function countTeamKeys(db: Db, teamId: string, kind: KeyKind): Prom
   return Number(row.n);
 }
 
-/** Hashes of the live keys of a group or a connection (to drop them from the key cache). */
-export async function listLiveKeyHashes(db: Db, teamId: string, scope: { groupId?: string; connectionId?: string }) {
-  let query = db.selectFrom('issued_keys').select('key_hash').where('team_id', '=', teamId).where('revoked_at', 'is', null);
+/** The live keys of a group or a connection (to drop them from the key cache). */
+export async function listLiveKeys(db: Db, teamId: string, scope: { groupId?: string; connectionId?: string }) {
+  let query = db.selectFrom('issued_keys').select(['id', 'key_hash']).where('team_id', '=', teamId).where('revoked_at', 'is', null);
   if (scope.groupId) query = query.where('group_id', '=', scope.groupId);
   if (scope.connectionId) query = query.where('connection_id', '=', scope.connectionId);
-  return (await query.execute()).map((row) => row.key_hash);
+  return query.execute();
 }
