@@ -340,6 +340,45 @@ for (const mode of testModes) {
       expect((await api('GET', `/provider/connections/${id}`, { token: tokens.ada })).status).toBe(404);
     });
 
+    it('answers 400 naming the field for bad input on every route', async () => {
+      const cases: [string, string, unknown, string][] = [
+        ['GET', '/team/members/nope', undefined, 'teamId'],
+        ['DELETE', '/team/member', { teamId: ids.team }, 'userId'],
+        ['POST', '/team/accept', { token: 'short', password: PASSWORD }, 'token'],
+        ['GET', '/provider/connections?teamId=nope', undefined, 'teamId'],
+        ['GET', '/provider/connections/nope', undefined, 'id'],
+        ['DELETE', '/provider/connections/nope', undefined, 'id'],
+        ['POST', '/provider/connections', { teamId: ids.team, provider: 'openai', name: 'x' }, 'apiKey'],
+        ['GET', `/provider/connections/${ids.connection}/usage?endDate=2026-01-01&startDate=2026-02-01`, undefined, 'endDate'],
+        ['GET', '/synthetic-group?teamId=nope', undefined, 'teamId'],
+        ['PUT', `/synthetic-group/${ids.group}`, {}, 'body'],
+        ['DELETE', '/synthetic-group/nope', undefined, 'id'],
+        ['GET', '/synthetic-group/member/nope', undefined, 'groupId'],
+        ['POST', `/synthetic-group/member/${ids.group}`, { users: [] }, 'users'],
+        ['PATCH', `/synthetic-group/member/${ids.group}/${ids.bob}`, { role: 'OWNER' }, 'role'],
+        ['DELETE', `/synthetic-group/member/${ids.group}/nope`, undefined, 'userId'],
+        ['POST', `/synthetic-group/${ids.group}/invite`, { email: 'not-an-email' }, 'email'],
+        ['GET', '/synthetic-group/nope/invitations', undefined, 'groupId'],
+        ['POST', '/synthetic-group/invitations/nope/resend', undefined, 'invitationId'],
+        ['DELETE', '/synthetic-group/invitations/nope/revoke', undefined, 'invitationId'],
+        ['POST', '/synthetic-group/accept-invite', {}, 'token'],
+        ['POST', `/synthetic-group/provider-key/create/${ids.group}`, { name: 'k', kind: 'optimised', connectionId: ids.connection }, 'connectionId'],
+        ['DELETE', '/synthetic-group/provider-key/nope', undefined, 'id'],
+        ['GET', '/audit', undefined, 'teamId'],
+        ['GET', `/audit?teamId=${ids.team}&from=yesterday`, undefined, 'from'],
+        ['PATCH', '/auth/update-password', { currentPassword: PASSWORD }, 'newPassword'],
+        ['POST', '/auth/forgot-password', { email: 'nope' }, 'email'],
+        ['POST', '/auth/reset-password', { email: 'ada@example.com', otp: '1234567', newPassword: 'long enough phrase' }, 'otp'],
+        ['POST', '/auth/send-register-email-otp', {}, 'email'],
+        ['POST', '/provider', { teamId: ids.team, name: 'x', baseUrl: 'ftp://x' }, 'baseUrl'],
+      ];
+      for (const [method, route, body, field] of cases) {
+        const answer = await api(method, route, { token: tokens.ada, body });
+        expect([method, route, answer.status, answer.body.field]).toEqual([method, route, 400, field]);
+        expect(answer.body.message).toContain(field === 'body' ? 'must change' : field);
+      }
+    });
+
     it('writes an audit row for every change, readable by team admins with filters and pages', async () => {
       const all = await api('GET', `/audit?teamId=${ids.team}&pageSize=200`, { token: tokens.ada });
       expect(all.status).toBe(200);

@@ -14,6 +14,7 @@ import { auditRoutes } from './routes/audit.ts';
 import { authRoutes } from './routes/auth.ts';
 import { contactFormRoutes } from './routes/contact-form.ts';
 import { faqRoutes } from './routes/faqs.ts';
+import { pricingRoutes } from './routes/pricing.ts';
 import { groupRoutes } from './routes/synthetic-group.ts';
 import { providerRoutes } from './routes/provider.ts';
 import { subscriptionRoutes } from './routes/subscription.ts';
@@ -56,5 +57,6 @@ export const controlPlane =
     await app.register(groupRoutes(deps.services), { prefix: '/synthetic-group' });
     await app.register(usageRoutes(deps.services), { prefix: '/usage' });
     await app.register(auditRoutes(deps.services), { prefix: '/audit' });
+    await app.register(pricingRoutes(deps.services), { prefix: '/pricing' });
     openApi.serve('/docs');
   };

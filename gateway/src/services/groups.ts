@@ -224,6 +224,9 @@ export function createGroupService(deps: {
       if (!optimised && !input.connectionId) throw new ValidationError('connectionId', `connectionId is required for a ${input.kind} key`);
       const connection = input.connectionId ? await findConnection(db, group.team_id, input.connectionId) : undefined;
       if (input.connectionId && !connection) throw new ValidationError('connectionId', 'connectionId: no such connection in this team');
+      if (input.kind === 'byom' && connection?.provider !== 'openai-compatible') {
+        throw new ValidationError('connectionId', 'connectionId: a byom key needs a connection to the team’s own model endpoint (provider "openai-compatible")');
+      }
 
       const generated = generateIssuedKey();
       return db.transaction().execute(async (trx) => {

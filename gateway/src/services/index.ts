@@ -15,6 +15,7 @@ import { createGroupService } from './groups.ts';
 import { createInvitations } from './invitations.ts';
 import { createMailer } from './mailer.ts';
 import { createPlanService } from './plans.ts';
+import { createPricingService } from './pricing.ts';
 import { createSiteContentService } from './site-content.ts';
 import { createTeamService } from './teams.ts';
 import { createUsageService } from './usage.ts';
@@ -62,6 +63,7 @@ export async function createControlPlaneServices(deps: {
     }),
     usage,
     audit: createAuditService({ sql, access }),
+    pricing: createPricingService({ sql, access }),
     site: createSiteContentService({ sql }),
   };
 }

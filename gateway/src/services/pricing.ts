@@ -1,27 +1,22 @@
 // A team's pricing settings: its own negotiated prices per (provider, model), which
 // replace list prices for its requests, and whether unpriced models may be used.
 // Changes reach the gateways as their principal cache entries expire (≤ 60 s).
-import { type Action, decide } from '@spendgate/core';
 import {
   deletePriceOverride,
-  findTeamRole,
   listPriceOverrides,
   type PriceOverrideInput,
   type SqlStore,
   upsertPriceOverride,
   writeAudit,
 } from '@spendgate/store';
-import { ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
 import { findProvider } from '../providers/registry.ts';
+import type { Access } from './access.ts';
 
-export function createPricingService(deps: { sql: SqlStore }) {
+export function createPricingService(deps: { sql: SqlStore; access: Access }) {
   const { db } = deps.sql;
-
-  async function authorize(action: Action, teamId: string, userId: string) {
-    const decision = decide(action, { teamRole: (await findTeamRole(db, teamId, userId)) ?? null });
-    if (decision === 'hidden') throw new NotFoundError('Team');
-    if (decision === 'forbidden') throw new ForbiddenError('Only team admins can change pricing');
-  }
+  const authorize = (action: 'pricing.view' | 'pricing.manage', teamId: string, userId: string) =>
+    deps.access.team(teamId, userId, action);
 
   return {
     async listOverrides(userId: string, teamId: string) {

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { PricingService } from '../../services/pricing.ts';
 import { useZod } from '../../zod-provider.ts';
 import { ok } from '../envelope.ts';
+import { signedIn } from '../session.ts';
 
 const PricePerMTok = z
   .union([z.string(), z.number()])
@@ -55,14 +56,14 @@ export const pricingRoutes =
   (deps: { pricing: PricingService }): FastifyPluginAsync =>
   async (app) => {
     const api = useZod(app);
-    api.get('/overrides', { schema: { querystring: TeamQuery } }, async (request) => {
-      const rows = await deps.pricing.listOverrides(request.user!.userId, request.query.teamId);
+    api.get('/overrides', { schema: { summary: 'Your team’s own model prices', querystring: TeamQuery } }, async (request) => {
+      const rows = await deps.pricing.listOverrides(signedIn(request).userId, request.query.teamId);
       return ok(rows.map(overrideView));
     });
 
-    api.put('/overrides', { schema: { body: OverrideBody } }, async (request) => {
+    api.put('/overrides', { schema: { summary: 'Set the team’s price for a model (USD per million tokens)', body: OverrideBody } }, async (request) => {
       const { teamId, ...price } = request.body;
-      const row = await deps.pricing.setOverride(request.user!.userId, teamId, {
+      const row = await deps.pricing.setOverride(signedIn(request).userId, teamId, {
         provider: price.provider,
         model: price.model,
         inputPerMTokMicros: price.inputPerMTok,
@@ -74,13 +75,13 @@ export const pricingRoutes =
       return ok(overrideView(row), 'Price override saved');
     });
 
-    api.delete('/overrides/:id', { schema: { params: OverrideParams, querystring: TeamQuery } }, async (request) => {
-      await deps.pricing.deleteOverride(request.user!.userId, request.query.teamId, request.params.id);
+    api.delete('/overrides/:id', { schema: { summary: 'Delete a team price', params: OverrideParams, querystring: TeamQuery } }, async (request) => {
+      await deps.pricing.deleteOverride(signedIn(request).userId, request.query.teamId, request.params.id);
       return ok(null, 'Price override deleted');
     });
 
-    api.put('/unpriced-models', { schema: { body: UnpricedBody } }, async (request) => {
-      await deps.pricing.setUnpricedPolicy(request.user!.userId, request.body.teamId, request.body.allowUnpricedModels);
+    api.put('/unpriced-models', { schema: { summary: 'Whether the team may use models without a price', body: UnpricedBody } }, async (request) => {
+      await deps.pricing.setUnpricedPolicy(signedIn(request).userId, request.body.teamId, request.body.allowUnpricedModels);
       return ok({ allowUnpricedModels: request.body.allowUnpricedModels }, 'Unpriced model policy saved');
     });
   };
