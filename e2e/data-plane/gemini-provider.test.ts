@@ -7,12 +7,11 @@
  *   600 × 0.30 + 400 × 0.03 + 300 × 2.50 = 180 + 12 + 750 = 942 micro-USD.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { listUsageEvents } from '@spendgate/store';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeGemini, startFakeGemini } from '../fakes/gemini-provider.ts';
 import { type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
-import { issueByokKey, signUpTeam, type Tenant } from './tenant.ts';
+import { issueByokKey, recordedEvents, signUpTeam, type Tenant } from './tenant.ts';
 
 const FORCED_USAGE = JSON.stringify({
   promptTokenCount: 1000,
@@ -98,9 +97,7 @@ for (const mode of testModes) {
     });
 
     it('records every request exactly once at the hand-computed cost', async () => {
-      await spendgate.app.runtime.stores.queue.drain();
-      const recorded = await listUsageEvents(spendgate.app.runtime.stores.sql.db, tenant.teamId);
-      expect(recorded).toHaveLength(requestsSent);
+      const recorded = await recordedEvents(spendgate, tenant.teamId, requestsSent);
       expect(recorded.map((event) => [event.provider, event.cost_micros, event.reasoning_tokens, event.estimated])).toEqual(
         Array.from({ length: requestsSent }, () => ['google', 942n, 100n, false]),
       );

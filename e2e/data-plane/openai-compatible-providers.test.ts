@@ -5,12 +5,11 @@
  *   Groq llama-3.3-70b-versatile ($0.59 / $0.79 per million): 590 + 158 = 748 micro-USD;
  *   Azure gpt-4o ($2.50 / $10.00): 2500 + 2000 = 4500 micro-USD.
  */
-import { listUsageEvents } from '@spendgate/store';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
-import { type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
-import { issueByokKey, signUpTeam, type Tenant } from './tenant.ts';
+import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
+import { issueByokKey, recordedEvents, signUpTeam, type Tenant } from './tenant.ts';
 
 const FORCED_USAGE = JSON.stringify({ prompt_tokens: 1000, completion_tokens: 200 });
 
@@ -70,9 +69,32 @@ for (const mode of testModes) {
       expect(text).toBe('echo: Hi there');
     });
 
+    it('refuses the keys of a disabled connection, clearly and in the caller’s format', async () => {
+      const connection = await callApi(spendgate.url, 'POST', '/provider/connections', {
+        token: tenant.token,
+        body: { teamId: tenant.teamId, provider: 'groq', name: 'to disable', apiKey: 'sk-fake-upstream', baseUrl: groqFake.url },
+      });
+      const connectionId = connection.body.data.newConnection.id;
+      const key = await callApi(spendgate.url, 'POST', `/synthetic-group/provider-key/create/${tenant.groupId}`, {
+        token: tenant.token,
+        body: { name: 'soon disabled', kind: 'byok', connectionId },
+      });
+      const client = new OpenAI({ baseURL: `${spendgate.url}/v1`, apiKey: key.body.data.key, maxRetries: 0 });
+      await client.models.list();
+      const disabled = await callApi(spendgate.url, 'PATCH', `/provider/connections/status/${connectionId}`, {
+        token: tenant.token,
+        body: { statusValue: 'disabled' },
+      });
+      expect(disabled.status).toBe(200);
+      const before = groqFake.requests.length;
+      await expect(
+        client.chat.completions.create({ model: 'llama-3.3-70b-versatile', messages: [{ role: 'user', content: 'Hi' }] }),
+      ).rejects.toMatchObject({ status: 403, error: { code: 'connection_disabled' } });
+      expect(groqFake.requests.length).toBe(before);
+    });
+
     it('records one priced event per request', async () => {
-      await spendgate.app.runtime.stores.queue.drain();
-      const recorded = await listUsageEvents(spendgate.app.runtime.stores.sql.db, tenant.teamId);
+      const recorded = await recordedEvents(spendgate, tenant.teamId, 3);
       expect(recorded.map((event) => [event.provider, event.cost_micros])).toEqual([
         ['groq', 748n],
         ['azure-openai', 4500n],

@@ -1,7 +1,8 @@
 // Short-hands for data-plane tests: a signed-up team with a synthetic group, and keys
 // issued for it against provider connections.
+import { listUsageEvents } from '@spendgate/store';
 import { expect } from 'vitest';
-import { callApi } from '../support/spendgate.ts';
+import { callApi, type RunningSpendgate } from '../support/spendgate.ts';
 
 export interface Tenant {
   token: string;
@@ -41,4 +42,23 @@ export async function issueByokKey(
   });
   expect(key.status, JSON.stringify(key.body)).toBe(201);
   return key.body.data.key;
+}
+
+/**
+ * The team's usage events once `count` have been recorded. A streamed answer ends for
+ * the caller a moment before its event is queued, so this waits (bounded) rather than
+ * reading once.
+ */
+export async function recordedEvents(spendgate: RunningSpendgate, teamId: string, count: number) {
+  const { queue, sql } = spendgate.app.runtime.stores;
+  await expect
+    .poll(
+      async () => {
+        await queue.drain();
+        return (await listUsageEvents(sql.db, teamId)).length;
+      },
+      { timeout: 10_000 },
+    )
+    .toBe(count);
+  return listUsageEvents(sql.db, teamId);
 }

@@ -63,6 +63,7 @@ export function createPrincipalService(deps: { sql: SqlStore; envelope: Envelope
               adapter,
               baseUrl: row.baseUrl,
               options: (row.connectionOptions ?? {}) as ConnectionOptions,
+              active: row.connectionStatus === 'active',
               secret: deps.envelope.decryptSecret(
                 row.wrappedDataKey,
                 { teamId: row.teamId, connectionId: row.connectionId, version: row.secretKeyVersion },

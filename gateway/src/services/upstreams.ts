@@ -17,6 +17,8 @@ export interface Upstream {
   baseUrl: string;
   options: ConnectionOptions;
   secret: string;
+  /** False when the team has disabled the connection: its keys are refused. */
+  active: boolean;
 }
 
 export function createUpstreamResolver(deps: { optimisedUpstreams: Config['optimisedUpstreams']; catalog: PriceCatalog }) {
@@ -24,7 +26,9 @@ export function createUpstreamResolver(deps: { optimisedUpstreams: Config['optim
     const adapter = findProvider(providerId);
     const baseUrl = (account.baseUrl ?? adapter?.defaultBaseUrl)?.replace(/\/+$/, '');
     if (!adapter || !baseUrl) throw new Error(`OPTIMISED_UPSTREAMS: "${providerId}" needs a known provider and a baseUrl`);
-    return [{ connectionId: null, adapter, baseUrl, options: { apiVersion: account.apiVersion }, secret: account.apiKey }];
+    return [
+      { connectionId: null, adapter, baseUrl, options: { apiVersion: account.apiVersion }, secret: account.apiKey, active: true },
+    ];
   });
 
   return {
@@ -32,6 +36,9 @@ export function createUpstreamResolver(deps: { optimisedUpstreams: Config['optim
       if (principal.kind !== 'optimised') {
         if (!principal.connection) {
           throw new AppError(400, 'no_connection', 'This key is not bound to a provider connection');
+        }
+        if (!principal.connection.active) {
+          throw new AppError(403, 'connection_disabled', 'The provider connection of this key is disabled');
         }
         return principal.connection;
       }
