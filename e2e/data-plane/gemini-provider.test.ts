@@ -96,6 +96,19 @@ for (const mode of testModes) {
       expect(streamed.content).toEqual([expect.objectContaining({ type: 'text', text: 'echo: Stream this' })]);
     });
 
+    it('translates tool calls from Gemini for OpenAI callers', async () => {
+      requestsSent++;
+      const completion = await openai.chat.completions.create({
+        model: 'gemini-2.5-flash',
+        tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+        messages: [{ role: 'user', content: 'call get_weather {"city":"Paris"}' }],
+      });
+      const call = completion.choices[0]?.message.tool_calls?.[0];
+      expect(completion.choices[0]?.finish_reason).toBe('tool_calls');
+      expect(call?.type === 'function' && call.function.name).toBe('get_weather');
+      expect(call?.type === 'function' && JSON.parse(call.function.arguments)).toEqual({ city: 'Paris' });
+    });
+
     it('records every request exactly once at the hand-computed cost', async () => {
       const recorded = await recordedEvents(spendgate, tenant.teamId, requestsSent);
       expect(recorded.map((event) => [event.provider, event.cost_micros, event.reasoning_tokens, event.estimated])).toEqual(

@@ -33,6 +33,7 @@ for (const mode of testModes) {
         provider: 'azure-openai',
         apiKey: 'sk-fake-upstream',
         baseUrl: azureFake.url.replace(/\/+$/, ''),
+        options: { apiVersion: '2025-01-01-preview' },
       });
       groq = new OpenAI({ baseURL: `${spendgate.url}/v1`, apiKey: groqKey, maxRetries: 0 });
       azure = new OpenAI({ baseURL: `${spendgate.url}/v1`, apiKey: azureKey, maxRetries: 0 });
@@ -58,7 +59,7 @@ for (const mode of testModes) {
       expect(data.choices[0]?.message.content).toBe('echo: Hi');
       expect(response.headers.get('x-spendgate-cost')).toBe('0.004500');
       const upstream = azureFake.requests.at(-1)!;
-      expect(upstream.path).toBe('/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21');
+      expect(upstream.path).toBe('/openai/deployments/gpt-4o/chat/completions?api-version=2025-01-01-preview');
       expect(upstream.headers['api-key']).toBe('sk-fake-upstream');
     });
 

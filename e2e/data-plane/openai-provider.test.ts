@@ -49,6 +49,42 @@ for (const mode of testModes) {
       expect(response.headers.get('x-spendgate-cost')).toBe('0.004000');
     });
 
+    it('prices reasoning tokens of an o-series model at its output rate', async () => {
+      requestsSent++;
+      fake.controlHeaders['x-fake-usage'] = JSON.stringify({ prompt_tokens: 1000, completion_tokens: 500, reasoning_tokens: 400 });
+      try {
+        // o3-mini: $1.10 input, $4.40 output per million; reasoning is output: 1100 + 500 × 4.4 = 3300 micro-USD
+        const { data, response } = await openai.chat.completions
+          .create({ model: 'o3-mini', messages: [{ role: 'user', content: 'Think' }] })
+          .withResponse();
+        expect(data.usage?.completion_tokens_details?.reasoning_tokens).toBe(400);
+        expect(response.headers.get('x-spendgate-cost')).toBe('0.003300');
+      } finally {
+        fake.controlHeaders['x-fake-usage'] = FORCED_USAGE;
+      }
+    });
+
+    it('passes tool calls through natively and translates them for Anthropic callers', async () => {
+      requestsSent += 2;
+      const parameters = { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] };
+      const completion = await openai.chat.completions.create({
+        model: 'gpt-4o',
+        tools: [{ type: 'function', function: { name: 'get_weather', parameters } }],
+        messages: [{ role: 'user', content: 'call get_weather {"city":"Paris"}' }],
+      });
+      const call = completion.choices[0]?.message.tool_calls?.[0];
+      expect(completion.choices[0]?.finish_reason).toBe('tool_calls');
+      expect(call?.type === 'function' && JSON.parse(call.function.arguments)).toEqual({ city: 'Paris' });
+      const message = await anthropic.messages.create({
+        model: 'gpt-4o',
+        max_tokens: 256,
+        tools: [{ name: 'get_weather', input_schema: parameters }],
+        messages: [{ role: 'user', content: 'call get_weather {"city":"Paris"}' }],
+      });
+      expect(message.stop_reason).toBe('tool_use');
+      expect(message.content).toEqual([expect.objectContaining({ type: 'tool_use', name: 'get_weather', input: { city: 'Paris' } })]);
+    });
+
     it('serves an Anthropic-format request from the OpenAI model', async () => {
       requestsSent++;
       const message = await anthropic.messages.create({
@@ -188,8 +224,14 @@ for (const mode of testModes) {
       const chat = recorded.filter(
         (event) => event.status_code === 200 && ['chat.completions', 'messages'].includes(event.endpoint),
       );
-      expect(chat.map((event) => event.cost_micros)).toEqual([FORCED_COST_MICROS, FORCED_COST_MICROS, FORCED_COST_MICROS]);
-      expect(chat.map((event) => event.endpoint)).toEqual(['chat.completions', 'messages', 'messages']);
+      expect(chat.map((event) => [event.endpoint, event.model, event.cost_micros])).toEqual([
+        ['chat.completions', 'gpt-4o-2024-08-06', FORCED_COST_MICROS],
+        ['chat.completions', 'o3-mini', 3300n],
+        ['chat.completions', 'gpt-4o-2024-08-06', FORCED_COST_MICROS],
+        ['messages', 'gpt-4o-2024-08-06', FORCED_COST_MICROS],
+        ['messages', 'gpt-4o-2024-08-06', FORCED_COST_MICROS],
+        ['messages', 'gpt-4o-2024-08-06', FORCED_COST_MICROS],
+      ]);
       expect(recorded.filter((event) => event.status_code === 429).map((event) => event.cost_micros)).toEqual([0n, 0n]);
     });
   });

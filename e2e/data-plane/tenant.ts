@@ -29,7 +29,7 @@ export async function signUpTeam(base: string, email: string): Promise<Tenant> {
 export async function issueByokKey(
   base: string,
   tenant: Tenant,
-  connection: { provider: string; apiKey: string; baseUrl: string; [option: string]: string },
+  connection: { provider: string; apiKey: string; baseUrl: string; options?: Record<string, string> },
 ): Promise<string> {
   const created = await callApi(base, 'POST', '/provider/connections', {
     token: tenant.token,

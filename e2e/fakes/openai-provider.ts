@@ -37,10 +37,11 @@
  *   limit below 16); cached_tokens = reasoning_tokens = 0; total = input + output. Forced
  *   numbers (`input_tokens`, `output_tokens`, `cached_tokens`, `reasoning_tokens`) are taken
  *   as given: reasoning is not added to output, force both.
- * - tool calls (responses only): with `tools: [{type:"function", name}]` and a last user text
- *   `call <name>` optionally followed by a JSON object, the output is one `function_call` item
- *   with those arguments; output_tokens = ceil(characters of the arguments JSON / 4), streamed
- *   as `response.function_call_arguments.delta` pieces of 4 characters.
+ * - tool calls: with function tools offered and a last user text `call <name>` optionally
+ *   followed by a JSON object, chat answers one `tool_calls` entry (finish_reason
+ *   "tool_calls"; streamed as argument pieces of 4 characters) and responses one
+ *   `function_call` item (streamed as `response.function_call_arguments.delta` pieces);
+ *   completion / output tokens = ceil(characters of the arguments JSON / 4).
  *
  * Test-control request headers:
  * - `x-fake-usage: {"prompt_tokens":1000,"completion_tokens":500,"cached_tokens":200,"reasoning_tokens":0}`
@@ -71,11 +72,13 @@ import {
   readForcedUsage,
   readStreamErrorAfter,
   readStreamIntervalMs,
+  requestedToolCall,
   sendEventStream,
   serverSentEvent,
   sendJson,
   sequentialIds,
   singleHeader,
+  splitIntoTokenPieces,
   startFakeProviderServer,
   throwForcedStatus,
 } from './fake-provider-kit.ts';
@@ -179,6 +182,7 @@ interface ChatRequest {
   stream_options?: { include_usage?: boolean; include_obfuscation?: boolean } | null;
   max_tokens?: number | null;
   max_completion_tokens?: number | null;
+  tools?: { type?: string; function?: { name?: string } }[];
 }
 
 interface EmbeddingRequest {
@@ -200,7 +204,9 @@ interface ChatAnswer {
 interface Reply {
   /** Content split into words, each with its leading whitespace: joined they give the text. */
   words: string[];
-  finishReason: 'stop' | 'length';
+  finishReason: 'stop' | 'length' | 'tool_calls';
+  /** The tool the model calls instead of answering (see the tool rule). */
+  toolCall?: { id: string; name: string; arguments: string };
 }
 
 /**
@@ -349,7 +355,7 @@ function answerChatCompletion(request: RecordedRequest, res: ServerResponse, id:
   const forcedUsage = readForcedUsage(request.headers, FORCED_USAGE_FIELDS, testControlError);
   const streamErrorAfter = readStreamErrorAfter(request.headers, testControlError);
   const streamIntervalMs = readStreamIntervalMs(request.headers, testControlError);
-  const reply = composeReply(chat);
+  const reply = composeReply(chat, id);
   const answer: ChatAnswer = {
     id,
     created: Math.floor(Date.now() / 1000),
@@ -357,7 +363,7 @@ function answerChatCompletion(request: RecordedRequest, res: ServerResponse, id:
     reply,
     usage: buildUsage({
       prompt_tokens: countPromptTokens(chat.messages),
-      completion_tokens: reply.words.length,
+      completion_tokens: reply.toolCall ? estimateTextTokens(reply.toolCall.arguments) : reply.words.length,
       cached_tokens: 0,
       reasoning_tokens: 0,
       ...forcedUsage,
@@ -387,7 +393,17 @@ function chatCompletion({ id, created, model, reply, usage }: ChatAnswer): ChatC
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: reply.words.join(''), refusal: null, annotations: [] },
+        message: reply.toolCall
+          ? {
+              role: 'assistant',
+              content: null,
+              refusal: null,
+              annotations: [],
+              tool_calls: [
+                { id: reply.toolCall.id, type: 'function', function: { name: reply.toolCall.name, arguments: reply.toolCall.arguments } },
+              ],
+            }
+          : { role: 'assistant', content: reply.words.join(''), refusal: null, annotations: [] },
         logprobs: null,
         finish_reason: reply.finishReason,
       },
@@ -436,9 +452,18 @@ function streamChatCompletion(
       : []),
     chunk([choice({ role: 'assistant', content: '', refusal: null })]),
   ];
+  const toolCallChunks = reply.toolCall
+    ? [
+        chunk([choice({ tool_calls: [{ index: 0, id: reply.toolCall.id, type: 'function', function: { name: reply.toolCall.name, arguments: '' } }] })]),
+        ...splitIntoTokenPieces(reply.toolCall.arguments).map((piece) =>
+          chunk([choice({ tool_calls: [{ index: 0, function: { arguments: piece } }] })]),
+        ),
+      ]
+    : [];
   const events = [
     ...leadingChunks,
     ...reply.words.map((word) => chunk([choice({ content: word })])),
+    ...toolCallChunks,
     chunk([choice({}, reply.finishReason)]),
     ...(includeUsage ? [chunk([], usage)] : []),
     '[DONE]',
@@ -490,13 +515,18 @@ function isChatMessage(message: unknown): message is ChatMessage {
   return isJsonObject(message) && typeof message.role === 'string';
 }
 
-/** The reply echoes the last user message, cut to the token limit if one is set. */
-function composeReply(chat: ChatRequest): Reply {
-  const lastUserMessage = chat.messages.findLast((message) => message.role === 'user');
-  const { words, truncated } = echoReply(
-    textParts(lastUserMessage?.content).join(' '),
-    chat.max_completion_tokens ?? chat.max_tokens,
-  );
+/**
+ * The reply echoes the last user message, cut to the token limit if one is set — or,
+ * by the tool rule, calls the tool that message names.
+ */
+function composeReply(chat: ChatRequest, id: string): Reply {
+  const lastUserText = textParts(chat.messages.findLast((message) => message.role === 'user')?.content).join(' ');
+  const toolNames = (chat.tools ?? []).flatMap((tool) => (typeof tool.function?.name === 'string' ? [tool.function.name] : []));
+  const call = requestedToolCall(lastUserText, toolNames);
+  if (call) {
+    return { words: [], finishReason: 'tool_calls', toolCall: { id: `call_${id}`, name: call.name, arguments: JSON.stringify(call.input) } };
+  }
+  const { words, truncated } = echoReply(lastUserText, chat.max_completion_tokens ?? chat.max_tokens);
   return { words, finishReason: truncated ? 'length' : 'stop' };
 }
 
