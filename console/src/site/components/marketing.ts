@@ -20,4 +20,4 @@ export const KEY_FEATURES: { icon: IconName; title: string; text: string }[] = [
   { icon: 'trend', title: 'Cost forecasting', text: "Forecast next month's AI bill with confidence ranges, per team and group." },
 ];
 
-export const PROVIDERS = ['OpenAI', 'Anthropic', 'Google Gemini', 'Mistral', 'Azure OpenAI', 'AWS Bedrock', 'Groq', 'DeepSeek'];
+export const PROVIDERS = ['OpenAI', 'Anthropic', 'Google Gemini', 'Mistral', 'Azure OpenAI', 'Groq', 'DeepSeek', 'xAI'];
