@@ -5,6 +5,7 @@ import * as accounts from './20261122_0001_accounts.ts';
 import * as keysAndConnections from './20261122_0002_keys_and_connections.ts';
 import * as usageAndPrices from './20261122_0003_usage_and_prices.ts';
 import * as connectionOptionsAndBilling from './20261122_0004_connection_options_and_billing.ts';
+import * as budgets from './20261122_0005_budgets.ts';
 import * as plansAndSite from './20261122_0101_plans_and_site.ts';
 import * as auth from './20261122_0102_auth.ts';
 import * as invitationsAndOverages from './20261122_0103_invitations_and_overages.ts';
@@ -14,6 +15,7 @@ export const migrations: Record<string, Migration> = {
   '20261122_0002_keys_and_connections': keysAndConnections,
   '20261122_0003_usage_and_prices': usageAndPrices,
   '20261122_0004_connection_options_and_billing': connectionOptionsAndBilling,
+  '20261122_0005_budgets': budgets,
   '20261122_0101_plans_and_site': plansAndSite,
   '20261122_0102_auth': auth,
   '20261122_0103_invitations_and_overages': invitationsAndOverages,

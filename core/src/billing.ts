@@ -81,3 +81,13 @@ export function billRequest(request: {
       );
   }
 }
+
+/**
+ * What a request costs the team in GBP micros, the currency budgets are kept in: a BYOK
+ * request is paid to the provider at list price; optimised and BYOM requests are what
+ * Spendgate bills. An unpriced BYOK request counts 0 (its cost is unknown, not zero).
+ */
+export function teamSpendMicros(kind: KeyKind, cost: RequestCost, bill: Bill, rate: FxRate): bigint {
+  if (kind === 'byok') return cost.status === 'priced' ? usdToGbp(cost.totalMicros, rate) : 0n;
+  return bill.billedMicros ?? 0n;
+}

@@ -23,7 +23,17 @@ export {
 export { costOfRequest, type RequestCost } from './pricing/cost.ts';
 export { addUsage, emptyUsage, totalTokens, type Usage, validateUsage } from './usage.ts';
 export { type AlertChannel, FREE_TRIAL_DAYS, PLANS, type PlanSlug, type PlanTerms, planTerms } from './plans.ts';
-export { type Bill, type BillingRule, billRequest, FX_RATES, type FxRate, fxRateAt, type KeyKind, usdToGbp } from './billing.ts';
+export {
+  type Bill,
+  type BillingRule,
+  billRequest,
+  FX_RATES,
+  type FxRate,
+  fxRateAt,
+  type KeyKind,
+  teamSpendMicros,
+  usdToGbp,
+} from './billing.ts';
 export {
   type Access,
   type Action,
@@ -36,3 +46,14 @@ export {
   TEAM_ROLES,
   type TeamRole,
 } from './roles.ts';
+export {
+  BUDGET_MODES,
+  BUDGET_SCOPES,
+  BUDGET_WINDOWS,
+  type Budget,
+  type BudgetMode,
+  type BudgetScope,
+  type BudgetWindow,
+  budgetLedgerScope,
+  budgetWindowAt,
+} from './budgets.ts';

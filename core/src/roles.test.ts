@@ -29,6 +29,8 @@ const EXPECTED: Record<Action, string> = {
   'group.keys.manage': 'AAAFHH',
   'pricing.view': 'AAAAAH',
   'pricing.manage': 'AFFFFH',
+  'budget.view': 'AAAAAH',
+  'budget.manage': 'AFFFFH',
 };
 
 const LETTER = { allowed: 'A', forbidden: 'F', hidden: 'H' } as const;

@@ -30,6 +30,8 @@ export const PERMISSIONS = {
   'connection.manage': { scope: 'team', roles: ['ADMIN'] },
   'pricing.view': { scope: 'team', roles: ['ADMIN', 'MEMBER'] },
   'pricing.manage': { scope: 'team', roles: ['ADMIN'] },
+  'budget.view': { scope: 'team', roles: ['ADMIN', 'MEMBER'] },
+  'budget.manage': { scope: 'team', roles: ['ADMIN'] },
   'group.create': { scope: 'team', roles: ['ADMIN', 'MEMBER'] },
   'group.view': { scope: 'group', roles: ['ADMIN', 'MAINTAINER', 'OBSERVER'] },
   'group.update': { scope: 'group', roles: ['ADMIN', 'MAINTAINER'] },

@@ -7,6 +7,7 @@ export * from './queue/index.ts';
 export * from './sql/connect.ts';
 export * from './sql/migrate.ts';
 export * from './sql/repos/audit.ts';
+export * from './sql/repos/budgets.ts';
 export * from './sql/repos/accounts.ts';
 export * from './sql/repos/connection-admin.ts';
 export * from './sql/repos/group-admin.ts';

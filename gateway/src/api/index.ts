@@ -12,6 +12,7 @@ import { createOpenApiCollector } from './openapi.ts';
 import { sendApiError } from './envelope.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { authRoutes } from './routes/auth.ts';
+import { budgetRoutes } from './routes/budgets.ts';
 import { contactFormRoutes } from './routes/contact-form.ts';
 import { faqRoutes } from './routes/faqs.ts';
 import { pricingRoutes } from './routes/pricing.ts';
@@ -58,5 +59,6 @@ export const controlPlane =
     await app.register(usageRoutes(deps.services), { prefix: '/usage' });
     await app.register(auditRoutes(deps.services), { prefix: '/audit' });
     await app.register(pricingRoutes(deps.services), { prefix: '/pricing' });
+    await app.register(budgetRoutes(deps.services), { prefix: '/budgets' });
     openApi.serve('/docs');
   };

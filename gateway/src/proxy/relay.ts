@@ -64,7 +64,7 @@ export async function relay(principal: Principal, reply: FastifyReply, call: Rel
     endpoint: call.endpoint,
     startedAt,
   };
-  await deps.metering.admit(metered, {
+  const { remainingMicros } = await deps.metering.admit(metered, {
     model: call.model,
     promptTokens: call.promptTokens,
     maxOutputTokens: call.maxOutputTokens,
@@ -99,7 +99,9 @@ export async function relay(principal: Principal, reply: FastifyReply, call: Rel
     throw error;
   }
 
-  const context: ExchangeContext = { call, caller, native, translator, metered, metering: deps.metering };
+  const headers: Record<string, string> = { 'x-spendgate-request-id': metered.requestId };
+  if (remainingMicros !== undefined) headers['x-spendgate-budget-remaining'] = microsToDecimalString(remainingMicros);
+  const context: ExchangeContext = { call, caller, native, translator, metered, metering: deps.metering, headers };
   if (call.stream && upstream.statusCode === 200) return relayStream(reply, upstream, abort, context);
   return relayAnswer(reply, upstream, context);
 }
@@ -111,10 +113,8 @@ interface ExchangeContext {
   translator: AnyTranslator | undefined;
   metered: MeteredRequest;
   metering: Metering;
-}
-
-function spendgateHeaders(requestId: string, model: string): Record<string, string> {
-  return { 'x-spendgate-request-id': requestId, 'x-spendgate-model': model };
+  /** x-spendgate-request-id, and the budget left when a hard budget applies. */
+  headers: Record<string, string>;
 }
 
 async function relayAnswer(reply: FastifyReply, upstream: UpstreamResponse, ctx: ExchangeContext) {
@@ -134,7 +134,7 @@ async function relayAnswer(reply: FastifyReply, upstream: UpstreamResponse, ctx:
     statusCode: upstream.statusCode,
     streamed: false,
   });
-  const headers = spendgateHeaders(ctx.metered.requestId, model);
+  const headers: Record<string, string> = { ...ctx.headers, 'x-spendgate-model': model };
   if (cost.status === 'priced') headers['x-spendgate-cost'] = microsToDecimalString(cost.totalMicros);
   reply.code(upstream.statusCode).headers(headers);
 
@@ -157,7 +157,8 @@ async function relayStream(reply: FastifyReply, upstream: UpstreamResponse, abor
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
-    ...spendgateHeaders(ctx.metered.requestId, ctx.call.model),
+    ...ctx.headers,
+    'x-spendgate-model': ctx.call.model,
   });
   let clientGone = false;
   out.on('close', () => {

@@ -15,6 +15,7 @@ const FORBIDDEN: Partial<Record<Action, string>> = {
   'team.audit.view': 'Only team admins can read the audit log',
   'connection.manage': 'Only team admins can manage provider connections',
   'pricing.manage': 'Only team admins can change pricing',
+  'budget.manage': 'Only team admins can manage budgets',
   'group.update': 'Only group admins and maintainers can edit the group',
   'group.delete': 'Only group admins can delete the group',
   'group.members.manage': 'Only group admins can manage members and invitations',

@@ -1,6 +1,6 @@
 // The control plane's services, built once per process from the stores and secrets.
 import type { PriceCatalog } from '@spendgate/core';
-import type { Config, JobQueue, KeyCache, SqlStore } from '@spendgate/store';
+import type { Config, JobQueue, KeyCache, SpendLedger, SqlStore } from '@spendgate/store';
 import type { JobPayloads } from '@spendgate/worker';
 import type { Envelope } from '../security/envelope.ts';
 import { createGoogleVerifier } from '../security/google-id-tokens.ts';
@@ -10,6 +10,7 @@ import type { SessionTokens } from '../security/session-tokens.ts';
 import { createAccess } from './access.ts';
 import { createAccountService } from './accounts.ts';
 import { createAuditService } from './audit.ts';
+import { createBudgetService } from './budgets.ts';
 import { createConnectionService } from './connections.ts';
 import { createGroupService } from './groups.ts';
 import { createInvitations } from './invitations.ts';
@@ -27,6 +28,7 @@ export async function createControlPlaneServices(deps: {
   envelope: Envelope;
   sessions: SessionTokens;
   keyCache: Pick<KeyCache<unknown>, 'invalidate'>;
+  ledger: Pick<SpendLedger, 'read'>;
   catalog: PriceCatalog;
 }) {
   const { config, sql } = deps;
@@ -64,6 +66,7 @@ export async function createControlPlaneServices(deps: {
     usage,
     audit: createAuditService({ sql, access }),
     pricing: createPricingService({ sql, access }),
+    budgets: createBudgetService({ sql, access, ledger: deps.ledger, keyCache: deps.keyCache }),
     site: createSiteContentService({ sql }),
   };
 }

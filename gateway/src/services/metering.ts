@@ -6,12 +6,18 @@
  * is written straight to the database, so no usage event is ever dropped.
  */
 import {
+  type Budget,
   billRequest,
+  budgetLedgerScope,
+  budgetWindowAt,
   costOfRequest,
   findPrice,
+  fxRateAt,
+  microsToDecimalString,
   emptyUsage,
   type PriceCatalog,
   type RequestCost,
+  teamSpendMicros,
   totalTokens,
   type Usage,
 } from '@spendgate/core';
@@ -35,13 +41,26 @@ export interface MeteredRequest {
   startedAt: Date;
 }
 
+/** The ledger counters a request counts on: each budget's current window; hard ones capped. */
 export function budgetScopes(principal: Principal, at: Date) {
-  const month = at.toISOString().slice(0, 7);
-  return [
-    { scope: `team:${principal.teamId}:${month}`, limitMicros: null },
-    { scope: `group:${principal.groupId}:${month}`, limitMicros: null },
-    { scope: `key:${principal.keyId}:${month}`, limitMicros: null },
-  ];
+  return principal.budgets.map((budget) => ({
+    budget,
+    scope: budgetLedgerScope(budget, at),
+    limitMicros: budget.mode === 'hard' ? budget.amountMicros : null,
+  }));
+}
+
+/** The 402 a refused request gets: which budget, its limit, its spend, when it resets. */
+function budgetRefusal(budget: Budget, spentMicros: bigint, at: Date): AppError {
+  const { end } = budgetWindowAt(budget.window, at);
+  const period = budget.window === 'total' ? 'in total' : `per ${budget.window}`;
+  const resets = end ? `it resets at ${end.toISOString()}` : 'it does not reset';
+  return new AppError(
+    402,
+    'budget_exceeded',
+    `Budget exceeded: the ${budget.scope} budget ${budget.id} allows £${microsToDecimalString(budget.amountMicros)} ${period} ` +
+      `and £${microsToDecimalString(spentMicros)} is spent or reserved; ${resets}`,
+  );
 }
 
 export function createMetering(deps: {
@@ -60,24 +79,38 @@ export function createMetering(deps: {
 
   return {
     /**
-     * Reserves the worst-case cost on every budget that applies. Throws the refusal:
-     * 402 when a budget would overflow, 400 for an unpriced model the team forbids.
+     * Reserves the worst-case spend (GBP) on every budget that applies and answers what
+     * is left on the tightest hard one. Throws the refusal: 402 when a hard budget would
+     * overflow, 400 for an unpriced model the team forbids.
      */
     async admit(request: MeteredRequest, estimate: { model: string; promptTokens: number; maxOutputTokens?: number | undefined }) {
-      const worstCase = priceOf(request, estimate.model, {
-        ...emptyUsage(),
-        inputTokens: estimate.promptTokens,
-        outputTokens: estimate.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
-      });
-      if (worstCase.status === 'unpriced' && !request.principal.allowUnpricedModels) {
+      const { principal, startedAt } = request;
+      const usage = { ...emptyUsage(), inputTokens: estimate.promptTokens, outputTokens: estimate.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS };
+      const worstCase = priceOf(request, estimate.model, usage);
+      if (worstCase.status === 'unpriced' && !principal.allowUnpricedModels) {
         throw new AppError(400, 'model_unpriced', `Model "${estimate.model}" has no price and this team does not allow unpriced models`);
       }
+      const scopes = budgetScopes(principal, startedAt);
+      if (scopes.length === 0) return { remainingMicros: undefined };
+      const bill = billRequest({ kind: principal.kind, plan: principal.plan, cost: worstCase, totalTokens: totalTokens(usage), at: startedAt });
       const admission = await deps.ledger.reserve({
         reservationId: request.requestId,
-        scopes: budgetScopes(request.principal, request.startedAt),
-        amountMicros: worstCase.status === 'priced' ? worstCase.totalMicros : 0n,
+        scopes,
+        amountMicros: teamSpendMicros(principal.kind, worstCase, bill, fxRateAt(startedAt)),
       });
-      if (!admission.ok) throw new AppError(402, 'budget_exceeded', `Budget exceeded for ${admission.scope}`);
+      if (!admission.ok) {
+        const refused = scopes.find((candidate) => candidate.scope === admission.scope)!;
+        throw budgetRefusal(refused.budget, admission.spentMicros + admission.reservedMicros, startedAt);
+      }
+      // What is left on the tightest hard budget once this request's reservation is counted.
+      let remainingMicros: bigint | undefined;
+      for (const { scope, limitMicros } of scopes) {
+        if (limitMicros === null) continue;
+        const balance = await deps.ledger.read(scope);
+        const left = limitMicros - balance.spentMicros - balance.reservedMicros;
+        remainingMicros = remainingMicros === undefined || left < remainingMicros ? left : remainingMicros;
+      }
+      return { remainingMicros: remainingMicros === undefined ? undefined : remainingMicros < 0n ? 0n : remainingMicros };
     },
 
     /** Prices, settles and records one request's usage. Never throws. */
@@ -118,7 +151,8 @@ export function createMetering(deps: {
         billingRule: bill.rule,
         fxRatePpm: bill.fxRatePpm.toString(),
       };
-      await deps.ledger.settle(request.requestId, costMicros ?? 0n).catch((error: unknown) => {
+      const spent = teamSpendMicros(principal.kind, cost, bill, fxRateAt(request.startedAt));
+      await deps.ledger.settle(request.requestId, spent).catch((error: unknown) => {
         deps.log.error({ err: error, requestId: request.requestId }, 'ledger settle failed');
       });
       try {

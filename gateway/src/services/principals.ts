@@ -3,9 +3,9 @@
  * connection (secret decrypted), cached in-process by key hash. A warm request never
  * touches the database; a revoked key is dropped from every gateway via the cache.
  */
-import { type ModelPrice, PLANS, type PriceCatalog, type PlanTerms, planTerms } from '@spendgate/core';
+import { type Budget, type ModelPrice, PLANS, type PriceCatalog, type PlanTerms, planTerms } from '@spendgate/core';
 import type { KeyCache, KeyKind, SqlStore } from '@spendgate/store';
-import { findKeyPrincipal, listPriceOverrides } from '@spendgate/store';
+import { findKeyPrincipal, listBudgetsForKey, listPriceOverrides } from '@spendgate/store';
 import { findProvider } from '../providers/registry.ts';
 import type { ConnectionOptions } from '../providers/types.ts';
 import type { Envelope } from '../security/envelope.ts';
@@ -23,6 +23,8 @@ export interface Principal {
   priceOverrides: PriceCatalog | undefined;
   /** Whether the team lets requests for models without a price through. */
   allowUnpricedModels: boolean;
+  /** The budgets on the key, its group and its team. */
+  budgets: Budget[];
   /** The connection a BYOK/BYOM key is bound to (optimised keys have none). */
   connection: Upstream | null;
 }
@@ -80,6 +82,14 @@ export function createPrincipalService(deps: { sql: SqlStore; envelope: Envelope
         plan,
         priceOverrides: await loadPriceOverrides(deps.sql, row.teamId),
         allowUnpricedModels: row.allowUnpricedModels,
+        budgets: (await listBudgetsForKey(deps.sql.db, row)).map((budget) => ({
+          id: budget.id,
+          scope: budget.scope,
+          scopeId: budget.scope_id,
+          amountMicros: budget.amount_micros,
+          window: budget.window,
+          mode: budget.mode,
+        })),
         connection,
       };
       deps.cache.set(keyHash, principal);

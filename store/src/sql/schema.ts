@@ -1,6 +1,6 @@
 // Table types for Kysely: one Database interface, as the migrations create it.
 // int8 columns come back as bigint (see connect.ts), timestamps as Date.
-import type { KeyKind } from '@spendgate/core';
+import type { BudgetMode, BudgetScope, BudgetWindow, KeyKind } from '@spendgate/core';
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
@@ -31,6 +31,21 @@ export interface TeamsTable {
   created_by: string;
   created_at: CreatedAt;
   allow_unpriced_models: ColumnType<boolean, boolean | undefined, boolean>;
+}
+
+export interface BudgetsTable {
+  id: string;
+  team_id: string;
+  scope: BudgetScope;
+  scope_id: string;
+  amount_micros: bigint;
+  currency: ColumnType<string, string | undefined, string>;
+  window: BudgetWindow;
+  mode: BudgetMode;
+  alert_at: Json<number[]>;
+  created_by: string;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
 export interface TeamPriceOverridesTable {
@@ -273,6 +288,7 @@ export interface Database {
   users: UsersTable;
   teams: TeamsTable;
   team_price_overrides: TeamPriceOverridesTable;
+  budgets: BudgetsTable;
   team_members: TeamMembersTable;
   synthetic_groups: SyntheticGroupsTable;
   synthetic_group_members: SyntheticGroupMembersTable;

@@ -1,0 +1,136 @@
+// Budgets: caps on what a key, a synthetic group or a team may spend (GBP). Reads
+// answer the spend of the current window from the spend ledger; changes drop the
+// covered keys from the principal cache so gateways enforce them at once.
+import { randomUUID } from 'node:crypto';
+import { type BudgetMode, type BudgetScope, type BudgetWindow, budgetLedgerScope, budgetWindowAt } from '@spendgate/core';
+import {
+  deleteBudget,
+  findBudget,
+  findGroupForUser,
+  findKeyForUser,
+  insertBudget,
+  keyHashesInScope,
+  type KeyCache,
+  listBudgets,
+  type SpendLedger,
+  type SqlStore,
+  updateBudget,
+  writeAudit,
+} from '@spendgate/store';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import type { Access } from './access.ts';
+
+export interface BudgetInput {
+  scope: BudgetScope;
+  scopeId: string;
+  amountMicros: bigint;
+  window: BudgetWindow;
+  mode: BudgetMode;
+  alertAt: number[];
+}
+
+type BudgetRow = Awaited<ReturnType<typeof listBudgets>>[number];
+
+export function createBudgetService(deps: {
+  sql: SqlStore;
+  access: Access;
+  ledger: Pick<SpendLedger, 'read'>;
+  keyCache: Pick<KeyCache<unknown>, 'invalidate'>;
+  now?: () => Date;
+}) {
+  const { db } = deps.sql;
+  const now = deps.now ?? (() => new Date());
+
+  /** The team a budget's target belongs to, refusing targets the caller cannot see. */
+  async function teamOfTarget(userId: string, scope: BudgetScope, scopeId: string): Promise<string> {
+    if (scope === 'team') return scopeId;
+    if (scope === 'group') {
+      const group = await findGroupForUser(db, scopeId, userId);
+      if (!group) throw new ValidationError('scopeId', 'scopeId: no such synthetic group in your teams');
+      return group.team_id;
+    }
+    const key = await findKeyForUser(db, scopeId, userId);
+    if (!key) throw new ValidationError('scopeId', 'scopeId: no such key in your teams');
+    return key.team_id;
+  }
+
+  async function withSpend(budget: BudgetRow) {
+    const at = now();
+    const balance = await deps.ledger.read(budgetLedgerScope({ id: budget.id, window: budget.window }, at));
+    const spent = balance.spentMicros;
+    const remaining = budget.amount_micros - spent;
+    return { budget, spentMicros: spent, remainingMicros: remaining < 0n ? 0n : remaining, resetsAt: budgetWindowAt(budget.window, at).end };
+  }
+
+  async function dropCoveredKeys(teamId: string, scope: string, scopeId: string) {
+    for (const hash of await keyHashesInScope(db, teamId, scope, scopeId)) await deps.keyCache.invalidate(hash);
+  }
+
+  return {
+    async create(userId: string, input: BudgetInput) {
+      const teamId = await teamOfTarget(userId, input.scope, input.scopeId);
+      await deps.access.team(teamId, userId, 'budget.manage');
+      const budget = await db.transaction().execute(async (trx) => {
+        const row = await insertBudget(trx, {
+          id: randomUUID(),
+          team_id: teamId,
+          scope: input.scope,
+          scope_id: input.scopeId,
+          amount_micros: input.amountMicros,
+          window: input.window,
+          mode: input.mode,
+          alert_at: JSON.stringify(input.alertAt),
+          created_by: userId,
+        });
+        await writeAudit(trx, {
+          teamId,
+          actorUserId: userId,
+          action: 'budget.created',
+          targetType: 'budget',
+          targetId: row.id,
+          details: { scope: row.scope, scopeId: row.scope_id, amountMicros: row.amount_micros.toString(), window: row.window, mode: row.mode },
+        });
+        return row;
+      });
+      await dropCoveredKeys(teamId, budget.scope, budget.scope_id);
+      return withSpend(budget);
+    },
+
+    async list(userId: string, filter: { teamId?: string | undefined; scope?: BudgetScope | undefined; scopeId?: string | undefined }) {
+      const teamId = filter.teamId ?? (filter.scope && filter.scopeId ? await teamOfTarget(userId, filter.scope, filter.scopeId) : undefined);
+      if (!teamId) throw new ValidationError('teamId', 'teamId is required unless scope and scopeId name the target');
+      await deps.access.team(teamId, userId, 'budget.view');
+      return Promise.all((await listBudgets(db, teamId, filter)).map(withSpend));
+    },
+
+    async update(userId: string, teamId: string, id: string, changes: Partial<Pick<BudgetInput, 'amountMicros' | 'window' | 'mode' | 'alertAt'>>) {
+      await deps.access.team(teamId, userId, 'budget.manage');
+      const budget = await db.transaction().execute(async (trx) => {
+        const row = await updateBudget(trx, teamId, id, {
+          ...(changes.amountMicros !== undefined && { amount_micros: changes.amountMicros }),
+          ...(changes.window !== undefined && { window: changes.window }),
+          ...(changes.mode !== undefined && { mode: changes.mode }),
+          ...(changes.alertAt !== undefined && { alert_at: JSON.stringify(changes.alertAt) }),
+        });
+        if (!row) throw new NotFoundError('Budget');
+        await writeAudit(trx, { teamId, actorUserId: userId, action: 'budget.updated', targetType: 'budget', targetId: id, details: { changed: Object.keys(changes) } });
+        return row;
+      });
+      await dropCoveredKeys(teamId, budget.scope, budget.scope_id);
+      return withSpend(budget);
+    },
+
+    async remove(userId: string, teamId: string, id: string) {
+      await deps.access.team(teamId, userId, 'budget.manage');
+      const budget = await findBudget(db, teamId, id);
+      if (!budget) throw new NotFoundError('Budget');
+      await db.transaction().execute(async (trx) => {
+        await deleteBudget(trx, teamId, id);
+        await writeAudit(trx, { teamId, actorUserId: userId, action: 'budget.deleted', targetType: 'budget', targetId: id });
+      });
+      await dropCoveredKeys(teamId, budget.scope, budget.scope_id);
+    },
+  };
+}
+
+export type BudgetService = ReturnType<typeof createBudgetService>;
