@@ -40,6 +40,9 @@ export async function openSqlStore(location: SqlLocation): Promise<SqlStore> {
           oid === INT8_OID ? BigInt : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
       },
     });
+    // An idle client whose server connection ends (a PostgreSQL restart, a dropped
+    // database) is removed from the pool; without a listener that would crash the process.
+    pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
