@@ -3,11 +3,11 @@
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { PRODUCT_NAME } from '../../shared/config.ts';
-import { Icon, type IconName } from '../../shared/ui/Icon.tsx';
 import { ContactForm } from '../components/ContactForm.tsx';
+import { IconCard, type IconCardContent } from '../components/IconCard.tsx';
 import { Modal } from '../components/Modal.tsx';
 
-const APPROACH: { icon: IconName; title: string; text: string }[] = [
+const APPROACH: IconCardContent[] = [
   { icon: 'models', title: 'Multi-model by default', text: 'No lock-in: every major provider and your own models behind one endpoint.' },
   {
     icon: 'shield',
@@ -82,13 +82,7 @@ export function AboutPage() {
           </h2>
           <div className="approach-grid">
             {APPROACH.map((item) => (
-              <article key={item.title} className="feature-card">
-                <span className="feature-card__icon">
-                  <Icon name={item.icon} />
-                </span>
-                <h3>{item.title}</h3>
-                <p>{item.text}</p>
-              </article>
+              <IconCard key={item.title} {...item} />
             ))}
           </div>
         </div>

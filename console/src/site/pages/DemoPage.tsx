@@ -6,6 +6,7 @@ import { Icon, type IconName } from '../../shared/ui/Icon.tsx';
 import { Logo } from '../../shared/ui/Logo.tsx';
 import { DemoVideo } from '../components/DemoVideo.tsx';
 import { Copyright, FooterLinks } from '../layout/Footer.tsx';
+import { IconCard } from '../components/IconCard.tsx';
 
 const WHAT_YOU_WILL_SEE: { icon: IconName; title: string; text: string }[] = [
   { icon: 'eye', title: 'Usage Visibility', text: 'Tokens, prompts and cost per provider, model, team and key, as they happen.' },
@@ -83,14 +84,9 @@ export function DemoPage() {
             </h2>
             <div className="see-grid">
               {WHAT_YOU_WILL_SEE.map((item, index) => (
-                <article key={item.title} className="see-card">
+                <IconCard key={item.title} {...item} className="see-card">
                   <span className="see-card__step">{String(index + 1).padStart(2, '0')}</span>
-                  <span className="feature-card__icon">
-                    <Icon name={item.icon} />
-                  </span>
-                  <h3>{item.title}</h3>
-                  <p>{item.text}</p>
-                </article>
+                </IconCard>
               ))}
             </div>
           </div>
@@ -148,13 +144,7 @@ export function DemoPage() {
             </h2>
             <div className="audience-grid">
               {AUDIENCES.map((audience) => (
-                <article key={audience.title} className="audience-card">
-                  <span className="feature-card__icon">
-                    <Icon name={audience.icon} />
-                  </span>
-                  <h3>{audience.title}</h3>
-                  <p>{audience.text}</p>
-                </article>
+                <IconCard key={audience.title} {...audience} className="audience-card" />
               ))}
             </div>
           </div>

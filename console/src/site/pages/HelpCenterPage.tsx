@@ -7,6 +7,7 @@ import { PRODUCT_NAME, SUPPORT_EMAIL, supportMailto } from '../../shared/config.
 import { Icon, type IconName } from '../../shared/ui/Icon.tsx';
 import { FaqList } from '../components/FaqList.tsx';
 import { PROVIDERS } from '../components/marketing.ts';
+import { IconCard } from '../components/IconCard.tsx';
 
 const STEPS = [
   {
@@ -88,13 +89,7 @@ export function HelpCenterPage() {
           </h2>
           <div className="feature-grid">
             {AT_A_GLANCE.map((feature) => (
-              <article key={feature.title} className="feature-card">
-                <span className="feature-card__icon">
-                  <Icon name={feature.icon} />
-                </span>
-                <h3>{feature.title}</h3>
-                <p>{feature.text}</p>
-              </article>
+              <IconCard key={feature.title} {...feature} />
             ))}
           </div>
         </div>

@@ -3,7 +3,7 @@ import { useSuspenseQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { faqListQuery } from '../../api/faqs/queries.ts';
 import { PRODUCT_NAME } from '../../shared/config.ts';
-import { Icon } from '../../shared/ui/Icon.tsx';
+import { IconCard } from '../components/IconCard.tsx';
 import { FaqSection } from '../components/FaqList.tsx';
 import { KEY_FEATURES, MARKETING_STATS, PROVIDERS } from '../components/marketing.ts';
 
@@ -123,13 +123,7 @@ export function LandingPage() {
           </p>
           <div className="feature-grid">
             {KEY_FEATURES.map((feature) => (
-              <article key={feature.title} className="feature-card">
-                <span className="feature-card__icon">
-                  <Icon name={feature.icon} />
-                </span>
-                <h3>{feature.title}</h3>
-                <p>{feature.text}</p>
-              </article>
+              <IconCard key={feature.title} {...feature} />
             ))}
           </div>
         </div>
