@@ -2,6 +2,7 @@
 // and the usage-based pricing table from the plan terms.
 import { useSuspenseQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
+import type { ReactNode } from 'react';
 import { plansQuery } from '../../api/subscription/queries.ts';
 import type { Plan } from '../../api/subscription/types.ts';
 import { Icon } from '../../shared/ui/Icon.tsx';
@@ -34,6 +35,44 @@ export function PlanCard({ plan }: { plan: Plan }) {
         ))}
       </ul>
     </article>
+  );
+}
+
+/** A table with one column per priced plan: a label per row, then that row's cell for each plan. */
+function PlanTable({
+  firstColumn,
+  rows,
+  className = '',
+}: {
+  firstColumn: string;
+  rows: { label: string; cell: (slug: string) => ReactNode }[];
+  className?: string;
+}) {
+  return (
+    <div className="table-scroll">
+      <table className={`matrix ${className}`.trim()}>
+        <thead>
+          <tr>
+            <th scope="col">{firstColumn}</th>
+            {PRICED_PLANS.map((plan) => (
+              <th key={plan.slug} scope="col">
+                {plan.name}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={row.label}>
+              <th scope="row">{row.label}</th>
+              {PRICED_PLANS.map((plan) => (
+                <td key={plan.slug}>{row.cell(plan.slug)}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -81,32 +120,13 @@ export function PricingPage() {
           <h2 id="matrix-heading" className="section__title section__title--center">
             Core features
           </h2>
-          <div className="table-scroll">
-            <table className="matrix">
-              <thead>
-                <tr>
-                  <th scope="col">Feature</th>
-                  {PRICED_PLANS.map((plan) => (
-                    <th key={plan.slug} scope="col">
-                      {plan.name}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {FEATURE_MATRIX.map((row) => (
-                  <tr key={row.feature}>
-                    <th scope="row">{row.feature}</th>
-                    {PRICED_PLANS.map((plan) => (
-                      <td key={plan.slug}>
-                        <FeatureCell value={row.plans[plan.slug as keyof typeof row.plans]} />
-                      </td>
-                    ))}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <PlanTable
+            firstColumn="Feature"
+            rows={FEATURE_MATRIX.map((row) => ({
+              label: row.feature,
+              cell: (slug: string) => <FeatureCell value={row.plans[slug as keyof typeof row.plans]} />,
+            }))}
+          />
         </div>
       </section>
 
@@ -119,30 +139,11 @@ export function PricingPage() {
             Provider costs on your own keys are billed by your provider. These are each plan's usage terms on top; Growth seats fall from £8
             to £6 a user with volume.
           </p>
-          <div className="table-scroll">
-            <table className="matrix matrix--usage">
-              <thead>
-                <tr>
-                  <th scope="col">Item</th>
-                  {PRICED_PLANS.map((plan) => (
-                    <th key={plan.slug} scope="col">
-                      {plan.name}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {usagePricingRows.map((row) => (
-                  <tr key={row.item}>
-                    <th scope="row">{row.item}</th>
-                    {PRICED_PLANS.map((plan) => (
-                      <td key={plan.slug}>{row.values[plan.slug]}</td>
-                    ))}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <PlanTable
+            className="matrix--usage"
+            firstColumn="Item"
+            rows={usagePricingRows.map((row) => ({ label: row.item, cell: (slug: string) => row.values[slug] }))}
+          />
         </div>
       </section>
     </main>
