@@ -9,6 +9,7 @@ import * as budgets from './20261122_0005_budgets.ts';
 import * as plansAndSite from './20261122_0101_plans_and_site.ts';
 import * as auth from './20261122_0102_auth.ts';
 import * as invitationsAndOverages from './20261122_0103_invitations_and_overages.ts';
+import * as spendControl from './20261123_0001_spend_control.ts';
 
 export const migrations: Record<string, Migration> = {
   '20261122_0001_accounts': accounts,
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '20261122_0101_plans_and_site': plansAndSite,
   '20261122_0102_auth': auth,
   '20261122_0103_invitations_and_overages': invitationsAndOverages,
+  '20261123_0001_spend_control': spendControl,
 };

@@ -1,8 +1,10 @@
 /**
  * Budgets: a cap on what a key, a synthetic group or a team may spend (GBP micros) in a
- * window — a calendar day, ISO week or month (UTC), or a fixed total. A hard budget
- * refuses requests that would overflow it; a soft one only counts (alerts read it).
- * Each window is its own counter on the spend ledger, so a new window starts at zero.
+ * window — a calendar day, ISO week (from Monday) or month in the team's time zone, or
+ * a fixed total. A hard budget refuses requests that would overflow it; a soft one only
+ * counts (alerts read it); a downgrade one sends requests to a cheaper model of the same
+ * family once it is spent. Each window is its own counter on the spend ledger, so a new
+ * window starts at zero.
  */
 export const BUDGET_SCOPES = ['key', 'group', 'team'] as const;
 export const BUDGET_WINDOWS = ['day', 'week', 'month', 'total'] as const;
@@ -20,30 +22,84 @@ export interface Budget {
   mode: BudgetMode;
 }
 
-const DAY_MS = 86_400_000;
+export interface BudgetWindowSpan {
+  start: Date | null;
+  end: Date | null;
+  /** The local calendar date the window starts on (yyyy-mm-dd), or 'total'. */
+  label: string;
+}
 
-/** The window containing `at`: its start, and its end (null for a total budget). */
-export function budgetWindowAt(window: BudgetWindow, at: Date): { start: Date | null; end: Date | null } {
-  const day = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
-  switch (window) {
-    case 'day':
-      return { start: day, end: new Date(day.getTime() + DAY_MS) };
-    case 'week': {
-      const monday = new Date(day.getTime() - ((day.getUTCDay() + 6) % 7) * DAY_MS);
-      return { start: monday, end: new Date(monday.getTime() + 7 * DAY_MS) };
-    }
-    case 'month':
-      return {
-        start: new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1)),
-        end: new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1)),
-      };
-    case 'total':
-      return { start: null, end: null };
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (formatter === undefined) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    formatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
+/** Whether `timeZone` is an IANA time zone this runtime knows, e.g. 'Europe/London'. */
+export function isValidTimeZone(timeZone: string): boolean {
+  try {
+    formatterFor(timeZone);
+    return true;
+  } catch {
+    return false;
   }
 }
 
+/** The wall-clock time in `timeZone` at `instant`, read as if it were UTC (ms). */
+function wallClockMs(instant: number, timeZone: string): number {
+  const parts: Record<string, number> = {};
+  for (const { type, value } of formatterFor(timeZone).formatToParts(new Date(instant))) parts[type] = Number(value);
+  return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
+}
+
+/** The instant local midnight starts the civil day `civilDay` (a UTC-midnight date) in `timeZone`. */
+function localMidnight(civilDay: Date, timeZone: string): Date {
+  const guess = civilDay.getTime();
+  const first = guess - (wallClockMs(guess, timeZone) - guess);
+  // Once more from the first answer, in case a DST change lies between guess and midnight.
+  return new Date(guess - (wallClockMs(first, timeZone) - first));
+}
+
+function civilDate(year: number, monthIndex: number, day: number): Date {
+  return new Date(Date.UTC(year, monthIndex, day));
+}
+
+/** The window containing `at` in `timeZone` (default UTC); `total` has no bounds. */
+export function budgetWindowAt(window: BudgetWindow, at: Date, timeZone = 'UTC'): BudgetWindowSpan {
+  if (window === 'total') return { start: null, end: null, label: 'total' };
+  const local = new Date(wallClockMs(at.getTime(), timeZone));
+  const [year, month, day] = [local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate()];
+  let first: Date;
+  let next: Date;
+  if (window === 'day') {
+    first = civilDate(year, month, day);
+    next = civilDate(year, month, day + 1);
+  } else if (window === 'week') {
+    const sinceMonday = (local.getUTCDay() + 6) % 7;
+    first = civilDate(year, month, day - sinceMonday);
+    next = civilDate(year, month, day - sinceMonday + 7);
+  } else {
+    first = civilDate(year, month, 1);
+    next = civilDate(year, month + 1, 1);
+  }
+  return { start: localMidnight(first, timeZone), end: localMidnight(next, timeZone), label: first.toISOString().slice(0, 10) };
+}
+
 /** The spend-ledger counter of a budget's window containing `at`. */
-export function budgetLedgerScope(budget: Pick<Budget, 'id' | 'window'>, at: Date): string {
-  const { start } = budgetWindowAt(budget.window, at);
-  return `budget:${budget.id}:${start ? start.toISOString().slice(0, 10) : 'total'}`;
+export function budgetLedgerScope(budget: Pick<Budget, 'id' | 'window'>, at: Date, timeZone = 'UTC'): string {
+  return `budget:${budget.id}:${budgetWindowAt(budget.window, at, timeZone).label}`;
 }

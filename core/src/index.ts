@@ -55,5 +55,8 @@ export {
   type BudgetScope,
   type BudgetWindow,
   budgetLedgerScope,
+  type BudgetWindowSpan,
   budgetWindowAt,
+  isValidTimeZone,
 } from './budgets.ts';
+export { KEY_SETTING_LIMITS, type KeySettings, type RoutingWeights } from './key-settings.ts';

@@ -77,6 +77,7 @@ for (const mode of testModes) {
         action: 'team.members.remove',
         call: async () => ({ method: 'DELETE', path: '/team/member', body: { teamId, userId: await bystander() } }),
       },
+      'PATCH team': { action: 'team.settings.manage', call: () => ({ method: 'PATCH', path: `/team/${teamId}`, body: { timeZone: 'Europe/London' } }) },
       'GET audit': { action: 'team.audit.view', call: () => ({ method: 'GET', path: `/audit?teamId=${teamId}` }) },
       'GET connections of team': { action: 'connection.view', call: () => ({ method: 'GET', path: `/provider/connections?teamId=${teamId}` }) },
       'GET connection': { action: 'connection.view', call: () => ({ method: 'GET', path: `/provider/connections/${connectionId}` }) },
@@ -151,6 +152,13 @@ for (const mode of testModes) {
       'POST key': {
         action: 'group.keys.manage',
         call: () => ({ method: 'POST', path: `/synthetic-group/provider-key/create/${groupId}`, body: { name: 'k', kind: 'byok', connectionId } }),
+      },
+      'PATCH key': {
+        action: 'group.keys.manage',
+        call: async () => {
+          const { providerKey } = await asAdmin('POST', `/synthetic-group/provider-key/create/${groupId}`, { name: 'limited', kind: 'byok', connectionId });
+          return { method: 'PATCH', path: `/synthetic-group/provider-key/${providerKey.id}`, body: { settings: { rateLimit: { requestsPerMinute: 60 } } } };
+        },
       },
       'DELETE key': {
         action: 'group.keys.manage',

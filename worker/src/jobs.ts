@@ -28,6 +28,10 @@ export interface UsageEventJob {
   billingRule: BillingRule;
   /** USD→GBP rate used, parts per million, as a string. */
   fxRatePpm: string;
+  /** GBP micros the request counted on the team's budgets (what the ledger settled), as a string. */
+  budgetSpendMicros: string;
+  /** How the model was chosen, e.g. `requested` or `auto: …` (see x-spendgate-route). */
+  route: string;
 }
 
 /** An outbox message to deliver; the message itself stays in the database. */

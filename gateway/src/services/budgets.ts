@@ -8,6 +8,7 @@ import {
   findBudget,
   findGroupForUser,
   findKeyForUser,
+  findTeam,
   insertBudget,
   keyHashesInScope,
   type KeyCache,
@@ -54,12 +55,15 @@ export function createBudgetService(deps: {
     return key.team_id;
   }
 
-  async function withSpend(budget: BudgetRow) {
+  const teamTimeZone = async (teamId: string) => (await findTeam(db, teamId))?.time_zone ?? 'UTC';
+
+  /** A budget with the spend of its current window (in the team's time zone). */
+  async function withSpend(budget: BudgetRow, timeZone: string) {
     const at = now();
-    const balance = await deps.ledger.read(budgetLedgerScope({ id: budget.id, window: budget.window }, at));
+    const balance = await deps.ledger.read(budgetLedgerScope({ id: budget.id, window: budget.window }, at, timeZone));
     const spent = balance.spentMicros;
     const remaining = budget.amount_micros - spent;
-    return { budget, spentMicros: spent, remainingMicros: remaining < 0n ? 0n : remaining, resetsAt: budgetWindowAt(budget.window, at).end };
+    return { budget, spentMicros: spent, remainingMicros: remaining < 0n ? 0n : remaining, resetsAt: budgetWindowAt(budget.window, at, timeZone).end };
   }
 
   async function dropCoveredKeys(teamId: string, scope: string, scopeId: string) {
@@ -93,14 +97,15 @@ export function createBudgetService(deps: {
         return row;
       });
       await dropCoveredKeys(teamId, budget.scope, budget.scope_id);
-      return withSpend(budget);
+      return withSpend(budget, await teamTimeZone(teamId));
     },
 
     async list(userId: string, filter: { teamId?: string | undefined; scope?: BudgetScope | undefined; scopeId?: string | undefined }) {
       const teamId = filter.teamId ?? (filter.scope && filter.scopeId ? await teamOfTarget(userId, filter.scope, filter.scopeId) : undefined);
       if (!teamId) throw new ValidationError('teamId', 'teamId is required unless scope and scopeId name the target');
       await deps.access.team(teamId, userId, 'budget.view');
-      return Promise.all((await listBudgets(db, teamId, filter)).map(withSpend));
+      const timeZone = await teamTimeZone(teamId);
+      return Promise.all((await listBudgets(db, teamId, filter)).map((budget) => withSpend(budget, timeZone)));
     },
 
     async update(userId: string, teamId: string, id: string, changes: Partial<Pick<BudgetInput, 'amountMicros' | 'window' | 'mode' | 'alertAt'>>) {
@@ -117,7 +122,7 @@ export function createBudgetService(deps: {
         return row;
       });
       await dropCoveredKeys(teamId, budget.scope, budget.scope_id);
-      return withSpend(budget);
+      return withSpend(budget, await teamTimeZone(teamId));
     },
 
     async remove(userId: string, teamId: string, id: string) {

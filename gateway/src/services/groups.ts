@@ -6,7 +6,7 @@
  * key that stops working is dropped from every gateway's key cache.
  */
 import { randomUUID } from 'node:crypto';
-import { effectiveGroupRole, type GroupRole } from '@spendgate/core';
+import { effectiveGroupRole, type GroupRole, type KeySettings } from '@spendgate/core';
 import {
   countPendingTeamInvitations,
   type Db,
@@ -19,6 +19,7 @@ import {
   insertGroup,
   insertGroupMember,
   insertIssuedKey,
+  updateIssuedKey,
   type KeyCache,
   type KeyKind,
   listGroupInvitations,
@@ -59,8 +60,16 @@ const keyView = (key: Awaited<ReturnType<typeof listGroupKeys>>[number]) => ({
   kind: key.kind,
   name: key.name,
   prefix: key.key_prefix,
+  settings: key.settings,
   createdAt: key.created_at,
 });
+
+/** Routing policy only steers optimised keys: the others go where their connection points. */
+function checkSettingsFor(kind: KeyKind, settings: KeySettings | undefined) {
+  if (settings?.routing && kind !== 'optimised') {
+    throw new ValidationError('settings.routing', 'settings.routing: only optimised keys are routed by Spendgate');
+  }
+}
 
 export function invitationView(
   invitation: { id: string; group_id: string | null; email: string; role: string; expires_at: Date; accepted_at: Date | null; revoked_at: Date | null; created_at: Date },
@@ -214,8 +223,9 @@ export function createGroupService(deps: {
       });
     },
 
-    async createKey(userId: string, groupId: string, input: { name: string; kind: KeyKind; connectionId?: string | undefined }) {
+    async createKey(userId: string, groupId: string, input: { name: string; kind: KeyKind; connectionId?: string | undefined; settings?: KeySettings | undefined }) {
       const group = await deps.access.group(groupId, userId, 'group.keys.manage');
+      checkSettingsFor(input.kind, input.settings);
       // Optimised keys are routed by Spendgate to its own accounts; BYOK and BYOM keys use one of the team's connections.
       const optimised = input.kind === 'optimised';
       if (optimised && input.connectionId) {
@@ -241,11 +251,30 @@ export function createGroupService(deps: {
           key_hash: generated.hash,
           key_prefix: generated.prefix,
           created_by: userId,
+          ...(input.settings && { settings: input.settings }),
         });
         await recordOverage?.(key.id);
         await audit(trx, group.team_id, userId, 'key.created', { type: 'issued_key', id: key.id }, { kind: key.kind, groupId: group.id, connectionId: key.connection_id });
         return { key, plaintext: generated.plaintext };
       });
+    },
+
+    /** Renames a key or replaces its settings; gateways pick the change up at once. */
+    async updateKey(userId: string, keyId: string, changes: { name?: string | undefined; settings?: KeySettings | undefined }) {
+      const key = await findKeyForUser(db, keyId, userId);
+      enforce('group.keys.manage', { teamRole: key?.teamRole ?? null, groupRole: key?.groupRole ?? null }, 'Key');
+      checkSettingsFor(key!.kind, changes.settings);
+      const updated = await db.transaction().execute(async (trx) => {
+        const row = await updateIssuedKey(trx, key!.team_id, keyId, {
+          ...(changes.name !== undefined && { name: changes.name }),
+          ...(changes.settings !== undefined && { settings: changes.settings }),
+        });
+        if (!row) throw new NotFoundError('Key');
+        await audit(trx, key!.team_id, userId, 'key.updated', { type: 'issued_key', id: keyId }, { changed: Object.keys(changes), settings: row.settings });
+        return row;
+      });
+      await dropFromKeyCache([key!.key_hash]);
+      return keyView(updated);
     },
 
     async revokeKey(userId: string, keyId: string) {

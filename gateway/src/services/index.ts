@@ -48,7 +48,7 @@ export async function createControlPlaneServices(deps: {
     platformAdminEmails: config.platformAdminEmails,
     google: config.google.clientId ? createGoogleVerifier({ clientId: config.google.clientId, jwksUrl: config.google.jwksUrl }) : undefined,
   });
-  const teams = createTeamService({ sql, access, plans, invitations, accounts });
+  const teams = createTeamService({ sql, access, plans, invitations, accounts, keyCache: deps.keyCache });
   return {
     accounts,
     plans,

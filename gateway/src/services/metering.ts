@@ -45,14 +45,21 @@ export interface MeteredRequest {
 export function budgetScopes(principal: Principal, at: Date) {
   return principal.budgets.map((budget) => ({
     budget,
-    scope: budgetLedgerScope(budget, at),
+    scope: budgetLedgerScope(budget, at, principal.timeZone),
     limitMicros: budget.mode === 'hard' ? budget.amountMicros : null,
   }));
 }
 
+/** What admission answers: the budget left on the tightest hard budget, and whether a downgrade budget is spent. */
+export interface Admission {
+  remainingMicros: bigint | undefined;
+  /** A downgrade budget whose amount is spent: the request goes to a cheaper model of its family. */
+  downgradeBudgetId: string | undefined;
+}
+
 /** The 402 a refused request gets: which budget, its limit, its spend, when it resets. */
-function budgetRefusal(budget: Budget, spentMicros: bigint, at: Date): AppError {
-  const { end } = budgetWindowAt(budget.window, at);
+function budgetRefusal(budget: Budget, spentMicros: bigint, at: Date, timeZone: string): AppError {
+  const { end } = budgetWindowAt(budget.window, at, timeZone);
   const period = budget.window === 'total' ? 'in total' : `per ${budget.window}`;
   const resets = end ? `it resets at ${end.toISOString()}` : 'it does not reset';
   return new AppError(
@@ -83,7 +90,7 @@ export function createMetering(deps: {
      * is left on the tightest hard one. Throws the refusal: 402 when a hard budget would
      * overflow, 400 for an unpriced model the team forbids.
      */
-    async admit(request: MeteredRequest, estimate: { model: string; promptTokens: number; maxOutputTokens?: number | undefined }) {
+    async admit(request: MeteredRequest, estimate: { model: string; promptTokens: number; maxOutputTokens?: number | undefined }): Promise<Admission> {
       const { principal, startedAt } = request;
       const usage = { ...emptyUsage(), inputTokens: estimate.promptTokens, outputTokens: estimate.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS };
       const worstCase = priceOf(request, estimate.model, usage);
@@ -91,7 +98,7 @@ export function createMetering(deps: {
         throw new AppError(400, 'model_unpriced', `Model "${estimate.model}" has no price and this team does not allow unpriced models`);
       }
       const scopes = budgetScopes(principal, startedAt);
-      if (scopes.length === 0) return { remainingMicros: undefined };
+      if (scopes.length === 0) return { remainingMicros: undefined, downgradeBudgetId: undefined };
       const bill = billRequest({ kind: principal.kind, plan: principal.plan, cost: worstCase, totalTokens: totalTokens(usage), at: startedAt });
       const admission = await deps.ledger.reserve({
         reservationId: request.requestId,
@@ -100,23 +107,25 @@ export function createMetering(deps: {
       });
       if (!admission.ok) {
         const refused = scopes.find((candidate) => candidate.scope === admission.scope)!;
-        throw budgetRefusal(refused.budget, admission.spentMicros + admission.reservedMicros, startedAt);
+        throw budgetRefusal(refused.budget, admission.spentMicros + admission.reservedMicros, startedAt, principal.timeZone);
       }
       // What is left on the tightest hard budget once this request's reservation is counted.
       let remainingMicros: bigint | undefined;
-      for (const { scope, limitMicros } of scopes) {
-        if (limitMicros === null) continue;
-        const balance = await deps.ledger.read(scope);
-        const left = limitMicros - balance.spentMicros - balance.reservedMicros;
+      let downgradeBudgetId: string | undefined;
+      scopes.forEach(({ budget, limitMicros }, index) => {
+        const { spentMicros, reservedMicros } = admission.balances[index]!;
+        if (budget.mode === 'downgrade' && spentMicros >= budget.amountMicros) downgradeBudgetId ??= budget.id;
+        if (limitMicros === null) return;
+        const left = limitMicros - spentMicros - reservedMicros;
         remainingMicros = remainingMicros === undefined || left < remainingMicros ? left : remainingMicros;
-      }
-      return { remainingMicros: remainingMicros === undefined ? undefined : remainingMicros < 0n ? 0n : remainingMicros };
+      });
+      return { remainingMicros: remainingMicros === undefined ? undefined : remainingMicros < 0n ? 0n : remainingMicros, downgradeBudgetId };
     },
 
     /** Prices, settles and records one request's usage. Never throws. */
     async record(
       request: MeteredRequest,
-      outcome: { model: string; usage: Usage; estimated: boolean; statusCode: number; streamed: boolean },
+      outcome: { model: string; usage: Usage; estimated: boolean; statusCode: number; streamed: boolean; route?: string },
     ): Promise<RequestCost> {
       const cost = priceOf(request, outcome.model, outcome.usage);
       const costMicros = cost.status === 'priced' ? cost.totalMicros : null;
@@ -128,6 +137,7 @@ export function createMetering(deps: {
         totalTokens: totalTokens(outcome.usage),
         at: request.startedAt,
       });
+      const spent = teamSpendMicros(principal.kind, cost, bill, fxRateAt(request.startedAt));
       const job: UsageEventJob = {
         requestId: request.requestId,
         occurredAt: request.startedAt.toISOString(),
@@ -150,8 +160,9 @@ export function createMetering(deps: {
         billedMicros: bill.billedMicros === null ? null : bill.billedMicros.toString(),
         billingRule: bill.rule,
         fxRatePpm: bill.fxRatePpm.toString(),
+        budgetSpendMicros: spent.toString(),
+        route: outcome.route ?? 'requested',
       };
-      const spent = teamSpendMicros(principal.kind, cost, bill, fxRateAt(request.startedAt));
       await deps.ledger.settle(request.requestId, spent).catch((error: unknown) => {
         deps.log.error({ err: error, requestId: request.requestId }, 'ledger settle failed');
       });

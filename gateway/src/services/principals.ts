@@ -3,7 +3,7 @@
  * connection (secret decrypted), cached in-process by key hash. A warm request never
  * touches the database; a revoked key is dropped from every gateway via the cache.
  */
-import { type Budget, type ModelPrice, PLANS, type PriceCatalog, type PlanTerms, planTerms } from '@spendgate/core';
+import { type Budget, type KeySettings, type ModelPrice, PLANS, type PriceCatalog, type PlanTerms, planTerms } from '@spendgate/core';
 import type { KeyCache, KeyKind, SqlStore } from '@spendgate/store';
 import { findKeyPrincipal, listBudgetsForKey, listPriceOverrides } from '@spendgate/store';
 import { findProvider } from '../providers/registry.ts';
@@ -25,6 +25,10 @@ export interface Principal {
   allowUnpricedModels: boolean;
   /** The budgets on the key, its group and its team. */
   budgets: Budget[];
+  /** The team's time zone: budget windows follow its calendar. */
+  timeZone: string;
+  /** The key's rate limits, timeout and routing policy. */
+  settings: KeySettings;
   /** The connection a BYOK/BYOM key is bound to (optimised keys have none). */
   connection: Upstream | null;
 }
@@ -90,6 +94,8 @@ export function createPrincipalService(deps: { sql: SqlStore; envelope: Envelope
           window: budget.window,
           mode: budget.mode,
         })),
+        timeZone: row.timeZone,
+        settings: row.settings,
         connection,
       };
       deps.cache.set(keyHash, principal);

@@ -20,7 +20,10 @@ import {
   markEmailVerified,
   markInvitationAccepted,
   countPendingTeamInvitations,
+  type KeyCache,
+  listLiveKeys,
   type SqlStore,
+  updateTeam,
   updateTeamMemberRole,
   writeAudit,
 } from '@spendgate/store';
@@ -38,6 +41,7 @@ export function createTeamService(deps: {
   plans: PlanService;
   invitations: Invitations;
   accounts: AccountService;
+  keyCache: Pick<KeyCache<unknown>, 'invalidate'>;
   now?: () => Date;
 }) {
   const { db } = deps.sql;
@@ -68,6 +72,25 @@ export function createTeamService(deps: {
     },
 
     listTeams: (userId: string) => listTeamsOfUser(db, userId),
+
+    /** Renames a team or moves its budget windows to another time zone (team admins). */
+    async updateTeam(userId: string, teamId: string, changes: { name?: string | undefined; description?: string | undefined; timeZone?: string | undefined }) {
+      await deps.access.team(teamId, userId, 'team.settings.manage');
+      const team = await db.transaction().execute(async (trx) => {
+        const row = await updateTeam(trx, teamId, {
+          ...(changes.name !== undefined && { name: changes.name }),
+          ...(changes.description !== undefined && { description: changes.description }),
+          ...(changes.timeZone !== undefined && { timeZone: changes.timeZone }),
+        });
+        await writeAudit(trx, { teamId, actorUserId: userId, action: 'team.updated', targetType: 'team', targetId: teamId, details: changes });
+        return row;
+      });
+      // Budget windows of every key follow the team's time zone.
+      if (changes.timeZone !== undefined) {
+        for (const key of await listLiveKeys(db, teamId, {})) await deps.keyCache.invalidate(key.key_hash);
+      }
+      return { ...team, role: 'ADMIN' };
+    },
 
     async members(userId: string, teamId: string) {
       await deps.access.team(teamId, userId, 'team.members.view');

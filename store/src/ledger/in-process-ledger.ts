@@ -97,12 +97,13 @@ export function createInProcessLedger(clock: () => number = Date.now): SpendLedg
       const { reservationId, amountMicros } = request;
       const now = clock();
       forgetOldReservations(now);
-      if (reservations.has(reservationId)) return { ok: true };
-
       const checked = request.scopes.map((scopeLimit) => ({
         ...scopeLimit,
         state: currentScopeState(scopeLimit.scope, now),
       }));
+      const balances = () => checked.map(({ state }) => ({ spentMicros: state.spentMicros, reservedMicros: state.reservedMicros }));
+      if (reservations.has(reservationId)) return { ok: true, balances: balances() };
+
       for (const { scope, limitMicros, state } of checked) {
         if (limitMicros !== null && state.spentMicros + state.reservedMicros + amountMicros > limitMicros) {
           const { spentMicros, reservedMicros } = state;
@@ -119,7 +120,7 @@ export function createInProcessLedger(clock: () => number = Date.now): SpendLedg
       const forgetAt = expiresAt + ttlMs;
       reservations.set(reservationId, { scopes: request.scopes.map(({ scope }) => scope), forgetAt });
       nextForgetAt = Math.min(nextForgetAt, forgetAt);
-      return { ok: true };
+      return { ok: true, balances: balances() };
     },
 
     async settle(reservationId: string, actualMicros: bigint): Promise<void> {

@@ -69,12 +69,22 @@ end
 /**
  * KEYS: reservation, then (scope, expiry) per scope.
  * ARGV: reservation id, amount, ttl ms, scopes JSON, then one limit per scope ('' = none).
- * Returns {1} when admitted (or already held), {0, scope index, spent, reserved} when refused.
+ * Returns {1, spent, reserved per scope…} when admitted (or already held),
+ * {0, scope index, spent, reserved} when refused.
  */
 const RESERVE = luaScript(`
-if redis.call('EXISTS', KEYS[1]) == 1 then return {1} end
 local reservationId, amount, ttlMs = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local scopeCount = (#KEYS - 1) / 2
+local function admitted()
+  local reply = {1}
+  for i = 1, scopeCount do
+    local balance = redis.call('HMGET', KEYS[2 * i], 'spent', 'reserved')
+    reply[2 * i] = balance[1] or '0'
+    reply[2 * i + 1] = balance[2] or '0'
+  end
+  return reply
+end
+if redis.call('EXISTS', KEYS[1]) == 1 then return admitted() end
 local now = nowMs()
 for i = 1, scopeCount do
   local scopeKey = KEYS[2 * i]
@@ -96,7 +106,7 @@ for i = 1, scopeCount do
   redis.call('ZADD', KEYS[2 * i + 1], expiresAt, reservationId)
 end
 redis.call('SET', KEYS[1], ARGV[4], 'PX', string.format('%d', 2 * ttlMs))
-return {1}
+return admitted()
 `);
 
 /**
@@ -183,9 +193,12 @@ export function createRedisLedger({ redis, prefix }: RedisLedgerOptions): SpendL
           JSON.stringify(scopes.map(({ scope }) => scope)),
           ...scopes.map(({ limitMicros }) => (limitMicros === null ? '' : limitMicros.toString())),
         ],
-      )) as [number, number?, string?, string?];
-      const [admitted, scopeNumber, spent, reserved] = reply;
-      if (admitted === 1) return { ok: true };
+      )) as [number, ...unknown[]];
+      if (reply[0] === 1) {
+        const balances = scopes.map((_, index) => ({ spentMicros: toMicros(reply[2 * index + 1]), reservedMicros: toMicros(reply[2 * index + 2]) }));
+        return { ok: true, balances };
+      }
+      const [, scopeNumber, spent, reserved] = reply as [number, number?, string?, string?];
       const refused = scopes[(scopeNumber ?? 0) - 1];
       if (refused === undefined || refused.limitMicros === null) {
         throw new Error(`unexpected reserve reply from Redis: ${JSON.stringify(reply)}`);

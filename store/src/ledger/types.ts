@@ -22,14 +22,18 @@ export interface ReserveRequest {
   ttlMs?: number;
 }
 
-export type ReserveResult =
-  | { ok: true }
-  | { ok: false; scope: string; limitMicros: bigint; spentMicros: bigint; reservedMicros: bigint };
-
 export interface ScopeBalance {
   spentMicros: bigint;
   reservedMicros: bigint;
 }
+
+/**
+ * Admitted: each scope's balance once the reservation is counted (in the order the
+ * scopes were given), so callers learn what is left without reading again.
+ */
+export type ReserveResult =
+  | { ok: true; balances: ScopeBalance[] }
+  | { ok: false; scope: string; limitMicros: bigint; spentMicros: bigint; reservedMicros: bigint };
 
 export interface SpendLedger {
   reserve(request: ReserveRequest): Promise<ReserveResult>;

@@ -1,6 +1,6 @@
 // Table types for Kysely: one Database interface, as the migrations create it.
 // int8 columns come back as bigint (see connect.ts), timestamps as Date.
-import type { BudgetMode, BudgetScope, BudgetWindow, KeyKind } from '@spendgate/core';
+import type { BudgetMode, BudgetScope, BudgetWindow, KeyKind, KeySettings } from '@spendgate/core';
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
@@ -31,6 +31,8 @@ export interface TeamsTable {
   created_by: string;
   created_at: CreatedAt;
   allow_unpriced_models: ColumnType<boolean, boolean | undefined, boolean>;
+  /** IANA time zone whose calendar days, weeks and months bound the team's budgets. */
+  time_zone: ColumnType<string, string | undefined, string>;
 }
 
 export interface BudgetsTable {
@@ -130,6 +132,7 @@ export interface IssuedKeysTable {
   created_by: string;
   created_at: CreatedAt;
   revoked_at: Date | null;
+  settings: ColumnType<KeySettings, string | undefined, string>;
 }
 
 export interface PriceCatalogVersionsTable {
@@ -173,6 +176,17 @@ export interface UsageEventsTable {
   billed_currency: ColumnType<string, string | undefined, string>;
   fx_rate_ppm: bigint | null;
   billing_rule: string | null;
+  /** GBP micros this event counted on budgets (what the spend ledger settled). */
+  budget_spend_micros: bigint | null;
+  /** How the request was routed, e.g. `requested`, `auto: cost 0.6 …`, `fallback: …`. */
+  route: string | null;
+}
+
+/** Usage events kept while the queue is unreachable; delivered to it when it is back. */
+export interface UsageOutboxTable {
+  request_id: string;
+  payload: Json<unknown>;
+  created_at: CreatedAt;
 }
 
 export type SubscriptionStatus = 'trialing' | 'active' | 'cancelled';
@@ -307,6 +321,7 @@ export interface Database {
   email_otps: EmailOtpsTable;
   rate_limit_hits: RateLimitHitsTable;
   mail_outbox: MailOutboxTable;
+  usage_outbox: UsageOutboxTable;
   invitations: InvitationsTable;
   plan_overages: PlanOveragesTable;
 }

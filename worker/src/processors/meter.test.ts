@@ -30,6 +30,8 @@ function job(requestId: string): UsageEventJob {
     billedMicros: '0',
     billingRule: 'byok-provider-direct',
     fxRatePpm: '750000',
+    budgetSpendMicros: '56',
+    route: 'requested',
   };
 }
 

@@ -34,6 +34,8 @@ export function usageEventRow(job: UsageEventJob): NewUsageEvent {
     billed_currency: 'GBP',
     fx_rate_ppm: BigInt(job.fxRatePpm),
     billing_rule: job.billingRule,
+    budget_spend_micros: BigInt(job.budgetSpendMicros),
+    route: job.route,
   };
 }
 

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { ok } from '../envelope.ts';
-import { DateRangeQuery, Description, Email, GroupRole, id, Name } from '../schemas.ts';
+import { DateRangeQuery, Description, Email, GroupRole, id, KeySettings, Name } from '../schemas.ts';
 import { signedIn } from '../session.ts';
 
 const GroupBody = z.object({ teamId: id('team'), name: Name, description: Description.default('') });
@@ -26,7 +26,11 @@ const KeyBody = z.object({
   name: Name,
   kind: z.enum(['byok', 'optimised', 'byom'], { error: 'must be one of byok, optimised, byom' }),
   connectionId: id('connection').optional(),
+  settings: KeySettings.optional(),
 });
+const KeyChanges = z
+  .object({ name: Name.optional(), settings: KeySettings.optional() })
+  .refine((body) => body.name !== undefined || body.settings !== undefined, { message: 'must change name or settings' });
 const InviteBody = z.object({ email: Email, role: GroupRole.default('OBSERVER') });
 const AcceptBody = z.object({ token: z.string().min(20, 'must be the token from the invitation').max(200, 'is too long') });
 
@@ -54,12 +58,15 @@ export const groupRoutes =
         ok(
           {
             key: plaintext,
-            providerKey: { id: key.id, groupId: key.group_id, connectionId: key.connection_id, kind: key.kind, name: key.name, prefix: key.key_prefix, createdAt: key.created_at },
+            providerKey: { id: key.id, groupId: key.group_id, connectionId: key.connection_id, kind: key.kind, name: key.name, prefix: key.key_prefix, settings: key.settings, createdAt: key.created_at },
           },
           'Key created. Copy it now: it will not be shown again.',
         ),
       );
     });
+    api.patch('/provider-key/:id', { schema: { summary: 'Rename a key or change its rate limits, timeout and routing', params: KeyParams, body: KeyChanges } }, async (request) =>
+      ok(await groups.updateKey(me(request), request.params.id, request.body), 'Key updated'),
+    );
     api.delete('/provider-key/:id', { schema: { summary: 'Revoke a key', params: KeyParams } }, async (request) =>
       ok(await groups.revokeKey(me(request), request.params.id), 'Key revoked'),
     );

@@ -5,20 +5,24 @@ import { z } from 'zod';
 import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { ok } from '../envelope.ts';
-import { Description, Email, id, Name, TeamRole } from '../schemas.ts';
+import { Description, Email, id, Name, TeamRole, TimeZone } from '../schemas.ts';
 import { signedIn } from '../session.ts';
 
 const TeamBody = z.object({ name: Name, description: Description.default('') });
 const InviteBody = z.object({ teamId: id('team'), email: Email, role: TeamRole.default('MEMBER') });
 const AcceptBody = z.object({ token: z.string().min(20, 'must be the token from the invitation').max(200, 'is too long'), password: z.string().min(1, 'must not be empty').max(1024, 'is too long'), name: Name.optional() });
 const TeamParams = z.object({ teamId: id('team') });
+const TeamChanges = z
+  .object({ name: Name.optional(), description: Description.optional(), timeZone: TimeZone.optional() })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'must change name, description or timeZone' });
 const RoleBody = z.object({ teamId: id('team'), userId: id('user'), role: TeamRole });
 const MemberBody = z.object({ teamId: id('team'), userId: id('user') });
 
-const teamView = (team: { id: string; name: string; description: string; created_at: Date; role?: string }) => ({
+const teamView = (team: { id: string; name: string; description: string; time_zone: string; created_at: Date; role?: string }) => ({
   id: team.id,
   name: team.name,
   description: team.description,
+  timeZone: team.time_zone,
   createdAt: team.created_at,
   ...(team.role ? { role: team.role } : {}),
 });
@@ -56,6 +60,9 @@ export const teamRoutes =
     );
     api.patch('/role', { schema: { summary: 'Change a member’s team role', body: RoleBody } }, async (request) =>
       ok(memberView(await teams.changeRole(signedIn(request).userId, request.body)), 'Role updated'),
+    );
+    api.patch('/:teamId', { schema: { summary: 'Rename a team or set the time zone its budget windows follow (team admins)', params: TeamParams, body: TeamChanges } }, async (request) =>
+      ok(teamView(await teams.updateTeam(signedIn(request).userId, request.params.teamId, request.body)), 'Team updated'),
     );
     api.delete('/member', { schema: { summary: 'Remove a member from a team', body: MemberBody } }, async (request) =>
       ok(await teams.removeMember(signedIn(request).userId, request.body), 'Member removed'),

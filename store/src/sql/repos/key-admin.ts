@@ -5,7 +5,7 @@ import type { Db } from './db.ts';
 export async function listGroupKeys(db: Db, teamId: string, groupId: string) {
   return db
     .selectFrom('issued_keys')
-    .select(['id', 'group_id', 'connection_id', 'kind', 'name', 'key_prefix', 'created_at'])
+    .select(['id', 'group_id', 'connection_id', 'kind', 'name', 'key_prefix', 'settings', 'created_at'])
     .where('team_id', '=', teamId)
     .where('group_id', '=', groupId)
     .where('revoked_at', 'is', null)

@@ -1,9 +1,32 @@
 // Issued keys: stored as a SHA-256 hash plus a short visible prefix, never in plaintext.
+import type { KeySettings } from '@spendgate/core';
 import type { IssuedKey } from '../schema.ts';
 import type { Db } from './db.ts';
 
-export async function insertIssuedKey(db: Db, key: Omit<IssuedKey, 'created_at' | 'revoked_at'>): Promise<IssuedKey> {
-  return db.insertInto('issued_keys').values(key).returningAll().executeTakeFirstOrThrow();
+export async function insertIssuedKey(
+  db: Db,
+  key: Omit<IssuedKey, 'created_at' | 'revoked_at' | 'settings'> & { settings?: KeySettings },
+): Promise<IssuedKey> {
+  return db
+    .insertInto('issued_keys')
+    .values({ ...key, settings: JSON.stringify(key.settings ?? {}) })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Renames a live key or replaces its settings; undefined when there is no such key. */
+export async function updateIssuedKey(db: Db, teamId: string, keyId: string, changes: { name?: string; settings?: KeySettings }) {
+  return db
+    .updateTable('issued_keys')
+    .set({
+      ...(changes.name !== undefined && { name: changes.name }),
+      ...(changes.settings !== undefined && { settings: JSON.stringify(changes.settings) }),
+    })
+    .where('team_id', '=', teamId)
+    .where('id', '=', keyId)
+    .where('revoked_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /**
@@ -27,6 +50,7 @@ export async function findKeyPrincipal(db: Db, keyHash: string) {
       'k.group_id as groupId',
       'k.kind',
       'k.connection_id as connectionId',
+      'k.settings',
       'c.provider',
       'c.base_url as baseUrl',
       'c.status as connectionStatus',
@@ -36,6 +60,7 @@ export async function findKeyPrincipal(db: Db, keyHash: string) {
       'dk.wrapped_key as wrappedDataKey',
       's.plan_slug as planSlug',
       't.allow_unpriced_models as allowUnpricedModels',
+      't.time_zone as timeZone',
     ])
     .where('k.key_hash', '=', keyHash)
     .where('k.revoked_at', 'is', null)

@@ -6,6 +6,20 @@ export async function findTeam(db: Db, teamId: string) {
   return db.selectFrom('teams').selectAll().where('id', '=', teamId).executeTakeFirst();
 }
 
+/** Changes a team's name, description or time zone. */
+export async function updateTeam(db: Db, teamId: string, changes: { name?: string; description?: string; timeZone?: string }) {
+  return db
+    .updateTable('teams')
+    .set({
+      ...(changes.name !== undefined && { name: changes.name }),
+      ...(changes.description !== undefined && { description: changes.description }),
+      ...(changes.timeZone !== undefined && { time_zone: changes.timeZone }),
+    })
+    .where('id', '=', teamId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
 export async function listTeamMembers(db: Db, teamId: string) {
   return db
     .selectFrom('team_members as tm')

@@ -29,7 +29,7 @@ export async function listTeamsOfUser(db: Db, userId: string) {
   return db
     .selectFrom('teams')
     .innerJoin('team_members', 'team_members.team_id', 'teams.id')
-    .select(['teams.id', 'teams.name', 'teams.description', 'teams.created_at', 'team_members.role'])
+    .select(['teams.id', 'teams.name', 'teams.description', 'teams.time_zone', 'teams.created_at', 'team_members.role'])
     .where('team_members.user_id', '=', userId)
     .orderBy('teams.created_at')
     .execute();
