@@ -78,9 +78,22 @@ function civilDate(year: number, monthIndex: number, day: number): Date {
   return new Date(Date.UTC(year, monthIndex, day));
 }
 
+const TOTAL: BudgetWindowSpan = Object.freeze({ start: null, end: null, label: 'total' });
+/** The last window answered per time zone and kind: most requests fall in the same one. */
+const recentWindows = new Map<string, BudgetWindowSpan>();
+
 /** The window containing `at` in `timeZone` (default UTC); `total` has no bounds. */
 export function budgetWindowAt(window: BudgetWindow, at: Date, timeZone = 'UTC'): BudgetWindowSpan {
-  if (window === 'total') return { start: null, end: null, label: 'total' };
+  if (window === 'total') return TOTAL;
+  const cacheKey = `${timeZone}|${window}`;
+  const recent = recentWindows.get(cacheKey);
+  if (recent && at >= recent.start! && at < recent.end!) return recent;
+  const span = computeWindow(window, at, timeZone);
+  recentWindows.set(cacheKey, span);
+  return span;
+}
+
+function computeWindow(window: Exclude<BudgetWindow, 'total'>, at: Date, timeZone: string): BudgetWindowSpan {
   const local = new Date(wallClockMs(at.getTime(), timeZone));
   const [year, month, day] = [local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate()];
   let first: Date;
@@ -96,10 +109,10 @@ export function budgetWindowAt(window: BudgetWindow, at: Date, timeZone = 'UTC')
     first = civilDate(year, month, 1);
     next = civilDate(year, month + 1, 1);
   }
-  return { start: localMidnight(first, timeZone), end: localMidnight(next, timeZone), label: first.toISOString().slice(0, 10) };
+  return Object.freeze({ start: localMidnight(first, timeZone), end: localMidnight(next, timeZone), label: first.toISOString().slice(0, 10) });
 }
 
-/** The spend-ledger counter of a budget's window containing `at`. */
-export function budgetLedgerScope(budget: Pick<Budget, 'id' | 'window'>, at: Date, timeZone = 'UTC'): string {
-  return `budget:${budget.id}:${budgetWindowAt(budget.window, at, timeZone).label}`;
+/** The spend-ledger counter of a budget in one of its windows. */
+export function budgetLedgerScope(budget: Pick<Budget, 'id'>, window: BudgetWindowSpan): string {
+  return `budget:${budget.id}:${window.label}`;
 }

@@ -12,6 +12,7 @@ import { createMetering } from './services/metering.ts';
 import { createPrincipalService, type Principal } from './services/principals.ts';
 import { createControlPlaneServices } from './services/index.ts';
 import { createUpstreamResolver } from './services/upstreams.ts';
+import { createUsageOutbox } from './services/usage-outbox.ts';
 import { warmTokenizer } from './proxy/token-estimate.ts';
 
 export interface RuntimeOptions extends StoreOptions {
@@ -39,6 +40,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
   const envelope = createEnvelope(config.secrets.masterKey);
   const sessions = createSessionTokens(config.secrets.jwtSecret);
   const keyCache = await stores.createKeyCache<Principal>({ maxEntries: 10_000, ttlMs: 60_000 });
+  const outbox = createUsageOutbox({ sql: stores.sql, queue: stores.queue, log: options.log });
+  outbox.start();
 
   return {
     config,
@@ -57,9 +60,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
     principals: createPrincipalService({ sql: stores.sql, envelope, cache: keyCache }),
     catalog,
     upstreams: createUpstreamResolver({ optimisedUpstreams: config.optimisedUpstreams, catalog }),
-    metering: createMetering({ ...stores, catalog, log: options.log }),
+    metering: createMetering({ ...stores, outbox, catalog, log: options.log }),
     upstreamTimeoutMs: config.upstreamTimeoutMs,
-    close: () => stores.close(),
+    close: async () => {
+      await outbox.stop();
+      await stores.close();
+    },
   };
 }
 

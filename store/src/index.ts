@@ -27,5 +27,6 @@ export * from './sql/repos/keys.ts';
 export * from './sql/repos/price-overrides.ts';
 export * from './sql/repos/teams.ts';
 export * from './sql/repos/usage.ts';
+export * from './sql/repos/usage-outbox.ts';
 export * from './sql/repos/users.ts';
 export * from './sql/schema.ts';

@@ -16,6 +16,10 @@ import { openSqlStore, type SqlStore, sqlLocationFor } from './sql/connect.ts';
 import { ensureUsagePartitions, migrateToLatest } from './sql/migrate.ts';
 
 const EMBEDDED_DRAIN_TIMEOUT_MS = 10_000;
+/** A ledger command that takes longer fails, so admission never hangs on Redis. */
+const LEDGER_COMMAND_TIMEOUT_MS = 250;
+/** How long start-up waits for Redis before serving anyway (hard-capped keys get 503 until it answers). */
+const REDIS_READY_TIMEOUT_MS = 5_000;
 
 function withTimeout(work: Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -82,7 +86,13 @@ export async function openStores<M extends JobMap>(
 
   const prefix = options.redisPrefix ?? 'spendgate';
   const redis = new Redis(config.redisUrl, { lazyConnect: false });
-  const ledger = createRedisLedger({ redis, prefix: `${prefix}:ledger` });
+  // The ledger's own connection fails fast while Redis is away instead of queueing commands.
+  const ledgerRedis = new Redis(config.redisUrl, { enableOfflineQueue: false, commandTimeout: LEDGER_COMMAND_TIMEOUT_MS });
+  ledgerRedis.on('error', () => {
+    // Reconnection is automatic; callers see LedgerUnavailableError meanwhile.
+  });
+  await withTimeout(new Promise<void>((resolve) => ledgerRedis.once('ready', () => resolve())), REDIS_READY_TIMEOUT_MS);
+  const ledger = createRedisLedger({ redis: ledgerRedis, prefix: `${prefix}:ledger` });
   const queue = createBullQueue<M>({ connection: { url: config.redisUrl }, prefix: `${prefix}-queue` });
   const caches: { cache: KeyCache<unknown>; subscriber: Redis }[] = [];
   return {
@@ -110,6 +120,7 @@ export async function openStores<M extends JobMap>(
       }
       await ledger.close();
       redis.disconnect();
+      ledgerRedis.disconnect();
       await closeSql();
     },
   };

@@ -2,7 +2,7 @@
 // answer the spend of the current window from the spend ledger; changes drop the
 // covered keys from the principal cache so gateways enforce them at once.
 import { randomUUID } from 'node:crypto';
-import { type BudgetMode, type BudgetScope, type BudgetWindow, budgetLedgerScope, budgetWindowAt } from '@spendgate/core';
+import { type BudgetMode, type BudgetScope, type BudgetWindow, budgetWindowAt } from '@spendgate/core';
 import {
   deleteBudget,
   findBudget,
@@ -11,6 +11,7 @@ import {
   findTeam,
   insertBudget,
   keyHashesInScope,
+  LedgerUnavailableError,
   type KeyCache,
   listBudgets,
   type SpendLedger,
@@ -18,8 +19,9 @@ import {
   updateBudget,
   writeAudit,
 } from '@spendgate/store';
-import { NotFoundError, ValidationError } from '../errors.ts';
+import { AppError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Access } from './access.ts';
+import { budgetCounter } from './metering.ts';
 
 export interface BudgetInput {
   scope: BudgetScope;
@@ -60,7 +62,11 @@ export function createBudgetService(deps: {
   /** A budget with the spend of its current window (in the team's time zone). */
   async function withSpend(budget: BudgetRow, timeZone: string) {
     const at = now();
-    const balance = await deps.ledger.read(budgetLedgerScope({ id: budget.id, window: budget.window }, at, timeZone));
+    const counter = budgetCounter(deps.sql, budget.team_id, timeZone, { id: budget.id, scope: budget.scope, scopeId: budget.scope_id, amountMicros: budget.amount_micros, window: budget.window, mode: budget.mode }, at);
+    const balance = await deps.ledger.read(counter.scope, counter.seed).catch((error: unknown) => {
+      if (error instanceof LedgerUnavailableError) throw new AppError(503, 'budget_unavailable', 'Budget spend cannot be read right now; try again shortly');
+      throw error;
+    });
     const spent = balance.spentMicros;
     const remaining = budget.amount_micros - spent;
     return { budget, spentMicros: spent, remainingMicros: remaining < 0n ? 0n : remaining, resetsAt: budgetWindowAt(budget.window, at, timeZone).end };

@@ -1,9 +1,14 @@
 /**
  * Metering on the data plane: admit a request by reserving its worst-case cost on the
- * spend ledger (key, group and team, per month), then record what it really used —
- * priced with the catalog version in force, settled on the ledger, and handed to the
- * meter job exactly once (job id = request id). If the queue cannot take the event it
- * is written straight to the database, so no usage event is ever dropped.
+ * spend ledger (every budget on its key, group and team, in the window of the team's
+ * time zone; a counter the ledger does not know starts from the spend recorded in the
+ * database), then record what it really used — priced with the catalog version in
+ * force, settled on the ledger, and handed to the meter job exactly once (job id =
+ * request id).
+ *
+ * When the ledger is unreachable, a request under a hard budget is refused (503) at
+ * once and any other goes through unreserved. When the queue cannot take an event in
+ * time it goes to the usage outbox, which delivers it later: no event is ever dropped.
  */
 import {
   type Budget,
@@ -21,15 +26,19 @@ import {
   totalTokens,
   type Usage,
 } from '@spendgate/core';
-import type { JobQueue, SpendLedger, SqlStore } from '@spendgate/store';
-import { insertUsageEvents } from '@spendgate/store';
-import { type JobPayloads, type UsageEventJob, usageEventRow } from '@spendgate/worker';
+import { type JobQueue, LedgerUnavailableError, type SpendLedger, type SqlStore, sumBudgetSpend } from '@spendgate/store';
+import type { JobPayloads, UsageEventJob } from '@spendgate/worker';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { Principal } from './principals.ts';
+import type { UsageOutbox } from './usage-outbox.ts';
 
 /** Output tokens assumed for the worst case when a request sets no limit. */
 const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+/** How long a usage event may wait for the queue before it goes to the outbox. */
+const ENQUEUE_DEADLINE_MS = 200;
+/** After the queue failed, events go straight to the outbox for this long. */
+const QUEUE_BACKOFF_MS = 1_000;
 
 export interface MeteredRequest {
   requestId: string;
@@ -41,13 +50,16 @@ export interface MeteredRequest {
   startedAt: Date;
 }
 
-/** The ledger counters a request counts on: each budget's current window; hard ones capped. */
-export function budgetScopes(principal: Principal, at: Date) {
-  return principal.budgets.map((budget) => ({
-    budget,
-    scope: budgetLedgerScope(budget, at, principal.timeZone),
-    limitMicros: budget.mode === 'hard' ? budget.amountMicros : null,
-  }));
+/**
+ * A budget's counter for the window containing `at` (in the team's time zone), seeded
+ * from the budget spend of the usage events already recorded in that window.
+ */
+export function budgetCounter(sql: SqlStore, teamId: string, timeZone: string, budget: Budget, at: Date) {
+  const window = budgetWindowAt(budget.window, at, timeZone);
+  return {
+    scope: budgetLedgerScope(budget, window),
+    seed: () => sumBudgetSpend(sql.db, { teamId, scope: budget.scope, scopeId: budget.scopeId, from: window.start, to: window.end }),
+  };
 }
 
 /** What admission answers: the budget left on the tightest hard budget, and whether a downgrade budget is spent. */
@@ -74,9 +86,42 @@ export function createMetering(deps: {
   sql: SqlStore;
   ledger: SpendLedger;
   queue: JobQueue<JobPayloads>;
+  outbox: Pick<UsageOutbox, 'keep'>;
   catalog: PriceCatalog;
   log: FastifyBaseLogger;
 }) {
+  let queueBackoffUntil = 0;
+
+  /** The ledger counters a request counts on: each budget's current window; hard ones capped. */
+  const budgetScopes = (principal: Principal, at: Date) =>
+    principal.budgets.map((budget) => ({
+      budget,
+      ...budgetCounter(deps.sql, principal.teamId, principal.timeZone, budget, at),
+      limitMicros: budget.mode === 'hard' ? budget.amountMicros : null,
+    }));
+
+  /** Hands the event to the queue, or to the outbox when the queue fails or is slow. */
+  async function deliver(job: UsageEventJob): Promise<void> {
+    if (Date.now() >= queueBackoffUntil) {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the queue did not take the event within ${ENQUEUE_DEADLINE_MS} ms`)), ENQUEUE_DEADLINE_MS);
+      });
+      try {
+        await Promise.race([deps.queue.enqueue('meter', job, { jobId: job.requestId }), deadline]);
+        return;
+      } catch (error) {
+        queueBackoffUntil = Date.now() + QUEUE_BACKOFF_MS;
+        deps.log.warn({ err: error, requestId: job.requestId }, 'queue unavailable; keeping the usage event in the outbox');
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    await deps.outbox.keep(job).catch((error: unknown) => {
+      deps.log.error({ err: error, event: job }, 'usage event could not be stored');
+    });
+  }
+
   /** Priced with the team's own price when it has one for the model, else the list price. */
   const priceOf = (request: MeteredRequest, model: string, usage: Usage): RequestCost => {
     const overrides = request.principal.priceOverrides;
@@ -100,11 +145,21 @@ export function createMetering(deps: {
       const scopes = budgetScopes(principal, startedAt);
       if (scopes.length === 0) return { remainingMicros: undefined, downgradeBudgetId: undefined };
       const bill = billRequest({ kind: principal.kind, plan: principal.plan, cost: worstCase, totalTokens: totalTokens(usage), at: startedAt });
-      const admission = await deps.ledger.reserve({
-        reservationId: request.requestId,
-        scopes,
-        amountMicros: teamSpendMicros(principal.kind, worstCase, bill, fxRateAt(startedAt)),
-      });
+      let admission: Awaited<ReturnType<SpendLedger['reserve']>>;
+      try {
+        admission = await deps.ledger.reserve({
+          reservationId: request.requestId,
+          scopes,
+          amountMicros: teamSpendMicros(principal.kind, worstCase, bill, fxRateAt(startedAt)),
+        });
+      } catch (error) {
+        if (!(error instanceof LedgerUnavailableError)) throw error;
+        if (scopes.some(({ limitMicros }) => limitMicros !== null)) {
+          throw new AppError(503, 'budget_unavailable', 'Budgets cannot be checked right now, so requests on keys with a hard budget are refused; try again shortly');
+        }
+        deps.log.warn({ requestId: request.requestId }, 'spend ledger unreachable; admitting a request without a hard budget unreserved');
+        return { remainingMicros: undefined, downgradeBudgetId: undefined };
+      }
       if (!admission.ok) {
         const refused = scopes.find((candidate) => candidate.scope === admission.scope)!;
         throw budgetRefusal(refused.budget, admission.spentMicros + admission.reservedMicros, startedAt, principal.timeZone);
@@ -163,17 +218,12 @@ export function createMetering(deps: {
         budgetSpendMicros: spent.toString(),
         route: outcome.route ?? 'requested',
       };
-      await deps.ledger.settle(request.requestId, spent).catch((error: unknown) => {
-        deps.log.error({ err: error, requestId: request.requestId }, 'ledger settle failed');
-      });
-      try {
-        await deps.queue.enqueue('meter', job, { jobId: request.requestId });
-      } catch (error) {
-        deps.log.warn({ err: error, requestId: request.requestId }, 'queue unavailable; writing usage event directly');
-        await insertUsageEvents(deps.sql.db, [usageEventRow(job)]).catch((directError: unknown) => {
-          deps.log.error({ err: directError, event: job }, 'usage event could not be stored');
+      if (principal.budgets.length > 0) {
+        await deps.ledger.settle(request.requestId, spent).catch((error: unknown) => {
+          deps.log.error({ err: error, requestId: request.requestId }, 'ledger settle failed');
         });
       }
+      await deliver(job);
       return cost;
     },
   };

@@ -7,9 +7,11 @@
  * reserved on or read. The reservation record (its scopes) is kept one more ttl after
  * the hold expires, so a late settle still records the spend; after that it is
  * forgotten and settle does nothing. Amounts are exact bigints here; the Redis ledger is
- * exact below 2^53 micros, which `validation.ts` enforces for both.
+ * exact below 2^53 micros, which `validation.ts` enforces for both. A scope given with a
+ * seed starts from it (one seeding at a time per scope); since this ledger lives in the
+ * process, every start seeds its counters again from the database.
  */
-import type { ReserveRequest, ReserveResult, ScopeBalance, SpendLedger } from './types.ts';
+import type { ReserveRequest, ReserveResult, ScopeBalance, SeedSpend, SpendLedger } from './types.ts';
 import { assertValidMicros, validateReserveRequest } from './validation.ts';
 
 interface Hold {
@@ -34,7 +36,27 @@ interface Reservation {
 export function createInProcessLedger(clock: () => number = Date.now): SpendLedger {
   const scopeStates = new Map<string, ScopeState>();
   const reservations = new Map<string, Reservation>();
+  const seeding = new Map<string, Promise<void>>();
   let nextForgetAt = Number.POSITIVE_INFINITY;
+
+  function newScopeState(spentMicros: bigint): ScopeState {
+    return { spentMicros, reservedMicros: 0n, holds: new Map(), nextExpiryAt: Number.POSITIVE_INFINITY };
+  }
+
+  /** Creates the scope's counter from its seed, once, however many callers ask at the same time. */
+  async function ensureSeeded(scope: string, seed: SeedSpend | undefined): Promise<void> {
+    if (seed === undefined || scopeStates.has(scope)) return;
+    let pending = seeding.get(scope);
+    if (pending === undefined) {
+      pending = seed()
+        .then((spentMicros) => {
+          if (!scopeStates.has(scope)) scopeStates.set(scope, newScopeState(spentMicros));
+        })
+        .finally(() => seeding.delete(scope));
+      seeding.set(scope, pending);
+    }
+    await pending;
+  }
 
   function dropExpiredHolds(state: ScopeState, now: number): void {
     if (now < state.nextExpiryAt) return;
@@ -62,12 +84,7 @@ export function createInProcessLedger(clock: () => number = Date.now): SpendLedg
   function currentScopeState(scope: string, now: number): ScopeState {
     let state = scopeStates.get(scope);
     if (state === undefined) {
-      state = {
-        spentMicros: 0n,
-        reservedMicros: 0n,
-        holds: new Map(),
-        nextExpiryAt: Number.POSITIVE_INFINITY,
-      };
+      state = newScopeState(0n);
       scopeStates.set(scope, state);
     }
     dropExpiredHolds(state, now);
@@ -95,6 +112,7 @@ export function createInProcessLedger(clock: () => number = Date.now): SpendLedg
     async reserve(request: ReserveRequest): Promise<ReserveResult> {
       const ttlMs = validateReserveRequest(request);
       const { reservationId, amountMicros } = request;
+      for (const { scope, seed } of request.scopes) if (seed !== undefined && !scopeStates.has(scope)) await ensureSeeded(scope, seed);
       const now = clock();
       forgetOldReservations(now);
       const checked = request.scopes.map((scopeLimit) => ({
@@ -132,7 +150,8 @@ export function createInProcessLedger(clock: () => number = Date.now): SpendLedg
       finish(reservationId, null);
     },
 
-    async read(scope: string): Promise<ScopeBalance> {
+    async read(scope: string, seed?: SeedSpend): Promise<ScopeBalance> {
+      await ensureSeeded(scope, seed);
       const state = scopeStates.get(scope);
       if (state === undefined) return { spentMicros: 0n, reservedMicros: 0n };
       dropExpiredHolds(state, clock());

@@ -1,12 +1,14 @@
 // One contract suite for every SpendLedger: the in-process ledger always, the Redis
 // ledger when TEST_REDIS_URL is set. The in-process ledger runs on a fake clock; the
 // Redis ledger uses Redis server time, so its `elapse` really waits.
+import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectTestRedis, deleteKeysWithPrefix, redisUrl, uniquePrefix } from '../testing/redis.ts';
 import { createInProcessLedger } from './in-process-ledger.ts';
 import { createRedisLedger } from './redis-ledger.ts';
-import type { ScopeLimit, SpendLedger } from './types.ts';
+import { LedgerUnavailableError, type ScopeLimit, type SpendLedger } from './types.ts';
 
 interface LedgerUnderTest {
   ledger: SpendLedger;
@@ -47,6 +49,37 @@ if (redis !== undefined) {
         elapse: (ms) => sleep(ms),
       };
     },
+  });
+}
+
+const outageRedisUrl = redisUrl;
+if (outageRedisUrl !== undefined) {
+  describe('redis ledger when Redis is unreachable', () => {
+    // A connection of its own, as the gateway opens it: no offline queue, so commands
+    // fail at once while it is down.
+    const connection = new Redis(outageRedisUrl, { enableOfflineQueue: false, commandTimeout: 250, lazyConnect: true });
+    const prefix = `${redisPrefix}:outage`;
+    afterAll(() => connection.quit().catch(() => undefined));
+
+    it('refuses to reserve at once, keeps settlements and applies them when Redis is back', async () => {
+      await connection.connect();
+      const ledger = createRedisLedger({ redis: connection, prefix, retryMs: 50 });
+      const scopes = [{ scope: TEAM, limitMicros: 1_000n }];
+      await ledger.reserve({ reservationId: 'before', scopes, amountMicros: 400n });
+
+      const closed = once(connection, 'end');
+      connection.disconnect();
+      const startedAt = performance.now();
+      await expect(ledger.reserve({ reservationId: 'during', scopes, amountMicros: 1n })).rejects.toThrow(LedgerUnavailableError);
+      await expect(ledger.read(TEAM)).rejects.toThrow(LedgerUnavailableError);
+      await ledger.settle('before', 300n);
+      expect(performance.now() - startedAt).toBeLessThan(500);
+
+      await closed;
+      await connection.connect();
+      await expect.poll(() => ledger.read(TEAM), { timeout: 5_000 }).toEqual({ spentMicros: 300n, reservedMicros: 0n });
+      await ledger.close();
+    });
   });
 }
 
@@ -267,6 +300,34 @@ for (const implementation of IMPLEMENTATIONS) {
       expect(results.filter((result) => result.ok)).toHaveLength(33);
       expect(await ledger.read(GROUP)).toEqual({ spentMicros: 0n, reservedMicros: 990n });
       expect(await ledger.read(TEAM)).toEqual({ spentMicros: 0n, reservedMicros: 990n });
+    });
+
+    it('starts a scope from its seed, once, before admitting anything on it', async () => {
+      const { ledger } = implementation.create();
+      let seedCalls = 0;
+      const seed = async () => {
+        seedCalls += 1;
+        return 900n;
+      };
+      const scopes = [{ scope: TEAM, limitMicros: 1_000n, seed }];
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => ledger.reserve({ reservationId: `s${i}`, scopes, amountMicros: 30n })),
+      );
+      // 900 already spent: three more reservations of 30 fit under 1 000, the rest are refused.
+      expect(results.filter((result) => result.ok)).toHaveLength(3);
+      expect(await ledger.read(TEAM, seed)).toEqual({ spentMicros: 900n, reservedMicros: 90n });
+      await ledger.settle('s0', 10n);
+      expect(await ledger.read(TEAM, seed)).toEqual({ spentMicros: 910n, reservedMicros: 60n });
+      expect(seedCalls).toBeGreaterThanOrEqual(1);
+      const callsSoFar = seedCalls;
+      await ledger.reserve({ reservationId: 'later', scopes, amountMicros: 1n });
+      expect(seedCalls).toBe(callsSoFar);
+    });
+
+    it('seeds a scope that is only read', async () => {
+      const { ledger } = implementation.create();
+      expect(await ledger.read(GROUP, async () => 42n)).toEqual({ spentMicros: 42n, reservedMicros: 0n });
+      expect(await ledger.read(GROUP, async () => 1_000n)).toEqual({ spentMicros: 42n, reservedMicros: 0n });
     });
 
     it('reads an unknown scope as zero', async () => {

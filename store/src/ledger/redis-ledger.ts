@@ -25,18 +25,36 @@
  * Redis server's TIME, so gateways with skewed clocks agree on expiry. The scripts touch
  * several scopes at once: on Redis Cluster all of them must share a slot (a hash tag
  * such as the team in the prefix); today the ledger targets one Redis primary.
+ *
+ * Seeding: a scope hash carries `seeded` once its counter was started from the
+ * database. `reserve` (and `read`) given scopes with a seed answer which of them are not
+ * seeded yet instead of reserving; the ledger then asks each seed and runs SEED, which
+ * adds the seeded spend only if nobody seeded the scope meanwhile, and reserves again.
+ * So counters that Redis lost (a restart without persistence, an eviction) are rebuilt
+ * from the database before anything is admitted on them.
+ *
+ * Outages: give the ledger a connection with `enableOfflineQueue: false` and a
+ * `commandTimeout`, so an unreachable Redis fails each command at once: `reserve` and
+ * `read` throw LedgerUnavailableError; `settle` and `release` keep the settlement in
+ * memory and apply it when Redis answers again (retried every second, bounded), so the
+ * spend of requests served during an outage still reaches the counters.
  * The ledger does not close the connection it is given.
  */
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import type { ReserveRequest, ReserveResult, ScopeBalance, SpendLedger } from './types.ts';
+import { type Redis, ReplyError } from 'ioredis';
+import { LedgerUnavailableError, type ReserveRequest, type ReserveResult, type ScopeBalance, type SeedSpend, type SpendLedger } from './types.ts';
 import { assertValidMicros, validateReserveRequest } from './validation.ts';
 
 export interface RedisLedgerOptions {
   redis: Redis;
   /** Start of every key the ledger writes, e.g. `sg:ledger`. */
   prefix: string;
+  /** How often settlements kept during an outage are tried again (default 1 s). */
+  retryMs?: number;
 }
+
+/** Settlements kept while Redis is unreachable; past this many the oldest are dropped (and logged). */
+const MAX_DEFERRED_SETTLEMENTS = 100_000;
 
 interface LuaScript {
   source: string;
@@ -68,9 +86,11 @@ end
 
 /**
  * KEYS: reservation, then (scope, expiry) per scope.
- * ARGV: reservation id, amount, ttl ms, scopes JSON, then one limit per scope ('' = none).
+ * ARGV: reservation id, amount, ttl ms, scopes JSON, one limit per scope ('' = none),
+ * then one flag per scope ('1' = must be seeded first).
  * Returns {1, spent, reserved per scope…} when admitted (or already held),
- * {0, scope index, spent, reserved} when refused.
+ * {0, scope index, spent, reserved} when refused, {2, scope index…} when scopes
+ * must be seeded first (nothing reserved).
  */
 const RESERVE = luaScript(`
 local reservationId, amount, ttlMs = ARGV[1], ARGV[2], tonumber(ARGV[3])
@@ -85,6 +105,13 @@ local function admitted()
   return reply
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return admitted() end
+local unseeded = {2}
+for i = 1, scopeCount do
+  if ARGV[4 + scopeCount + i] == '1' and redis.call('HEXISTS', KEYS[2 * i], 'seeded') == 0 then
+    unseeded[#unseeded + 1] = i
+  end
+end
+if #unseeded > 1 then return unseeded end
 local now = nowMs()
 for i = 1, scopeCount do
   local scopeKey = KEYS[2 * i]
@@ -132,10 +159,20 @@ redis.call('DEL', KEYS[1])
 return 1
 `);
 
-/** KEYS: scope, expiry. Returns {spent, reserved} after dropping expired holds. */
+/**
+ * KEYS: scope, expiry. ARGV: '1' when the scope must be seeded first.
+ * Returns {spent, reserved} after dropping expired holds, or {} when not seeded.
+ */
 const READ = luaScript(`
+if ARGV[1] == '1' and redis.call('HEXISTS', KEYS[1], 'seeded') == 0 then return {} end
 dropExpiredHolds(KEYS[1], KEYS[2], nowMs())
 return redis.call('HMGET', KEYS[1], 'spent', 'reserved')
+`);
+
+/** KEYS: scope. ARGV: seeded spend. Adds it unless the scope was seeded meanwhile. */
+const SEED = luaScript(`
+if redis.call('HSETNX', KEYS[1], 'seeded', '1') == 1 then redis.call('HINCRBY', KEYS[1], 'spent', ARGV[1]) end
+return 1
 `);
 
 const RECORD_CHANGED = -1;
@@ -145,12 +182,18 @@ function luaScript(body: string): LuaScript {
   return { source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
+/** Runs a script; an unreachable Redis (not a script error) becomes LedgerUnavailableError. */
 async function runScript(redis: Redis, script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
   try {
-    return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
+    try {
+      return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!(error instanceof ReplyError && (error as Error).message.startsWith('NOSCRIPT'))) throw error;
+      return await redis.eval(script.source, keys.length, ...keys, ...args);
+    }
   } catch (error) {
-    if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) throw error;
-    return redis.eval(script.source, keys.length, ...keys, ...args);
+    if (error instanceof ReplyError) throw error;
+    throw new LedgerUnavailableError({ cause: error });
   }
 }
 
@@ -158,15 +201,25 @@ function toMicros(value: unknown): bigint {
   return typeof value === 'string' ? BigInt(value) : 0n;
 }
 
-export function createRedisLedger({ redis, prefix }: RedisLedgerOptions): SpendLedger {
+export function createRedisLedger({ redis, prefix, retryMs = 1_000 }: RedisLedgerOptions): SpendLedger {
   const reservationKey = (reservationId: string) => `${prefix}:reservation:${reservationId}`;
   const scopeKeys = (scope: string) => [`${prefix}:scope:${scope}`, `${prefix}:expiry:${scope}`];
+  /** Settlements Redis could not take yet, by reservation id (actual cost, or null to release). */
+  const deferred = new Map<string, bigint | null>();
+  let retryTimer: NodeJS.Timeout | undefined;
+
+  async function seedScope(scope: string, seed: SeedSpend): Promise<void> {
+    const spentMicros = await seed();
+    await runScript(redis, SEED, [scopeKeys(scope)[0]!], [spentMicros.toString()]);
+  }
 
   async function finish(reservationId: string, actualMicros: bigint | null): Promise<void> {
     const recordKey = reservationKey(reservationId);
     let outcome: unknown;
     do {
-      const scopesJson = await redis.get(recordKey);
+      const scopesJson = await redis.get(recordKey).catch((error: unknown) => {
+        throw new LedgerUnavailableError({ cause: error });
+      });
       if (scopesJson === null) return;
       const scopes = JSON.parse(scopesJson) as string[];
       outcome = await runScript(
@@ -178,54 +231,101 @@ export function createRedisLedger({ redis, prefix }: RedisLedgerOptions): SpendL
     } while (outcome === RECORD_CHANGED);
   }
 
+  async function retryDeferred(): Promise<void> {
+    retryTimer = undefined;
+    for (const [reservationId, actualMicros] of deferred) {
+      try {
+        await finish(reservationId, actualMicros);
+        deferred.delete(reservationId);
+      } catch (error) {
+        if (!(error instanceof LedgerUnavailableError)) throw error;
+        break;
+      }
+    }
+    if (deferred.size > 0) retryTimer = setTimeout(() => void retryDeferred(), retryMs).unref();
+  }
+
+  /** Finishes now, or keeps the settlement for when Redis is back. */
+  async function finishOrDefer(reservationId: string, actualMicros: bigint | null): Promise<void> {
+    try {
+      await finish(reservationId, actualMicros);
+    } catch (error) {
+      if (!(error instanceof LedgerUnavailableError)) throw error;
+      if (deferred.size >= MAX_DEFERRED_SETTLEMENTS) {
+        const oldest = deferred.keys().next().value as string;
+        deferred.delete(oldest);
+        console.error(`spend ledger: dropped the settlement of ${oldest}: too many kept while Redis is unreachable`);
+      }
+      deferred.set(reservationId, actualMicros);
+      retryTimer ??= setTimeout(() => void retryDeferred(), retryMs).unref();
+    }
+  }
+
   return {
     async reserve(request: ReserveRequest): Promise<ReserveResult> {
       const ttlMs = validateReserveRequest(request);
       const { reservationId, scopes } = request;
-      const reply = (await runScript(
-        redis,
-        RESERVE,
-        [reservationKey(reservationId), ...scopes.flatMap(({ scope }) => scopeKeys(scope))],
-        [
-          reservationId,
-          request.amountMicros.toString(),
-          String(ttlMs),
-          JSON.stringify(scopes.map(({ scope }) => scope)),
-          ...scopes.map(({ limitMicros }) => (limitMicros === null ? '' : limitMicros.toString())),
-        ],
-      )) as [number, ...unknown[]];
-      if (reply[0] === 1) {
-        const balances = scopes.map((_, index) => ({ spentMicros: toMicros(reply[2 * index + 1]), reservedMicros: toMicros(reply[2 * index + 2]) }));
-        return { ok: true, balances };
+      const keys = [reservationKey(reservationId), ...scopes.flatMap(({ scope }) => scopeKeys(scope))];
+      const args = [
+        reservationId,
+        request.amountMicros.toString(),
+        String(ttlMs),
+        JSON.stringify(scopes.map(({ scope }) => scope)),
+        ...scopes.map(({ limitMicros }) => (limitMicros === null ? '' : limitMicros.toString())),
+        ...scopes.map(({ seed }) => (seed === undefined ? '' : '1')),
+      ];
+      for (;;) {
+        const reply = (await runScript(redis, RESERVE, keys, args)) as [number, ...unknown[]];
+        if (reply[0] === 2) {
+          for (const scopeNumber of reply.slice(1) as number[]) {
+            const { scope, seed } = scopes[scopeNumber - 1]!;
+            await seedScope(scope, seed!);
+          }
+          continue;
+        }
+        if (reply[0] === 1) {
+          const balances = scopes.map((_, index) => ({ spentMicros: toMicros(reply[2 * index + 1]), reservedMicros: toMicros(reply[2 * index + 2]) }));
+          return { ok: true, balances };
+        }
+        const [, scopeNumber, spent, reserved] = reply as [number, number?, string?, string?];
+        const refused = scopes[(scopeNumber ?? 0) - 1];
+        if (refused === undefined || refused.limitMicros === null) {
+          throw new Error(`unexpected reserve reply from Redis: ${JSON.stringify(reply)}`);
+        }
+        return {
+          ok: false,
+          scope: refused.scope,
+          limitMicros: refused.limitMicros,
+          spentMicros: toMicros(spent),
+          reservedMicros: toMicros(reserved),
+        };
       }
-      const [, scopeNumber, spent, reserved] = reply as [number, number?, string?, string?];
-      const refused = scopes[(scopeNumber ?? 0) - 1];
-      if (refused === undefined || refused.limitMicros === null) {
-        throw new Error(`unexpected reserve reply from Redis: ${JSON.stringify(reply)}`);
-      }
-      return {
-        ok: false,
-        scope: refused.scope,
-        limitMicros: refused.limitMicros,
-        spentMicros: toMicros(spent),
-        reservedMicros: toMicros(reserved),
-      };
     },
 
     async settle(reservationId: string, actualMicros: bigint): Promise<void> {
       assertValidMicros('actualMicros', actualMicros);
-      await finish(reservationId, actualMicros);
+      await finishOrDefer(reservationId, actualMicros);
     },
 
     async release(reservationId: string): Promise<void> {
-      await finish(reservationId, null);
+      await finishOrDefer(reservationId, null);
     },
 
-    async read(scope: string): Promise<ScopeBalance> {
-      const [spent, reserved] = (await runScript(redis, READ, scopeKeys(scope), [])) as [unknown, unknown];
-      return { spentMicros: toMicros(spent), reservedMicros: toMicros(reserved) };
+    async read(scope: string, seed?: SeedSpend): Promise<ScopeBalance> {
+      for (;;) {
+        const reply = (await runScript(redis, READ, scopeKeys(scope), [seed === undefined ? '' : '1'])) as unknown[];
+        if (reply.length === 0) {
+          await seedScope(scope, seed!);
+          continue;
+        }
+        const [spent, reserved] = reply;
+        return { spentMicros: toMicros(spent), reservedMicros: toMicros(reserved) };
+      }
     },
 
-    async close(): Promise<void> {},
+    async close(): Promise<void> {
+      clearTimeout(retryTimer);
+      retryTimer = undefined;
+    },
   };
 }

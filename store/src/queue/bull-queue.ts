@@ -40,6 +40,13 @@ export interface BullQueueOptions extends QueueOptions {
 }
 
 const KEEP_FAILED_JOBS = { count: 1_000, age: 7 * 24 * 3_600 };
+/**
+ * A job whose worker lost Redis (or died) mid-run is handed out again within about ten
+ * seconds (lock expiry + stalled check) instead of BullMQ's default minute, and may
+ * stall as often as it may fail: processors are idempotent, so running it again is safe,
+ * while giving up would drop it.
+ */
+const STALLED_JOB_RECOVERY = { lockDuration: 5_000, stalledInterval: 5_000, maxStalledCount: MAX_ATTEMPTS };
 const DRAIN_POLL_MS = 20;
 const UNFINISHED_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
 
@@ -70,6 +77,8 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
   const queues = new Map<string, Queue>();
   const workers = new Map<string, Worker>();
   let producerConnection: Redis | undefined;
+  /** Resolves when the producer connection is first ready; enqueues before that wait for it. */
+  let producerReady: Promise<void> | undefined;
   let workerConnection: Redis | undefined;
   let closing: Promise<void> | undefined;
 
@@ -80,7 +89,13 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
   function queueFor(name: string): Queue {
     let queue = queues.get(name);
     if (queue === undefined) {
-      producerConnection ??= openConnection(connection, {});
+      if (producerConnection === undefined) {
+        // Producers fail fast while Redis is away (the caller keeps the job elsewhere)
+        // rather than queueing in memory; only the very first connection is waited for.
+        const opened = openConnection(connection, { enableOfflineQueue: false });
+        producerReady = new Promise((resolve) => opened.once('ready', () => resolve()));
+        producerConnection = opened;
+      }
       queue = new Queue(name, { connection: producerConnection, prefix });
       queue.on('error', (error) => onError(error, `queue ${name}`));
       queues.set(name, queue);
@@ -96,7 +111,9 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
   return {
     async enqueue(name, payload, { jobId }) {
       assertOpen();
-      await queueFor(name).add(name, payload, {
+      const queue = queueFor(name);
+      await producerReady;
+      await queue.add(name, payload, {
         jobId: toBullJobId(jobId),
         attempts: MAX_ATTEMPTS,
         backoff: { type: 'exponential', delay: backoffMs },
@@ -125,7 +142,7 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
             throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
           }
         },
-        { connection: workerConnection, prefix, concurrency },
+        { connection: workerConnection, prefix, concurrency, ...STALLED_JOB_RECOVERY },
       );
       worker.on('error', (error) => onError(error, `worker ${name}`));
       workers.set(name, worker);

@@ -82,3 +82,23 @@ export async function sumUsage(
 export async function listUsageEvents(db: Kysely<Database>, teamId: string) {
   return db.selectFrom('usage_events').selectAll().where('team_id', '=', teamId).orderBy('occurred_at').execute();
 }
+
+/**
+ * What a budget has counted in a window: the GBP micros settled on the ledger for the
+ * team's events in [from, to) (unbounded when null), narrowed to the budget's key or group.
+ * The spend ledger starts its counters from this.
+ */
+export async function sumBudgetSpend(
+  db: Kysely<Database>,
+  budget: { teamId: string; scope: 'key' | 'group' | 'team'; scopeId: string; from: Date | null; to: Date | null },
+): Promise<bigint> {
+  let query = db
+    .selectFrom('usage_events')
+    .select(sql<bigint>`coalesce(sum(budget_spend_micros), 0)::bigint`.as('spent'))
+    .where('team_id', '=', budget.teamId);
+  if (budget.scope === 'key') query = query.where('key_id', '=', budget.scopeId);
+  if (budget.scope === 'group') query = query.where('group_id', '=', budget.scopeId);
+  if (budget.from) query = query.where('occurred_at', '>=', budget.from);
+  if (budget.to) query = query.where('occurred_at', '<', budget.to);
+  return BigInt((await query.executeTakeFirstOrThrow()).spent);
+}

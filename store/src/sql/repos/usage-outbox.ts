@@ -1,0 +1,19 @@
+// The usage outbox: usage events kept while the queue cannot take them, oldest first.
+import type { Db } from './db.ts';
+
+/** Keeps an event; keeping the same request twice changes nothing. */
+export async function insertUsageOutbox(db: Db, requestId: string, payload: unknown): Promise<void> {
+  await db
+    .insertInto('usage_outbox')
+    .values({ request_id: requestId, payload: JSON.stringify(payload) })
+    .onConflict((oc) => oc.column('request_id').doNothing())
+    .execute();
+}
+
+export async function listUsageOutbox(db: Db, limit: number) {
+  return db.selectFrom('usage_outbox').select(['request_id', 'payload']).orderBy('created_at').limit(limit).execute();
+}
+
+export async function deleteUsageOutbox(db: Db, requestIds: string[]): Promise<void> {
+  if (requestIds.length > 0) await db.deleteFrom('usage_outbox').where('request_id', 'in', requestIds).execute();
+}
