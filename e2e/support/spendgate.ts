@@ -4,6 +4,7 @@
  *   embedded — a clone of the migrated PGlite template, in-process stores;
  *   scaled   — a fresh PostgreSQL database and a Redis prefix of its own.
  * `testModes` is ['embedded'], plus 'scaled' when TEST_DATABASE_URL and TEST_REDIS_URL are set.
+ * A scaled Spendgate says in `peer` how another gateway process joins it (gateway-process.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -23,7 +24,15 @@ export interface RunningSpendgate {
   app: App;
   /** e.g. http://127.0.0.1:40123 */
   url: string;
+  /** Scaled mode only: the settings another gateway needs to share this one's stores. */
+  peer?: PeerSettings;
   close(): Promise<void>;
+}
+
+/** The same configuration (database, Redis, secrets) as environment, and the same Redis prefix. */
+export interface PeerSettings {
+  env: Record<string, string | undefined>;
+  redisPrefix: string;
 }
 
 export interface StartOptions {
@@ -37,7 +46,7 @@ export interface StartOptions {
 
 export async function startSpendgate(mode: TestMode, name: string, options: StartOptions = {}): Promise<RunningSpendgate> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'spendgate-e2e-'));
-  const config = await loadConfig({
+  const env = {
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
     JWT_SECRET: randomBytes(32).toString('hex'),
@@ -46,7 +55,8 @@ export async function startSpendgate(mode: TestMode, name: string, options: Star
     CONSOLE_DIR: options.consoleDir ?? path.join(dataDir, 'no-console'),
     ...(mode === 'scaled' ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
     ...options.env,
-  });
+  };
+  const config = await loadConfig(env);
   const sql = await openTestSqlStore(mode === 'scaled' ? 'postgres' : 'pglite');
   const redisPrefix = uniquePrefix(name);
   const app = await buildApp(config, { sql, redisPrefix, ...(options.logStream ? { logStream: options.logStream } : {}) });
@@ -56,6 +66,7 @@ export async function startSpendgate(mode: TestMode, name: string, options: Star
   return {
     app,
     url,
+    ...(mode === 'scaled' ? { peer: { env: { ...env, DATABASE_URL: sql.url }, redisPrefix } } : {}),
     close: async () => {
       await app.close();
       await worker?.close();

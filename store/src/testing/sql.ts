@@ -1,6 +1,6 @@
 // Test databases: each test file gets its own — a clone of the migrated PGlite
 // template, or (when TEST_DATABASE_URL is set) a fresh PostgreSQL database that is
-// dropped again on close.
+// dropped again on close, and whose URL other processes of the test can use.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
@@ -13,7 +13,12 @@ export type SqlBackend = 'pglite' | 'postgres';
 /** The SQL backends this run tests: always PGlite, PostgreSQL when TEST_DATABASE_URL is set. */
 export const sqlBackends: SqlBackend[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 
-export async function openTestSqlStore(backend: SqlBackend, now = new Date()): Promise<SqlStore> {
+export interface TestSqlStore extends SqlStore {
+  /** PostgreSQL only: the test database's URL, for another process to connect to it. */
+  url?: string;
+}
+
+export async function openTestSqlStore(backend: SqlBackend, now = new Date()): Promise<TestSqlStore> {
   if (backend === 'pglite') {
     const template = await readFile(inject('pgliteTemplatePath'));
     const store = await openSqlStore({ kind: 'pglite', loadDataDir: new Blob([template]) });
@@ -33,6 +38,7 @@ export async function openTestSqlStore(backend: SqlBackend, now = new Date()): P
   await ensureUsagePartitions(store.db, now);
   return {
     ...store,
+    url: url.toString(),
     close: async () => {
       await store.close();
       const dropper = new pg.Client({ connectionString: adminUrl });

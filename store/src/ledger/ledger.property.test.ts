@@ -1,0 +1,266 @@
+/**
+ * Property test of every SpendLedger against `ReferenceLedger`, the ledger's rules in
+ * their plainest form (Maps, every balance recomputed from the live reservations).
+ *
+ * fast-check generates sequences of reserve (scopes from a small set, random limits and
+ * amounts, so many are refused), settle (random actual costs, also of unknown and
+ * finished reservations), release and read — and, on the in-process ledger's fake
+ * clock, time passing so holds expire and records are forgotten. After every ledger
+ * call the ledger must answer as the reference does (the same admission, or the same
+ * refusal: first refusing scope, its limit, spent and reserved) and show the same
+ * balance on every scope; and a limited scope to which only admissions have added must
+ * hold no more than its limit. The Redis ledger runs when TEST_REDIS_URL is set, with
+ * fewer runs and no expiry: it keeps Redis server time, and nothing expires within the
+ * default ttl of its reservations.
+ */
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connectTestRedis, deleteKeysWithPrefix, redisUrl, uniquePrefix } from '../testing/redis.ts';
+import { createInProcessLedger } from './in-process-ledger.ts';
+import { createRedisLedger } from './redis-ledger.ts';
+import type { ReserveRequest, ReserveResult, ScopeBalance, SpendLedger } from './types.ts';
+import { DEFAULT_RESERVATION_TTL_MS, MAX_MICROS } from './validation.ts';
+
+const START_MS = Date.UTC(2026, 10, 1);
+const SCOPES = ['budget:key-1:total', 'budget:group-1:2026-11-01', 'budget:team-1:2026-11-01'] as const;
+/** Few ids, so reservations are re-reserved, settled twice, settled after release… */
+const RESERVATION_IDS = ['r1', 'r2', 'r3', 'r4', 'r5'] as const;
+
+type LedgerCommand =
+  | { kind: 'reserve'; request: ReserveRequest }
+  | { kind: 'settle'; reservationId: string; actualMicros: bigint }
+  | { kind: 'release'; reservationId: string }
+  | { kind: 'read'; scope: string }
+  | { kind: 'elapse'; ms: number };
+
+interface ReferenceReservation {
+  scopes: string[];
+  amountMicros: bigint;
+  expiresAt: number;
+  forgetAt: number;
+}
+
+/**
+ * The contract of `types.ts` with nothing clever: a hold counts while now < expiresAt;
+ * the record (for idempotent reserve and a late settle) is kept while
+ * now ≤ reserve time + 2 × ttl.
+ */
+class ReferenceLedger {
+  now = START_MS;
+  readonly #spent = new Map<string, bigint>();
+  readonly #reservations = new Map<string, ReferenceReservation>();
+  /**
+   * The limit each scope's spent + reserved must stay within: set by the last admission
+   * on the scope, dropped when an unlimited reservation is admitted on it or a settle
+   * adds more than the hold it frees (a cost above the reservation, a late settle).
+   */
+  readonly ceilings = new Map<string, bigint>();
+
+  read(scope: string): ScopeBalance {
+    let reservedMicros = 0n;
+    for (const reservation of this.#reservations.values()) {
+      if (reservation.scopes.includes(scope)) reservedMicros += this.#heldBy(reservation);
+    }
+    return { spentMicros: this.#spent.get(scope) ?? 0n, reservedMicros };
+  }
+
+  reserve({ reservationId, scopes, amountMicros, ttlMs = DEFAULT_RESERVATION_TTL_MS }: ReserveRequest): ReserveResult {
+    if (this.#remembered(reservationId)) return { ok: true };
+    for (const { scope, limitMicros } of scopes) {
+      const { spentMicros, reservedMicros } = this.read(scope);
+      if (limitMicros !== null && spentMicros + reservedMicros + amountMicros > limitMicros) {
+        return { ok: false, scope, limitMicros, spentMicros, reservedMicros };
+      }
+    }
+    this.#reservations.set(reservationId, {
+      scopes: scopes.map(({ scope }) => scope),
+      amountMicros,
+      expiresAt: this.now + ttlMs,
+      forgetAt: this.now + 2 * ttlMs,
+    });
+    for (const { scope, limitMicros } of scopes) {
+      if (limitMicros === null) this.ceilings.delete(scope);
+      else this.ceilings.set(scope, limitMicros);
+    }
+    return { ok: true };
+  }
+
+  settle(reservationId: string, actualMicros: bigint): void {
+    const reservation = this.#remembered(reservationId);
+    if (reservation === undefined) return;
+    this.#reservations.delete(reservationId);
+    for (const scope of reservation.scopes) {
+      this.#spent.set(scope, (this.#spent.get(scope) ?? 0n) + actualMicros);
+      if (actualMicros > this.#heldBy(reservation)) this.ceilings.delete(scope);
+    }
+  }
+
+  release(reservationId: string): void {
+    if (this.#remembered(reservationId)) this.#reservations.delete(reservationId);
+  }
+
+  #remembered(reservationId: string): ReferenceReservation | undefined {
+    const reservation = this.#reservations.get(reservationId);
+    return reservation !== undefined && this.now <= reservation.forgetAt ? reservation : undefined;
+  }
+
+  #heldBy(reservation: ReferenceReservation): bigint {
+    return this.now < reservation.expiresAt ? reservation.amountMicros : 0n;
+  }
+}
+
+interface LedgerUnderTest {
+  ledger: SpendLedger;
+  /** Moves the ledger's clock on; absent when the ledger keeps real time. */
+  elapse?: (ms: number) => void;
+}
+
+interface LedgerImplementation {
+  name: string;
+  /** Runs on a fake clock the test moves, so the commands include time passing. */
+  fakeClock: boolean;
+  numRuns: number;
+  maxCommands: number;
+  create(): LedgerUnderTest;
+}
+
+const redis = redisUrl === undefined ? undefined : connectTestRedis();
+const redisPrefix = uniquePrefix('ledger-property');
+let redisLedgerCount = 0;
+
+const IMPLEMENTATIONS: LedgerImplementation[] = [
+  {
+    name: 'in-process ledger',
+    fakeClock: true,
+    numRuns: 1_000,
+    maxCommands: 60,
+    create() {
+      let now = START_MS;
+      return {
+        ledger: createInProcessLedger(() => now),
+        elapse: (ms) => {
+          now += ms;
+        },
+      };
+    },
+  },
+];
+if (redis !== undefined) {
+  IMPLEMENTATIONS.push({
+    name: 'redis ledger',
+    fakeClock: false,
+    numRuns: 150,
+    maxCommands: 40,
+    create() {
+      redisLedgerCount += 1;
+      return { ledger: createRedisLedger({ redis, prefix: `${redisPrefix}:${redisLedgerCount}` }) };
+    },
+  });
+}
+
+afterAll(async () => {
+  if (redis === undefined) return;
+  await deleteKeysWithPrefix(redis, redisPrefix);
+  await redis.quit();
+});
+
+const reservationId = fc.constantFrom(...RESERVATION_IDS);
+/**
+ * A run counts in units of 1 micro, or of 2^44 + 1 micros (capped at MAX_MICROS): then
+ * a few amounts on one scope add up past 2^53, where Lua numbers (doubles), which the
+ * Redis ledger compares limits with, stop being exact.
+ */
+const HUGE_UNIT = 2n ** 44n + 1n;
+
+/** Commands for one ledger; with `expires`, short ttls and time passing in steps of 50 ms. */
+function ledgerCommands(expires: boolean, maxCommands: number): fc.Arbitrary<LedgerCommand[]> {
+  return fc.constantFrom(1n, HUGE_UNIT).chain((unit) => {
+    /** Mostly multiples of 50 units, so a reservation often fills a limit exactly. */
+    const amount = (maxUnits: number) =>
+      fc
+        .oneof(
+          { arbitrary: fc.integer({ min: 0, max: maxUnits / 50 }).map((steps) => BigInt(steps * 50)), weight: 3 },
+          fc.bigInt({ min: 0n, max: BigInt(maxUnits) }),
+        )
+        .map((units) => (units * unit < MAX_MICROS ? units * unit : MAX_MICROS));
+    const scopeLimits = fc.uniqueArray(
+      fc.record({
+        scope: fc.constantFrom(...SCOPES),
+        limitMicros: fc.option(amount(1_500), { nil: null, freq: 4 }),
+      }),
+      { minLength: 1, maxLength: SCOPES.length, selector: ({ scope }) => scope },
+    );
+    const ttl = expires ? fc.constantFrom(100, 200, 300) : fc.constant(undefined);
+    const reserve = fc
+      .record({ reservationId, scopes: scopeLimits, amountMicros: amount(500), ttlMs: ttl })
+      .map(({ ttlMs, ...request }): LedgerCommand => ({ kind: 'reserve', request: ttlMs === undefined ? request : { ...request, ttlMs } }));
+    const settle = fc
+      .record({ reservationId: fc.constantFrom(...RESERVATION_IDS, 'never-reserved'), actualMicros: amount(600) })
+      .map((fields): LedgerCommand => ({ kind: 'settle', ...fields }));
+    const release = reservationId.map((id): LedgerCommand => ({ kind: 'release', reservationId: id }));
+    const read = fc.constantFrom(...SCOPES).map((scope): LedgerCommand => ({ kind: 'read', scope }));
+    const elapse = fc.integer({ min: 1, max: 8 }).map((steps): LedgerCommand => ({ kind: 'elapse', ms: steps * 50 }));
+    const command = expires
+      ? fc.oneof({ arbitrary: reserve, weight: 4 }, { arbitrary: settle, weight: 2 }, release, read, elapse)
+      : fc.oneof({ arbitrary: reserve, weight: 4 }, { arbitrary: settle, weight: 2 }, release, read);
+    return fc.array(command, { maxLength: maxCommands });
+  });
+}
+
+async function expectSameBalances(ledger: SpendLedger, reference: ReferenceLedger): Promise<void> {
+  for (const scope of SCOPES) {
+    const balance = await ledger.read(scope);
+    expect(balance, `balance of ${scope}`).toEqual(reference.read(scope));
+    const ceiling = reference.ceilings.get(scope);
+    if (ceiling !== undefined) {
+      expect(balance.spentMicros + balance.reservedMicros, `spent + reserved on ${scope}`).toBeLessThanOrEqual(ceiling);
+    }
+  }
+}
+
+async function runCommands({ ledger, elapse }: LedgerUnderTest, commands: LedgerCommand[]): Promise<void> {
+  const reference = new ReferenceLedger();
+  for (const command of commands) {
+    switch (command.kind) {
+      case 'reserve':
+        expect(await ledger.reserve(command.request)).toEqual(reference.reserve(command.request));
+        break;
+      case 'settle':
+        await ledger.settle(command.reservationId, command.actualMicros);
+        reference.settle(command.reservationId, command.actualMicros);
+        break;
+      case 'release':
+        await ledger.release(command.reservationId);
+        reference.release(command.reservationId);
+        break;
+      case 'read':
+        expect(await ledger.read(command.scope)).toEqual(reference.read(command.scope));
+        break;
+      case 'elapse':
+        if (elapse === undefined) throw new Error('this ledger keeps real time');
+        elapse(command.ms);
+        reference.now += command.ms;
+        // Time alone calls no ledger method: the next call sees the expired holds unswept.
+        continue;
+    }
+    await expectSameBalances(ledger, reference);
+  }
+}
+
+for (const implementation of IMPLEMENTATIONS) {
+  describe(`${implementation.name} against the reference model`, () => {
+    it('answers every random sequence of calls as the reference does', async () => {
+      await fc.assert(
+        fc.asyncProperty(ledgerCommands(implementation.fakeClock, implementation.maxCommands), async (commands) => {
+          const subject = implementation.create();
+          try {
+            await runCommands(subject, commands);
+          } finally {
+            await subject.ledger.close();
+          }
+        }),
+        { numRuns: implementation.numRuns },
+      );
+    });
+  });
+}
