@@ -65,7 +65,8 @@ class ReferenceLedger {
   }
 
   reserve({ reservationId, scopes, amountMicros, ttlMs = DEFAULT_RESERVATION_TTL_MS }: ReserveRequest): ReserveResult {
-    if (this.#remembered(reservationId)) return { ok: true };
+    const balances = () => scopes.map(({ scope }) => this.read(scope));
+    if (this.#remembered(reservationId)) return { ok: true, balances: balances() };
     for (const { scope, limitMicros } of scopes) {
       const { spentMicros, reservedMicros } = this.read(scope);
       if (limitMicros !== null && spentMicros + reservedMicros + amountMicros > limitMicros) {
@@ -82,7 +83,7 @@ class ReferenceLedger {
       if (limitMicros === null) this.ceilings.delete(scope);
       else this.ceilings.set(scope, limitMicros);
     }
-    return { ok: true };
+    return { ok: true, balances: balances() };
   }
 
   settle(reservationId: string, actualMicros: bigint): void {

@@ -104,7 +104,6 @@ local function admitted()
   end
   return reply
 end
-if redis.call('EXISTS', KEYS[1]) == 1 then return admitted() end
 local unseeded = {2}
 for i = 1, scopeCount do
   if ARGV[4 + scopeCount + i] == '1' and redis.call('HEXISTS', KEYS[2 * i], 'seeded') == 0 then
@@ -113,9 +112,10 @@ for i = 1, scopeCount do
 end
 if #unseeded > 1 then return unseeded end
 local now = nowMs()
+for i = 1, scopeCount do dropExpiredHolds(KEYS[2 * i], KEYS[2 * i + 1], now) end
+if redis.call('EXISTS', KEYS[1]) == 1 then return admitted() end
 for i = 1, scopeCount do
   local scopeKey = KEYS[2 * i]
-  dropExpiredHolds(scopeKey, KEYS[2 * i + 1], now)
   local limit = ARGV[4 + i]
   if limit ~= '' then
     local balance = redis.call('HMGET', scopeKey, 'spent', 'reserved')
