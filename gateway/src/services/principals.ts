@@ -51,6 +51,53 @@ async function loadPriceOverrides(sql: SqlStore, teamId: string): Promise<PriceC
 }
 
 export function createPrincipalService(deps: { sql: SqlStore; envelope: Envelope; cache: KeyCache<Principal> }) {
+  /** Loads under way, so a burst of requests with a key not cached yet loads it once. */
+  const loading = new Map<string, Promise<Principal | undefined>>();
+
+  async function load(keyHash: string): Promise<Principal | undefined> {
+    const row = await findKeyPrincipal(deps.sql.db, keyHash);
+    if (!row) return undefined;
+    const adapter = row.provider ? findProvider(row.provider) : undefined;
+    const connection =
+      row.connectionId && adapter && row.baseUrl && row.secretCiphertext && row.wrappedDataKey && row.secretKeyVersion !== null
+        ? {
+            connectionId: row.connectionId,
+            adapter,
+            baseUrl: row.baseUrl,
+            options: (row.connectionOptions ?? {}) as ConnectionOptions,
+            active: row.connectionStatus === 'active',
+            secret: deps.envelope.decryptSecret(
+              row.wrappedDataKey,
+              { teamId: row.teamId, connectionId: row.connectionId, version: row.secretKeyVersion },
+              row.secretCiphertext,
+            ),
+          }
+        : null;
+    const plan = PLANS.find((candidate) => candidate.slug === row.planSlug) ?? planTerms('free-trial');
+    const principal: Principal = {
+      keyId: row.keyId,
+      teamId: row.teamId,
+      groupId: row.groupId,
+      kind: row.kind,
+      plan,
+      priceOverrides: await loadPriceOverrides(deps.sql, row.teamId),
+      allowUnpricedModels: row.allowUnpricedModels,
+      budgets: (await listBudgetsForKey(deps.sql.db, row)).map((budget) => ({
+        id: budget.id,
+        scope: budget.scope,
+        scopeId: budget.scope_id,
+        amountMicros: budget.amount_micros,
+        window: budget.window,
+        mode: budget.mode,
+      })),
+      timeZone: row.timeZone,
+      settings: row.settings,
+      connection,
+    };
+    deps.cache.set(keyHash, principal);
+    return principal;
+  }
+
   return {
     /** The principal of a presented key, or undefined for an unknown, malformed or revoked key. */
     async authenticate(presentedKey: string): Promise<Principal | undefined> {
@@ -58,48 +105,12 @@ export function createPrincipalService(deps: { sql: SqlStore; envelope: Envelope
       const keyHash = hashIssuedKey(presentedKey);
       const cached = deps.cache.get(keyHash);
       if (cached) return cached;
-
-      const row = await findKeyPrincipal(deps.sql.db, keyHash);
-      if (!row) return undefined;
-      const adapter = row.provider ? findProvider(row.provider) : undefined;
-      const connection =
-        row.connectionId && adapter && row.baseUrl && row.secretCiphertext && row.wrappedDataKey && row.secretKeyVersion !== null
-          ? {
-              connectionId: row.connectionId,
-              adapter,
-              baseUrl: row.baseUrl,
-              options: (row.connectionOptions ?? {}) as ConnectionOptions,
-              active: row.connectionStatus === 'active',
-              secret: deps.envelope.decryptSecret(
-                row.wrappedDataKey,
-                { teamId: row.teamId, connectionId: row.connectionId, version: row.secretKeyVersion },
-                row.secretCiphertext,
-              ),
-            }
-          : null;
-      const plan = PLANS.find((candidate) => candidate.slug === row.planSlug) ?? planTerms('free-trial');
-      const principal: Principal = {
-        keyId: row.keyId,
-        teamId: row.teamId,
-        groupId: row.groupId,
-        kind: row.kind,
-        plan,
-        priceOverrides: await loadPriceOverrides(deps.sql, row.teamId),
-        allowUnpricedModels: row.allowUnpricedModels,
-        budgets: (await listBudgetsForKey(deps.sql.db, row)).map((budget) => ({
-          id: budget.id,
-          scope: budget.scope,
-          scopeId: budget.scope_id,
-          amountMicros: budget.amount_micros,
-          window: budget.window,
-          mode: budget.mode,
-        })),
-        timeZone: row.timeZone,
-        settings: row.settings,
-        connection,
-      };
-      deps.cache.set(keyHash, principal);
-      return principal;
+      let pending = loading.get(keyHash);
+      if (pending === undefined) {
+        pending = load(keyHash).finally(() => loading.delete(keyHash));
+        loading.set(keyHash, pending);
+      }
+      return pending;
     },
   };
 }
