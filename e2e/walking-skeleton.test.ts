@@ -105,6 +105,7 @@ for (const mode of testModes) {
       expect(response.headers.get('x-spendgate-cost')).toBe('0.000075');
       expect(response.headers.get('x-spendgate-model')).toBe('gpt-4o-2024-08-06');
       expect(response.headers.get('x-spendgate-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expect(response.headers.get('x-spendgate-budget-remaining')).toBe('unlimited');
       const upstream = fake.requests.at(-1)!;
       expect(upstream.headers.authorization).toBe('Bearer sk-fake-upstream');
     });

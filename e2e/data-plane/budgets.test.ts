@@ -94,6 +94,7 @@ for (const mode of testModes) {
       const message = (refusal as InstanceType<typeof OpenAI.APIError>).message;
       expect(message).toContain('allows £0.010000 per month and £0.010125 is spent or reserved');
       expect(message).toContain('it resets at 20');
+      expect((refusal as InstanceType<typeof OpenAI.APIError>).headers?.get('x-spendgate-budget-remaining')).toBe('0.000000');
       await expect(
         anthropic.messages.create({ model: 'gpt-4o', max_tokens: 300, messages: [{ role: 'user', content: 'Hi' }] }),
       ).rejects.toMatchObject({ status: 402, error: { type: 'error', error: { type: 'billing_error' } } });

@@ -4,13 +4,17 @@
  * hides the internals of anything unexpected and always names the request id.
  */
 export class AppError extends Error {
+  /** Headers the answer carries, e.g. `retry-after`. */
+  readonly headers: Readonly<Record<string, string>>;
+
   constructor(
     readonly statusCode: number,
     readonly code: string,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; headers?: Record<string, string> },
   ) {
     super(message, options);
+    this.headers = options?.headers ?? {};
   }
 }
 
@@ -60,8 +64,9 @@ export class TooManyRequestsError extends AppError {
   constructor(
     readonly retryAfterSeconds: number,
     message = 'Too many attempts. Please wait and try again.',
+    headers: Record<string, string> = {},
   ) {
-    super(429, 'rate_limited', message);
+    super(429, 'rate_limited', message, { headers: { ...headers, 'retry-after': String(retryAfterSeconds) } });
   }
 }
 

@@ -1,7 +1,7 @@
 // The control-plane response envelope: {success, data, message} for every answer,
 // and one error handler that fills it for failures (5xx details are never shown).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, FormError, TooManyRequestsError, ValidationError } from '../errors.ts';
+import { AppError, FormError, ValidationError } from '../errors.ts';
 
 export function ok<T>(data: T, message = 'OK') {
   return { success: true as const, data, message };
@@ -9,8 +9,7 @@ export function ok<T>(data: T, message = 'OK') {
 
 export function sendApiError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof AppError) {
-    if (error instanceof TooManyRequestsError) reply.header('retry-after', String(error.retryAfterSeconds));
-    return reply.code(error.statusCode).send({
+    return reply.code(error.statusCode).headers(error.headers).send({
       success: false,
       data: null,
       message: error.message,

@@ -25,7 +25,7 @@ function sendDataPlaneError(error: FastifyError | Error, request: FastifyRequest
   const format = wireFormats[request.routeOptions.config?.format ?? 'openai'];
   if (error instanceof AppError) {
     const param = error instanceof ValidationError ? error.field : null;
-    return reply.code(error.statusCode).send(format.errorBody(error.statusCode, error.message, error.code, param));
+    return reply.code(error.statusCode).headers(error.headers).send(format.errorBody(error.statusCode, error.message, error.code, param));
   }
   const statusCode = (error as FastifyError).statusCode;
   if (statusCode && statusCode >= 400 && statusCode < 500) {

@@ -100,7 +100,7 @@ export async function relay(principal: Principal, reply: FastifyReply, call: Rel
   }
 
   const headers: Record<string, string> = { 'x-spendgate-request-id': metered.requestId };
-  if (remainingMicros !== undefined) headers['x-spendgate-budget-remaining'] = microsToDecimalString(remainingMicros);
+  headers['x-spendgate-budget-remaining'] = remainingMicros === undefined ? 'unlimited' : microsToDecimalString(remainingMicros);
   const context: ExchangeContext = { call, caller, native, translator, metered, metering: deps.metering, headers };
   if (call.stream && upstream.statusCode === 200) return relayStream(reply, upstream, abort, context);
   return relayAnswer(reply, upstream, context);
@@ -113,7 +113,7 @@ interface ExchangeContext {
   translator: AnyTranslator | undefined;
   metered: MeteredRequest;
   metering: Metering;
-  /** x-spendgate-request-id, and the budget left when a hard budget applies. */
+  /** x-spendgate-request-id, and the budget left on the tightest hard budget ('unlimited' when none applies). */
   headers: Record<string, string>;
 }
 

@@ -69,8 +69,9 @@ export interface Admission {
   downgradeBudgetId: string | undefined;
 }
 
-/** The 402 a refused request gets: which budget, its limit, its spend, when it resets. */
+/** The 402 a refused request gets: which budget, its limit, its spend, when it resets, what is left. */
 function budgetRefusal(budget: Budget, spentMicros: bigint, at: Date, timeZone: string): AppError {
+  const left = budget.amountMicros - spentMicros;
   const { end } = budgetWindowAt(budget.window, at, timeZone);
   const period = budget.window === 'total' ? 'in total' : `per ${budget.window}`;
   const resets = end ? `it resets at ${end.toISOString()}` : 'it does not reset';
@@ -79,6 +80,7 @@ function budgetRefusal(budget: Budget, spentMicros: bigint, at: Date, timeZone: 
     'budget_exceeded',
     `Budget exceeded: the ${budget.scope} budget ${budget.id} allows £${microsToDecimalString(budget.amountMicros)} ${period} ` +
       `and £${microsToDecimalString(spentMicros)} is spent or reserved; ${resets}`,
+    { headers: { 'x-spendgate-budget-remaining': microsToDecimalString(left < 0n ? 0n : left) } },
   );
 }
 
