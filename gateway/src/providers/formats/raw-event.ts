@@ -8,13 +8,19 @@ export interface RawStreamEvent {
   data: string;
 }
 
-/** The event with its data JSON-parsed when it is JSON (else the raw text, e.g. `[DONE]`). */
+/**
+ * The event with its data JSON-parsed when it is a JSON object or array, else the raw
+ * text (e.g. OpenAI's `[DONE]`, recognised without a parse that would throw).
+ */
 export function parseStreamEvent(raw: RawStreamEvent): StreamEvent {
   let data: unknown = raw.data;
-  try {
-    data = JSON.parse(raw.data);
-  } catch {
-    // Not JSON (e.g. OpenAI's `[DONE]`): keep the text.
+  const first = raw.data.trimStart().charCodeAt(0);
+  if (first === 0x7b /* { */ || (first === 0x5b /* [ */ && raw.data !== '[DONE]')) {
+    try {
+      data = JSON.parse(raw.data);
+    } catch {
+      // Not JSON after all: keep the text.
+    }
   }
   return raw.event === undefined ? { data } : { event: raw.event, data };
 }
