@@ -1,7 +1,8 @@
 /**
  * Smoke test of the bench harness (no timing assertions — the numbers depend on the
- * machine): one short cell of every scenario must produce numbers, and every request
- * through the gateway must succeed with the upstream's exact answer and be metered.
+ * machine): one short closed-loop and one fixed-rate cell of every scenario and a short
+ * soak must produce numbers, and every request through the gateway must succeed with
+ * the upstream's exact answer and be metered.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,7 @@ describe('bench harness', () => {
     if (resultsDir) await rm(resultsDir, { recursive: true, force: true });
   });
 
-  it('measures direct, bare proxy and gateway for one short cell, the gateway without a failed request', async () => {
+  it('measures direct, bare proxy and gateway closed-loop and at a fixed rate, and soaks the gateway, without a failed request', async () => {
     resultsDir = await mkdtemp(path.join(tmpdir(), 'spendgate-bench-test-'));
     const report: BenchReport = await runBench({
       ...DEFAULT_OPTIONS,
@@ -25,41 +26,64 @@ describe('bench harness', () => {
       warmupS: 0.5,
       connections: [1],
       formats: ['json'],
+      ratePerSec: 50,
+      soakS: 2,
       resultsDir,
     });
 
-    expect(report.cells.map((cell) => cell.scenario)).toEqual(SCENARIOS);
+    expect(report.cells.map((cell) => [cell.scenario, cell.ratePerSec])).toEqual([
+      ...SCENARIOS.map((scenario) => [scenario, undefined]),
+      ...SCENARIOS.map((scenario) => [scenario, 50]),
+    ]);
     for (const cell of report.cells) {
       expect(cell.ok, cell.scenario).toBeGreaterThan(0);
       expect(cell.reqPerSec, cell.scenario).toBeGreaterThan(0);
       expect(cell.latencyMs.p50, cell.scenario).toBeGreaterThan(0);
       expect(cell.latencyMs.p99, cell.scenario).toBeGreaterThanOrEqual(cell.latencyMs.p50);
+      expect(cell.ttfbMs.p50, cell.scenario).toBeGreaterThan(0);
+      expect(cell.ttfbMs.p50, cell.scenario).toBeLessThanOrEqual(cell.latencyMs.p99);
     }
-    const gateway = report.cells.find((cell) => cell.scenario === 'gateway')!;
-    expect({ non2xx: gateway.non2xx, errors: gateway.errors, mismatches: gateway.mismatches }).toEqual({
-      non2xx: 0,
-      errors: 0,
-      mismatches: 0,
-    });
+    for (const gateway of report.cells.filter((cell) => cell.scenario === 'gateway')) {
+      expect({ non2xx: gateway.non2xx, errors: gateway.errors, mismatches: gateway.mismatches }).toEqual({
+        non2xx: 0,
+        errors: 0,
+        mismatches: 0,
+      });
+      expect(gateway.rssMiB.gateway).toBeGreaterThan(0);
+    }
+    expect(report.soak).toMatchObject({ ratePerSec: 50, durationS: 2, load: { non2xx: 0, errors: 0, mismatches: 0 } });
+    expect(report.soak!.load.ok).toBeGreaterThan(0);
+    expect(report.soak!.samples.length).toBeGreaterThanOrEqual(2);
     expect(report.metering!.meteredRequests).toBeGreaterThanOrEqual(report.metering!.clientOkResponses);
 
     expect(report.ratios).toHaveLength(1);
     expect(report.ratios[0]!.reqPerSec).toBeGreaterThan(0);
+    expect(report.addedLatency).toHaveLength(1);
+    expect(Number.isFinite(report.addedLatency[0]!.p99)).toBe(true);
     const table = formatReport(report);
-    const gatewayRow = table.split('\n').find((line) => /^json\s+1\s+gateway\s/.test(line));
-    expect(gatewayRow).toMatch(/^json\s+1\s+gateway\s+[\d,]+\s+[\d.]+\s+[\d.,]+\s+0\s.*×[\d.]+\s+×[\d.]+\s+×[\d.]+$/);
+    const rows = table.split('\n');
+    expect(rows.find((line) => /^json\s+1 conns\s+gateway\s/.test(line))).toMatch(
+      /^json\s+1 conns\s+gateway\s+[\d,]+\s+[\d.]+\s+[\d.,]+\s+[\d.,]+ \/ [\d.,]+\s+0\s+[\d,]+\s.*×[\d.]+\s+×[\d.]+\s+×[\d.]+$/,
+    );
+    expect(rows.find((line) => /^json\s+50\/s\s+gateway\s/.test(line))).toMatch(/[+−][\d.,]+ ms\s+[+−][\d.,]+ ms$/);
+    expect(table).toMatch(/Soak: gateway, json at 50\/s for 2 s .* 0 failed/);
   }, 180_000);
 
   it('reads its flags and refuses unbounded or unknown values', () => {
-    expect(parseBenchArgs(['--duration', '5', '--connections', '1,10,50', '--mode', 'scaled'])).toMatchObject({
+    expect(parseBenchArgs(['--duration', '5', '--connections', '1,10', '--mode', 'scaled', '--rate', '0', '--soak', '300'])).toMatchObject({
       durationS: 5,
-      connections: [1, 10, 50],
+      connections: [1, 10],
       mode: 'scaled',
       scenarios: SCENARIOS,
+      ratePerSec: 0,
+      soakS: 300,
     });
+    expect(parseBenchArgs([])).toMatchObject({ connections: [1, 10, 50], ratePerSec: 200, soakS: 0 });
     expect(parseBenchArgs(['--help'])).toBeUndefined();
     expect(() => parseBenchArgs(['--duration', '9999'])).toThrow(/--duration/);
     expect(() => parseBenchArgs(['--connections', '0'])).toThrow(/--connections/);
+    expect(() => parseBenchArgs(['--rate', '-5'])).toThrow(/--rate/);
+    expect(() => parseBenchArgs(['--soak', '99999'])).toThrow(/--soak/);
     expect(() => parseBenchArgs(['--scenarios', 'nginx'])).toThrow(/--scenarios/);
     expect(() => parseBenchArgs(['--bogus'])).toThrow();
   });

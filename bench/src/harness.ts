@@ -2,9 +2,11 @@
  * The bench harness: starts every process of a run as its own child (mock upstream,
  * bare proxy, gateway — plus its BullMQ worker in the scaled mode — and the load
  * generator), obtains an issued key through the gateway's API, then measures each cell
- * (format × connections × scenario): a warm-up, a measured closed-loop run, each
- * process's CPU over it, and — for the gateway — the time to write the usage events
- * still queued after it. Everything it started is stopped before it returns or throws.
+ * (format × connections × scenario, closed loop; then format × scenario at a fixed
+ * rate): a warm-up, a measured run, each process's CPU and memory over it, and — for
+ * the gateway — the time to write the usage events still queued after it. A soak, when
+ * asked, follows the gateway's memory under a fixed rate for longer. Everything it
+ * started is stopped before it returns or throws.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
@@ -12,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { BenchChild, type ProcessName, type StartOptions } from './children.ts';
 import type { LoadResult, LoadRun } from './load-types.ts';
-import type { BenchOptions, Scenario } from './options.ts';
+import { type BenchOptions, DEFAULT_OPTIONS, type Scenario } from './options.ts';
 import { type SelfTimeSummary, topSelfTime } from './profile.ts';
 import { cpuPercent, type ProcessStats, processStats } from './protocol.ts';
 import { meteredRequests, type Provisioned, provisionIssuedKey } from './provision.ts';
@@ -23,10 +25,14 @@ import { ANSWER_BODIES, type Format, requestBody, UPSTREAM_API_KEY } from './wor
 export interface CellResult {
   scenario: Scenario;
   format: Format;
+  /** Closed loop: requests in flight. Fixed rate: the load generator's connection pool. */
   connections: number;
+  /** Fixed-rate cells: the requests per second sent; absent for closed-loop cells. */
+  ratePerSec?: number;
   /** 2xx responses per second. */
   reqPerSec: number;
   latencyMs: LoadResult['latencyMs'];
+  ttfbMs: LoadResult['ttfbMs'];
   ok: number;
   non2xx: number;
   errors: number;
@@ -64,6 +70,30 @@ export interface Ratio {
   p99: number;
 }
 
+/** At a fixed rate: what the gateway adds to the bare proxy's latency, ms (gateway − bare proxy). */
+export interface AddedLatency {
+  format: Format;
+  ratePerSec: number;
+  p50: number;
+  p99: number;
+  ttfbP50: number;
+  ttfbP99: number;
+}
+
+export interface SoakResult {
+  format: Format;
+  ratePerSec: number;
+  durationS: number;
+  /** The gateway's RSS over the soak, from its start. */
+  samples: { atS: number; rssMiB: number }[];
+  startMiB: number;
+  endMiB: number;
+  maxMiB: number;
+  /** Least-squares slope of RSS over the soak after its first fifth (settling), MiB per minute. */
+  slopeMiBPerMin: number;
+  load: LoadResult;
+}
+
 export interface BenchReport {
   startedAt: string;
   finishedAt: string;
@@ -71,6 +101,8 @@ export interface BenchReport {
   machine: { node: string; cpus: number; cpuModel: string; loadAverageBefore: number[]; loadAverageAfter: number[] };
   cells: CellResult[];
   ratios: Ratio[];
+  addedLatency: AddedLatency[];
+  soak?: SoakResult;
   /** Gateway requests answered 2xx to the client (warm-ups included) vs usage events metered. */
   metering?: { clientOkResponses: number; meteredRequests: number };
   /** Gateway CPU profile per format, when --profile was given. */
@@ -86,6 +118,10 @@ export interface BenchHooks {
 
 const STOP_ORDER: ProcessName[] = ['load', 'gateway', 'worker', 'bare-proxy', 'mock-upstream'];
 const GATEWAY_START_TIMEOUT_MS = 120_000;
+/** Connections the load generator may open for a fixed-rate run (it opens what the rate needs). */
+const FIXED_RATE_CONNECTIONS = 64;
+/** Soak samples of the gateway's RSS: about this many over the soak, at least a second apart. */
+const SOAK_SAMPLES = 60;
 
 const utcDate = (date: Date) => date.toISOString().slice(0, 10);
 
@@ -178,20 +214,23 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
     const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
     let gatewayOkResponses = 0;
 
+    const loadRun = (scenario: Scenario, format: Format, connections: number, ratePerSec?: number): LoadRun => ({
+      url: `${targets[scenario].base}/v1/chat/completions`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${targets[scenario].key}` },
+      body: requestBody(format),
+      connections,
+      durationS: options.durationS,
+      ...(ratePerSec === undefined ? {} : { ratePerSec }),
+      expectBody: ANSWER_BODIES[format],
+    });
+    const runTimeoutMs = (seconds: number) => (seconds + 60) * 1000;
+
     /** Warm-up, then one measured run of a cell with every process's CPU around it. */
-    const measureCell = async (scenario: Scenario, format: Format, connections: number): Promise<CellResult> => {
+    const measureCell = async (scenario: Scenario, format: Format, connections: number, ratePerSec?: number): Promise<CellResult> => {
       const target = targets[scenario];
       const isGateway = scenario === 'gateway';
-      const run: LoadRun = {
-        url: `${target.base}/v1/chat/completions`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${target.key}` },
-        body: requestBody(format),
-        connections,
-        durationS: options.durationS,
-        expectBody: ANSWER_BODIES[format],
-      };
-      const runTimeoutMs = (seconds: number) => (seconds + 60) * 1000;
+      const run = loadRun(scenario, format, connections, ratePerSec);
 
       if (options.warmupS > 0) {
         const warm = await load.call<LoadResult>('run', { ...run, durationS: options.warmupS }, runTimeoutMs(options.warmupS));
@@ -212,7 +251,8 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
       let profileFile: string | undefined;
       if (isGateway && options.profile) {
         await mkdir(options.resultsDir, { recursive: true });
-        profileFile = path.join(options.resultsDir, `gateway-${format}-c${connections}-${stamp}.cpuprofile`);
+        const cellName = ratePerSec === undefined ? `c${connections}` : `r${ratePerSec}`;
+        profileFile = path.join(options.resultsDir, `gateway-${format}-${cellName}-${stamp}.cpuprofile`);
         await gateway!.call('profile-start');
       }
       const result = await load.call<LoadResult>('run', run, runTimeoutMs(options.durationS));
@@ -224,7 +264,7 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
       const meterDrainMs = isGateway ? await gateway!.call<number>('drain') : undefined;
       if (isGateway) gatewayOkResponses += result.ok;
 
-      const cell = cellResult(scenario, format, connections, result, watched, before.children, after.children, meterDrainMs);
+      const cell = cellResult(scenario, format, connections, ratePerSec, result, watched, before.children, after.children, meterDrainMs);
       if (isGateway && before.services !== undefined && after.services !== undefined) {
         cell.servicesCpuPercent = (100 * (after.services - before.services)) / ((after.harness.atMs - before.harness.atMs) / 1000);
       }
@@ -232,7 +272,8 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
       return machine ? { ...cell, machine } : cell;
     };
 
-    const totalCells = options.formats.length * options.connections.length * options.scenarios.length;
+    const rates = options.ratePerSec > 0 ? [options.ratePerSec] : [];
+    const totalCells = options.formats.length * (options.connections.length + rates.length) * options.scenarios.length;
     for (const format of options.formats) {
       for (const connections of options.connections) {
         for (const scenario of options.scenarios) {
@@ -241,6 +282,39 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
           cells.push(await measureCell(scenario, format, connections));
         }
       }
+      for (const rate of rates) {
+        for (const scenario of options.scenarios) {
+          checkNotAborted();
+          log(`cell ${cells.length + 1}/${totalCells}: ${scenario} · ${format} · ${rate} req/s`);
+          cells.push(await measureCell(scenario, format, FIXED_RATE_CONNECTIONS, rate));
+        }
+      }
+    }
+
+    let soak: SoakResult | undefined;
+    if (gateway && options.soakS > 0) {
+      checkNotAborted();
+      const format = options.formats[0]!;
+      const ratePerSec = options.ratePerSec > 0 ? options.ratePerSec : DEFAULT_OPTIONS.ratePerSec;
+      log(`soak: gateway · ${format} · ${ratePerSec} req/s for ${options.soakS} s`);
+      const run = { ...loadRun('gateway', format, FIXED_RATE_CONNECTIONS, ratePerSec), durationS: options.soakS };
+      const startedAtMs = performance.now();
+      const sample = async () => ({ atS: (performance.now() - startedAtMs) / 1000, rssMiB: (await gateway.stats()).rssBytes / 2 ** 20 });
+      const samples = [await sample()];
+      let finished = false;
+      const soakLoad = load.call<LoadResult>('run', run, runTimeoutMs(options.soakS)).finally(() => {
+        finished = true;
+      });
+      const everyMs = Math.max(1000, (options.soakS * 1000) / SOAK_SAMPLES);
+      while (!finished) {
+        await Promise.race([soakLoad.catch(() => {}), new Promise((resolve) => setTimeout(resolve, everyMs))]);
+        checkNotAborted();
+        samples.push(await sample());
+      }
+      const result = await soakLoad;
+      gatewayOkResponses += result.ok;
+      await gateway.call<number>('drain');
+      soak = soakResult(format, ratePerSec, options.soakS, samples, result);
     }
 
     let metering: BenchReport['metering'];
@@ -268,6 +342,8 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
       },
       cells,
       ratios: gatewayRatios(cells),
+      addedLatency: gatewayAddedLatency(cells),
+      ...(soak ? { soak } : {}),
       ...(metering ? { metering } : {}),
       ...(profiles.length ? { profiles } : {}),
     };
@@ -281,6 +357,7 @@ function cellResult(
   scenario: Scenario,
   format: Format,
   connections: number,
+  ratePerSec: number | undefined,
   result: LoadResult,
   watched: BenchChild[],
   before: ProcessStats[],
@@ -297,8 +374,10 @@ function cellResult(
     scenario,
     format,
     connections,
+    ...(ratePerSec === undefined ? {} : { ratePerSec }),
     reqPerSec: result.elapsedS > 0 ? result.ok / result.elapsedS : 0,
     latencyMs: result.latencyMs,
+    ttfbMs: result.ttfbMs,
     ok: result.ok,
     non2xx: result.non2xx,
     errors: result.errors,
@@ -326,12 +405,16 @@ function machineShare(
   return { busyPercent: busy, stealPercent: steal, otherPercent: Math.max(0, busy - ours) };
 }
 
-/** gateway ÷ bare proxy for each format × connections measured in both. */
+/** gateway ÷ bare proxy for each format × connections measured in both (closed loop). */
 export function gatewayRatios(cells: CellResult[]): Ratio[] {
   const ratios: Ratio[] = [];
-  for (const gateway of cells.filter((cell) => cell.scenario === 'gateway')) {
+  for (const gateway of cells.filter((cell) => cell.scenario === 'gateway' && cell.ratePerSec === undefined)) {
     const bare = cells.find(
-      (cell) => cell.scenario === 'bare-proxy' && cell.format === gateway.format && cell.connections === gateway.connections,
+      (cell) =>
+        cell.scenario === 'bare-proxy' &&
+        cell.ratePerSec === undefined &&
+        cell.format === gateway.format &&
+        cell.connections === gateway.connections,
     );
     if (!bare) continue;
     const ratio = (a: number, b: number) => (b > 0 ? a / b : Number.NaN);
@@ -344,4 +427,50 @@ export function gatewayRatios(cells: CellResult[]): Ratio[] {
     });
   }
   return ratios;
+}
+
+/** gateway − bare proxy for each format × rate measured in both (fixed rate). */
+export function gatewayAddedLatency(cells: CellResult[]): AddedLatency[] {
+  const added: AddedLatency[] = [];
+  for (const gateway of cells.filter((cell) => cell.scenario === 'gateway' && cell.ratePerSec !== undefined)) {
+    const bare = cells.find(
+      (cell) => cell.scenario === 'bare-proxy' && cell.format === gateway.format && cell.ratePerSec === gateway.ratePerSec,
+    );
+    if (!bare) continue;
+    added.push({
+      format: gateway.format,
+      ratePerSec: gateway.ratePerSec!,
+      p50: gateway.latencyMs.p50 - bare.latencyMs.p50,
+      p99: gateway.latencyMs.p99 - bare.latencyMs.p99,
+      ttfbP50: gateway.ttfbMs.p50 - bare.ttfbMs.p50,
+      ttfbP99: gateway.ttfbMs.p99 - bare.ttfbMs.p99,
+    });
+  }
+  return added;
+}
+
+function soakResult(
+  format: Format,
+  ratePerSec: number,
+  durationS: number,
+  samples: SoakResult['samples'],
+  load: LoadResult,
+): SoakResult {
+  const settled = samples.filter((sample) => sample.atS >= durationS / 5);
+  const fitted = settled.length >= 2 ? settled : samples;
+  const meanT = fitted.reduce((sum, s) => sum + s.atS, 0) / fitted.length;
+  const meanR = fitted.reduce((sum, s) => sum + s.rssMiB, 0) / fitted.length;
+  const covariance = fitted.reduce((sum, s) => sum + (s.atS - meanT) * (s.rssMiB - meanR), 0);
+  const variance = fitted.reduce((sum, s) => sum + (s.atS - meanT) ** 2, 0);
+  return {
+    format,
+    ratePerSec,
+    durationS,
+    samples,
+    startMiB: samples[0]!.rssMiB,
+    endMiB: samples.at(-1)!.rssMiB,
+    maxMiB: Math.max(...samples.map((sample) => sample.rssMiB)),
+    slopeMiBPerMin: variance > 0 ? (60 * covariance) / variance : 0,
+    load,
+  };
 }

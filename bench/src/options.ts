@@ -20,6 +20,10 @@ export interface BenchOptions {
   scenarios: Scenario[];
   formats: Format[];
   mode: Mode;
+  /** Requests per second of the fixed-rate cells (0: none). */
+  ratePerSec: number;
+  /** Seconds of the gateway soak at the fixed rate (0: none). */
+  soakS: number;
   /** Record a CPU profile of the gateway during its measured cells. */
   profile: boolean;
   resultsDir: string;
@@ -30,15 +34,19 @@ export const DEFAULT_RESULTS_DIR = path.resolve(path.dirname(fileURLToPath(impor
 export const DEFAULT_OPTIONS: BenchOptions = {
   durationS: 10,
   warmupS: 2,
-  connections: [1, 10],
+  connections: [1, 10, 50],
   scenarios: [...SCENARIOS],
   formats: [...FORMATS],
   mode: 'embedded',
+  ratePerSec: 200,
+  soakS: 0,
   profile: false,
   resultsDir: DEFAULT_RESULTS_DIR,
 };
 
 const MAX_DURATION_S = 300;
+const MAX_SOAK_S = 1800;
+const MAX_RATE = 20_000;
 const MAX_CONNECTIONS = 1000;
 
 export const USAGE = `Usage: npm run bench -- [flags]
@@ -48,6 +56,9 @@ export const USAGE = `Usage: npm run bench -- [flags]
   --connections LIST concurrent connections, comma-separated (default ${DEFAULT_OPTIONS.connections.join(',')})
   --scenarios LIST   of ${SCENARIOS.join(',')} (default all)
   --formats LIST     of ${FORMATS.join(',')} (default all)
+  --rate N           requests per second of the fixed-rate cells, evenly spaced (default ${DEFAULT_OPTIONS.ratePerSec}; 0 for none)
+  --soak S           after the cells, run the gateway at the fixed rate for S seconds (at most ${MAX_SOAK_S})
+                     and report its RSS at start and end and its slope
   --mode MODE        embedded (PGlite, in-process queue; default) or scaled (PostgreSQL + Redis +
                      a BullMQ worker process; TEST_DATABASE_URL / TEST_REDIS_URL or local defaults)
   --profile          CPU-profile the gateway during its cells; prints its top self-time functions
@@ -65,10 +76,10 @@ function list<T extends string>(flag: string, value: string, allowed: readonly T
   return [...new Set(items as T[])];
 }
 
-function seconds(flag: string, value: string, min: number): number {
+function seconds(flag: string, value: string, min: number, max = MAX_DURATION_S): number {
   const number = Number(value);
-  if (!Number.isFinite(number) || number < min || number > MAX_DURATION_S) {
-    throw new UsageError(`--${flag} must be a number of seconds from ${min} to ${MAX_DURATION_S} (got "${value}")`);
+  if (!Number.isFinite(number) || number < min || number > max) {
+    throw new UsageError(`--${flag} must be a number of seconds from ${min} to ${max} (got "${value}")`);
   }
   return number;
 }
@@ -99,6 +110,14 @@ export function parseBenchArgs(args: string[]): BenchOptions | undefined {
       ),
     ];
   }
+  if (values.rate !== undefined) {
+    const rate = Number(values.rate);
+    if (!Number.isInteger(rate) || rate < 0 || rate > MAX_RATE) {
+      throw new UsageError(`--rate must be a whole number of requests per second from 0 to ${MAX_RATE} (got "${values.rate}")`);
+    }
+    options.ratePerSec = rate;
+  }
+  if (values.soak !== undefined) options.soakS = seconds('soak', values.soak, 1, MAX_SOAK_S);
   if (values.scenarios !== undefined) options.scenarios = list('scenarios', values.scenarios, SCENARIOS);
   if (values.formats !== undefined) options.formats = list('formats', values.formats, FORMATS);
   if (values.mode !== undefined) options.mode = list<Mode>('mode', values.mode, ['embedded', 'scaled'])[0]!;
@@ -119,6 +138,8 @@ function parse(args: string[]) {
       scenarios: { type: 'string' },
       formats: { type: 'string' },
       mode: { type: 'string' },
+      rate: { type: 'string' },
+      soak: { type: 'string' },
       profile: { type: 'boolean' },
       results: { type: 'string' },
       help: { type: 'boolean', short: 'h' },

@@ -1,9 +1,11 @@
 /**
- * The bench's one printed table: a row per cell (format × connections × scenario) with
- * req/s, p50 and p99, failures, each process's CPU, and on gateway rows the ratios to
- * the bare proxy of the same format and connections; then short notes on reading it.
+ * The bench's one printed table: a row per cell (format × connections or fixed rate ×
+ * scenario) with req/s, latency and time-to-first-byte percentiles, failures, the
+ * server's RSS, each process's CPU, and on gateway rows the comparison with the bare
+ * proxy of the same cell (ratios in a closed loop, added ms at a fixed rate); then the
+ * soak, when run, and short notes on reading it.
  */
-import type { BenchReport, CellResult } from './harness.ts';
+import type { BenchReport, CellResult, SoakResult } from './harness.ts';
 import type { SelfTimeSummary } from './profile.ts';
 
 const thousands = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -14,11 +16,15 @@ export function formatMs(ms: number): string {
   return thousands.format(ms);
 }
 
+const formatAddedMs = (ms: number) => `${ms < 0 ? '−' : '+'}${formatMs(Math.abs(ms))} ms`;
 const formatRatio = (ratio: number) => (Number.isFinite(ratio) ? `×${ratio < 10 ? ratio.toFixed(2) : ratio.toFixed(1)}` : '–');
 const percent = (value: number | undefined) => (value === undefined ? '–' : String(Math.round(value)));
 
+const serverOf = (cell: CellResult) => (cell.scenario === 'gateway' ? 'gateway' : cell.scenario === 'bare-proxy' ? 'bare-proxy' : undefined);
+
 function cpuColumn(cell: CellResult): string {
-  const server = cell.scenario === 'gateway' ? cell.cpuPercent.gateway : cell.scenario === 'bare-proxy' ? cell.cpuPercent['bare-proxy'] : undefined;
+  const name = serverOf(cell);
+  const server = name && cell.cpuPercent[name];
   const worker = cell.cpuPercent.worker === undefined ? '' : `+${percent(cell.cpuPercent.worker)}`;
   const services = cell.servicesCpuPercent === undefined ? '' : `+${percent(cell.servicesCpuPercent)}`;
   return `${percent(server)}${worker}${services} / ${percent(cell.cpuPercent['mock-upstream'])} / ${percent(cell.cpuPercent.load)}`;
@@ -44,25 +50,53 @@ export function formatReport(report: BenchReport): string {
     `Node ${machine.node}, ${machine.cpus} CPUs (${machine.cpuModel}); load average (1/5/15 min) before ${loadAverage(machine.loadAverageBefore)}, after ${loadAverage(machine.loadAverageAfter)}`,
     '',
   ];
-  const header = ['format', 'conns', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'failed', 'CPU% srv/up/load', 'other/steal', 'gateway ÷ bare proxy (req/s, p50, p99)'];
+  const header = [
+    'format',
+    'load',
+    'scenario',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'TTFB p50/p99',
+    'failed',
+    'RSS MiB',
+    'CPU% srv/up/load',
+    'other/steal',
+    'gateway vs bare proxy: ÷ (req/s, p50, p99) or + (p99, TTFB p99)',
+  ];
   const rows = report.cells.map((cell) => {
-    const ratio = report.ratios.find((r) => cell.scenario === 'gateway' && r.format === cell.format && r.connections === cell.connections);
+    const isGateway = cell.scenario === 'gateway';
+    const ratio = report.ratios.find((r) => isGateway && cell.ratePerSec === undefined && r.format === cell.format && r.connections === cell.connections);
+    const added = report.addedLatency.find((a) => isGateway && a.format === cell.format && a.ratePerSec === cell.ratePerSec);
+    const server = serverOf(cell);
+    const rss = server && cell.rssMiB[server];
     return [
       cell.format,
-      String(cell.connections),
+      cell.ratePerSec === undefined ? `${cell.connections} conns` : `${cell.ratePerSec}/s`,
       cell.scenario,
       thousands.format(cell.reqPerSec),
       formatMs(cell.latencyMs.p50),
       formatMs(cell.latencyMs.p99),
+      `${formatMs(cell.ttfbMs.p50)} / ${formatMs(cell.ttfbMs.p99)}`,
       String(cell.failed),
+      rss === undefined ? '–' : thousands.format(rss),
       cpuColumn(cell),
       cell.machine ? `${percent(cell.machine.otherPercent)} / ${percent(cell.machine.stealPercent)}` : '–',
-      ratio ? `${formatRatio(ratio.reqPerSec)}  ${formatRatio(ratio.p50)}  ${formatRatio(ratio.p99)}` : '',
+      ratio
+        ? `${formatRatio(ratio.reqPerSec)}  ${formatRatio(ratio.p50)}  ${formatRatio(ratio.p99)}`
+        : added
+          ? `${formatAddedMs(added.p99)}  ${formatAddedMs(added.ttfbP99)}`
+          : '',
     ];
   });
-  lines.push(...renderRows(header, rows, [false, true, false, true, true, true, true, true, true, false]));
+  lines.push(...renderRows(header, rows, [false, true, false, true, true, true, true, true, true, true, true, false]));
+  if (report.soak) lines.push('', formatSoak(report.soak));
   lines.push(
     '',
+    'load = closed loop with that many connections (each sends its next request when its answer is complete),',
+    '  or a fixed rate of evenly spaced requests (open loop), where latency is not inflated by queueing.',
+    'TTFB = request written → first bytes of the answer (its head); for streams, when the first event can arrive.',
+    'RSS = resident memory of the bare proxy or gateway process after the cell.',
     'failed = non-2xx + connection errors/timeouts + answers whose body was not the upstream answer byte for byte.',
     `CPU% = each process's CPU time over the measured run, 100 = one core (srv = bare proxy or gateway${options.mode === 'scaled' ? ' + its BullMQ worker + PostgreSQL and Redis' : ''}, up = mock upstream, load = autocannon).`,
     `  All of them share ${machine.cpus} cores: when srv + up + load nears ${machine.cpus * 100}, the machine, not the server alone, is the limit.`,
@@ -72,7 +106,7 @@ export function formatReport(report: BenchReport): string {
   if (drains.length) {
     lines.push(
       `Usage events still queued after each gateway cell were written within ${drains
-        .map((cell) => `${cell.format}/${cell.connections}: ${formatMs(cell.meterDrainMs!)} ms`)
+        .map((cell) => `${cell.format}/${cell.ratePerSec === undefined ? cell.connections : `${cell.ratePerSec}/s`}: ${formatMs(cell.meterDrainMs!)} ms`)
         .join(', ')}${options.mode === 'embedded' ? ' (the embedded meter runs in the gateway process).' : '.'}`,
     );
   }
@@ -83,6 +117,14 @@ export function formatReport(report: BenchReport): string {
   }
   for (const profile of report.profiles ?? []) lines.push('', ...formatProfile(profile.format, profile.summary, profile.files.length));
   return lines.join('\n');
+}
+
+function formatSoak(soak: SoakResult): string {
+  const failed = soak.load.non2xx + soak.load.errors + soak.load.mismatches;
+  return [
+    `Soak: gateway, ${soak.format} at ${soak.ratePerSec}/s for ${soak.durationS} s — ${thousands.format(soak.load.ok)} answers, ${failed} failed, p99 ${formatMs(soak.load.latencyMs.p99)} ms;`,
+    `  RSS ${soak.startMiB.toFixed(0)} MiB at start, ${soak.endMiB.toFixed(0)} MiB at end (max ${soak.maxMiB.toFixed(0)}), slope ${soak.slopeMiBPerMin >= 0 ? '+' : '−'}${Math.abs(soak.slopeMiBPerMin).toFixed(2)} MiB/min after the first fifth.`,
+  ].join('\n');
 }
 
 function formatProfile(format: string, summary: SelfTimeSummary, files: number): string[] {

@@ -9,13 +9,13 @@ import { randomUUID } from 'node:crypto';
 import { emptyUsage, microsToDecimalString } from '@spendgate/core';
 import type { FastifyReply } from 'fastify';
 import { AppError } from '../errors.ts';
-import { isUsageOnlyChunk, type Operation, wireFormats, type WireFormat, type WireFormatId } from '../providers/formats/index.ts';
+import { isUsageOnlyChunk, type Operation, parseStreamEvent, wireFormats, type WireFormat, type WireFormatId } from '../providers/formats/index.ts';
 import { type AnyTranslator, translatorFor } from '../providers/translation.ts';
 import type { UpstreamTarget } from '../providers/types.ts';
 import type { MeteredRequest, Metering } from '../services/metering.ts';
 import type { Principal } from '../services/principals.ts';
 import type { UpstreamResolver } from '../services/upstreams.ts';
-import { parseSseEvent, SseSplitter } from './sse.ts';
+import { readSseEvent, SseSplitter } from './sse.ts';
 import { countTokens } from './token-estimate.ts';
 import { sendUpstream, type UpstreamResponse } from './upstream.ts';
 
@@ -173,19 +173,24 @@ async function relayStream(reply: FastifyReply, upstream: UpstreamResponse, abor
   // OpenAI chat callers who did not ask for the usage chunk do not get the one we asked for.
   const callerWantsUsage = (ctx.call.body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
   const hideUsageChunk = ctx.caller.id === 'openai' && ctx.call.operation === 'chat' && !callerWantsUsage;
-  const send = (frame: string) => {
+  // The provider's bytes go to the caller as they arrive unless events must be translated
+  // or one left out; the events are still followed for usage.
+  const passThrough = !translation && !hideUsageChunk;
+  const send = (frame: string | Uint8Array) => {
     if (!clientGone) out.write(frame);
   };
 
   const handle = (raw: string) => {
-    const event = parseSseEvent(raw);
+    const event = readSseEvent(raw);
     if (!event) return;
-    observer.observe(event);
     if (!translation) {
-      if (!(hideUsageChunk && isUsageOnlyChunk(event.data))) send(raw);
+      const parsed = observer.observeRaw(event);
+      if (!passThrough && !(parsed && isUsageOnlyChunk(parsed.data))) send(raw);
       return;
     }
-    for (const translated of translation.push(event)) {
+    const parsed = parseStreamEvent(event);
+    observer.observe(parsed);
+    for (const translated of translation.push(parsed)) {
       if (!(hideUsageChunk && isUsageOnlyChunk(translated.data))) send(ctx.caller.frame(translated));
     }
   };
@@ -194,7 +199,11 @@ async function relayStream(reply: FastifyReply, upstream: UpstreamResponse, abor
   let upstreamEnded = false;
   try {
     for await (const chunk of upstream.body) {
+      // Whatever one chunk yields leaves in one write.
+      out.cork();
+      if (passThrough) send(chunk as Uint8Array);
       for (const raw of splitter.push(chunk as Uint8Array)) handle(raw);
+      out.uncork();
     }
     const rest = splitter.rest();
     if (rest.trim()) handle(rest);

@@ -1,6 +1,7 @@
 // Server-sent events: splits a byte stream into whole events without waiting for the
-// end (each complete event is handed on as it arrives) and parses one event.
-import type { StreamEvent } from '../providers/translate/types.ts';
+// end (each complete event is handed on as it arrives) and reads one event's name and
+// data without parsing the data.
+import type { RawStreamEvent } from '../providers/formats/index.ts';
 
 export class SseSplitter {
   #pending = '';
@@ -8,14 +9,17 @@ export class SseSplitter {
 
   /** The complete events in this chunk (with their framing), holding back a partial one. */
   push(chunk: Uint8Array): string[] {
-    this.#pending += this.#decoder.decode(chunk, { stream: true }).replace(/\r\n/g, '\n');
+    const text = this.#pending + this.#decoder.decode(chunk, { stream: true });
+    const pending = text.includes('\r') ? text.replace(/\r\n/g, '\n') : text;
     const events: string[] = [];
-    let boundary = this.#pending.indexOf('\n\n');
+    let start = 0;
+    let boundary = pending.indexOf('\n\n');
     while (boundary !== -1) {
-      events.push(this.#pending.slice(0, boundary + 2));
-      this.#pending = this.#pending.slice(boundary + 2);
-      boundary = this.#pending.indexOf('\n\n');
+      events.push(pending.slice(start, boundary + 2));
+      start = boundary + 2;
+      boundary = pending.indexOf('\n\n', start);
     }
+    this.#pending = start === 0 ? pending : pending.slice(start);
     return events;
   }
 
@@ -25,23 +29,22 @@ export class SseSplitter {
   }
 }
 
-/** The event's name and its data (JSON-parsed when it is JSON, else the raw text). */
-export function parseSseEvent(raw: string): StreamEvent | undefined {
+/** The event's name and its data text (data lines joined), or undefined when it has no data. */
+export function readSseEvent(raw: string): RawStreamEvent | undefined {
   let name: string | undefined;
   let data: string | undefined;
-  for (const line of raw.split('\n')) {
-    if (line.startsWith('event:')) name = line.slice(6).trim();
-    else if (line.startsWith('data:')) {
-      const value = line.slice(line[5] === ' ' ? 6 : 5);
+  let start = 0;
+  while (start < raw.length) {
+    let end = raw.indexOf('\n', start);
+    if (end === -1) end = raw.length;
+    if (raw.startsWith('data:', start)) {
+      const value = raw.slice(start + (raw.charCodeAt(start + 5) === 32 ? 6 : 5), end);
       data = data === undefined ? value : `${data}\n${value}`;
+    } else if (raw.startsWith('event:', start)) {
+      name = raw.slice(start + 6, end).trim();
     }
+    start = end + 1;
   }
   if (data === undefined) return undefined;
-  let parsed: unknown = data;
-  try {
-    parsed = JSON.parse(data);
-  } catch {
-    // Not JSON (e.g. OpenAI's `[DONE]`): keep the text.
-  }
-  return name === undefined ? { data: parsed } : { event: name, data: parsed };
+  return name === undefined ? { data } : { event: name, data };
 }

@@ -28,10 +28,18 @@ class Lock {
   }
 }
 
+/**
+ * PGlite runs each statement synchronously on this thread and a transaction's next
+ * statement would follow in the same microtask run: letting pending I/O go first keeps
+ * a transaction from holding the event loop for all of its statements at once.
+ */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 class PGliteConnection implements DatabaseConnection {
   constructor(readonly client: PGlite) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    await yieldToEventLoop();
     const result = await this.client.query<R>(query.sql, query.parameters as unknown[]);
     const affected = result.affectedRows === undefined ? undefined : BigInt(result.affectedRows);
     return { rows: result.rows, numAffectedRows: affected };

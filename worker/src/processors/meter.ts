@@ -54,7 +54,9 @@ export interface MeterBatching {
  */
 export function createMeterProcessor(
   deps: { sql: Pick<SqlStore, 'db'> },
-  batching: MeterBatching = { maxBatch: 256, maxWaitMs: 5 },
+  // A transaction costs about as much as tens of rows, and the embedded database runs
+  // on the gateway's event loop: fewer, larger batches leave it more time for requests.
+  batching: MeterBatching = { maxBatch: 256, maxWaitMs: 50 },
 ) {
   let pending: { row: NewUsageEvent; done: (error?: unknown) => void }[] = [];
   let timer: NodeJS.Timeout | undefined;

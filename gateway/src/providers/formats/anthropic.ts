@@ -1,5 +1,6 @@
 // Anthropic's wire format: the Messages API. Streams are named events
 // (message_start … message_stop); usage arrives in message_start and grows in message_delta.
+import { stringField } from './raw-event.ts';
 import { streamObserver, type WireFormat } from './types.ts';
 import { fields, usageFromAnthropic } from './usage-mapping.ts';
 
@@ -34,6 +35,10 @@ function messagesObserver() {
     } else if (type === 'message_stop') {
       state.completed = true;
     }
+  }, ({ event, data }) => {
+    // Only message_start, message_delta and message_stop change more than text.
+    if (event === 'content_block_delta') return stringField(data, 'text');
+    return event === 'content_block_start' || event === 'content_block_stop' || event === 'ping' ? '' : undefined;
   });
 }
 

@@ -5,12 +5,24 @@ import type { StreamEvent } from '../translate/types.ts';
 import { anthropicFormat } from './anthropic.ts';
 import { geminiFormat } from './gemini.ts';
 import { isUsageOnlyChunk, openAIFormat } from './openai.ts';
+import { stringField } from './raw-event.ts';
 import type { Operation, WireFormat } from './types.ts';
 
 function observe(format: WireFormat, operation: Operation, events: StreamEvent[]) {
   const observer = format.observeStream(operation);
   for (const event of events) observer.observe(event);
   return { usage: observer.usage(), model: observer.model(), text: observer.generatedText(), completed: observer.completed() };
+}
+
+/** The same events fed unparsed, as the data plane does when it passes a stream through. */
+function observeRaw(format: WireFormat, operation: Operation, events: StreamEvent[]) {
+  const observer = format.observeStream(operation);
+  const parsed = events.map((event) => {
+    const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
+    return observer.observeRaw(event.event === undefined ? { data } : { event: event.event, data });
+  });
+  const seen = { usage: observer.usage(), model: observer.model(), text: observer.generatedText(), completed: observer.completed() };
+  return { seen, parsedCount: parsed.filter(Boolean).length };
 }
 
 describe('OpenAI format', () => {
@@ -165,6 +177,67 @@ describe('Gemini format', () => {
     });
     const seen = observe(geminiFormat, 'chat', [{ data: part('Hel') }, { data: part('lo', 'STOP', 3) }]);
     expect(seen).toMatchObject({ text: 'Hello', completed: true, usage: { inputTokens: 12, outputTokens: 3 } });
+  });
+});
+
+describe('unparsed stream events', () => {
+  const chatChunk = (delta: object, usage: object | null = null) => ({
+    object: 'chat.completion.chunk',
+    model: 'gpt-4o-2024-08-06',
+    choices: [{ index: 0, delta, finish_reason: null }],
+    usage,
+  });
+  const usage = { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 };
+
+  it('parse only the chat chunks that can carry the model, usage or the end; text is read as it is', () => {
+    const events: StreamEvent[] = [
+      { data: chatChunk({ role: 'assistant', content: '' }) },
+      { data: chatChunk({ content: 'Say "hi"\n' }) },
+      { data: chatChunk({ tool_calls: [{ index: 0, function: { arguments: '{"content":"not text"}' } }] }) },
+      { data: chatChunk({ content: 'é ✓' }) },
+      { data: { object: 'chat.completion.chunk', model: 'gpt-4o-2024-08-06', choices: [], usage } },
+      { data: '[DONE]' },
+    ];
+    const { seen, parsedCount } = observeRaw(openAIFormat, 'chat', events);
+    expect(seen).toEqual(observe(openAIFormat, 'chat', events));
+    expect(seen).toMatchObject({ text: 'Say "hi"\né ✓', completed: true, usage: { inputTokens: 12, outputTokens: 3 } });
+    expect(parsedCount).toBe(3); // the first chunk (model), the usage chunk, [DONE]
+  });
+
+  it('parse a spaced usage object and a chunk whose content is not a plain string', () => {
+    const observer = openAIFormat.observeStream('chat');
+    observer.observeRaw({ data: JSON.stringify(chatChunk({ content: '' })) });
+    expect(observer.observeRaw({ data: '{"model": "gpt-4o", "choices": [{"delta": {"content": "a"}}], "usage": {"prompt_tokens": 2, "completion_tokens": 1}}' })).toBeDefined();
+    expect(observer.generatedText()).toBe('a');
+    expect(observer.usage()).toMatchObject({ inputTokens: 2, outputTokens: 1 });
+  });
+
+  it('follow Anthropic and Responses streams as their parsed events do', () => {
+    const anthropic: StreamEvent[] = [
+      { event: 'message_start', data: { type: 'message_start', message: { model: 'claude-haiku-4-5', usage: { input_tokens: 25, output_tokens: 1 } } } },
+      { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } },
+      { event: 'ping', data: { type: 'ping' } },
+      { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } } },
+      { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'lo' } } },
+      { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+      { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 15 } } },
+      { event: 'message_stop', data: { type: 'message_stop' } },
+    ];
+    expect(observeRaw(anthropicFormat, 'chat', anthropic)).toEqual({ seen: observe(anthropicFormat, 'chat', anthropic), parsedCount: 3 });
+    const responses: StreamEvent[] = [
+      { event: 'response.created', data: { type: 'response.created', response: { model: 'gpt-4.1', usage: null } } },
+      { event: 'response.output_text.delta', data: { type: 'response.output_text.delta', delta: 'Hi' } },
+      { event: 'response.completed', data: { type: 'response.completed', response: { model: 'gpt-4.1', usage: { input_tokens: 3, output_tokens: 1 } } } },
+    ];
+    expect(observeRaw(openAIFormat, 'responses', responses)).toEqual({ seen: observe(openAIFormat, 'responses', responses), parsedCount: 2 });
+  });
+
+  it('read one string field without parsing, or say when they must parse', () => {
+    expect(stringField('{"delta":{"content":"Hi"}}', 'content')).toBe('Hi');
+    expect(stringField('{"delta":{"content":"a\\"b\\u00e9"}}', 'content')).toBe('a"bé');
+    expect(stringField('{"delta":{}}', 'content')).toBe('');
+    expect(stringField('{"delta":{"content":null}}', 'content')).toBeUndefined();
+    expect(stringField('{"delta":{"content": "spaced"}}', 'content')).toBeUndefined();
   });
 });
 

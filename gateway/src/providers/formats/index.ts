@@ -11,4 +11,5 @@ export const wireFormats: Record<WireFormatId, WireFormat> = {
 };
 
 export type { Operation, StreamObserver, WireFormat, WireFormatId } from './types.ts';
+export { parseStreamEvent, type RawStreamEvent } from './raw-event.ts';
 export { isUsageOnlyChunk } from './openai.ts';

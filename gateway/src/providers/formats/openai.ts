@@ -1,5 +1,6 @@
 // OpenAI's wire format: chat completions (`data:` chunks ending in `data: [DONE]`),
 // the Responses API (typed events ending in response.completed) and embeddings.
+import { stringField } from './raw-event.ts';
 import { type Operation, streamObserver, type WireFormat } from './types.ts';
 import { fields, usageFromOpenAIChat, usageFromOpenAIResponses } from './usage-mapping.ts';
 
@@ -11,6 +12,9 @@ const ERROR_TYPES: Record<number, string> = {
   404: 'not_found_error',
   429: 'rate_limit_error',
 };
+
+/** A `"usage": {…}` object (chunks carry `"usage":null` until the usage chunk). */
+const USAGE_OBJECT = /"usage"\s*:\s*\{/;
 
 const chatObserver = () =>
   streamObserver(({ data }, state) => {
@@ -24,7 +28,10 @@ const chatObserver = () =>
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
     const content = fields(fields(choices[0]).delta).content;
     if (typeof content === 'string') state.text += content;
-  });
+  }, ({ data }, state) =>
+    // Once the model is known, a chunk without a usage object only adds its delta's text.
+    state.model === undefined || data === '[DONE]' || USAGE_OBJECT.test(data) ? undefined : stringField(data, 'content'),
+  );
 
 const responsesObserver = () =>
   streamObserver(({ event, data }, state) => {
@@ -35,6 +42,10 @@ const responsesObserver = () =>
     if (typeof response.model === 'string') state.model = response.model;
     if (response.usage) state.usage = usageFromOpenAIResponses(response.usage);
     if (type === 'response.completed' || type === 'response.incomplete') state.completed = true;
+  }, ({ event, data }) => {
+    // Only events carrying the `response` object (created, completed…) change more than text.
+    if (event === undefined || data.includes('"response"')) return undefined;
+    return event === 'response.output_text.delta' ? stringField(data, 'delta') : '';
   });
 
 export const openAIFormat: WireFormat = {

@@ -6,6 +6,7 @@
  */
 import type { Usage } from '@spendgate/core';
 import type { StreamEvent } from '../translate/types.ts';
+import { parseStreamEvent, type RawStreamEvent } from './raw-event.ts';
 
 export type WireFormatId = 'openai' | 'anthropic' | 'gemini';
 
@@ -15,6 +16,12 @@ export type Operation = 'chat' | 'embeddings' | 'responses' | 'count_tokens';
 /** Follows one stream's events and knows the usage reported so far. */
 export interface StreamObserver {
   observe(event: StreamEvent): void;
+  /**
+   * Follows an event not parsed yet. It is parsed only when it may carry usage, the
+   * model or the end; one that only adds text is read cheaply. Answers the parsed event
+   * when it had to parse it.
+   */
+  observeRaw(event: RawStreamEvent): StreamEvent | undefined;
   /** Usage the provider reported, or undefined if it reported none (yet). */
   usage(): Usage | undefined;
   /** The model the provider says it used, when it said. */
@@ -46,11 +53,33 @@ export interface StreamState {
   completed: boolean;
 }
 
-/** A StreamObserver from a format's handler of one event. */
-export function streamObserver(onEvent: (event: StreamEvent, state: StreamState) => void): StreamObserver {
+/**
+ * A format's cheap look at an unparsed event: the text it adds when that is all it can
+ * change, or undefined when it must be parsed (it may carry usage, the model or the end).
+ */
+export type TextOnlyRead = (event: RawStreamEvent, state: Readonly<StreamState>) => string | undefined;
+
+/**
+ * A StreamObserver from a format's handler of one parsed event and, optionally, its
+ * reader of text-only events (without one, every raw event is parsed).
+ */
+export function streamObserver(
+  onEvent: (event: StreamEvent, state: StreamState) => void,
+  readTextOnly: TextOnlyRead = () => undefined,
+): StreamObserver {
   const state: StreamState = { usage: undefined, model: undefined, text: '', completed: false };
   return {
     observe: (event) => onEvent(event, state),
+    observeRaw(raw) {
+      const text = readTextOnly(raw, state);
+      if (text !== undefined) {
+        state.text += text;
+        return undefined;
+      }
+      const event = parseStreamEvent(raw);
+      onEvent(event, state);
+      return event;
+    },
     usage: () => state.usage,
     model: () => state.model,
     generatedText: () => state.text,
