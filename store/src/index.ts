@@ -3,6 +3,7 @@ export * from './config.ts';
 export * from './keycache/index.ts';
 export * from './ledger/index.ts';
 export * from './open.ts';
+export * from './ratelimit/index.ts';
 export * from './queue/index.ts';
 export * from './sql/connect.ts';
 export * from './sql/migrate.ts';
