@@ -40,8 +40,8 @@
  * spend of requests served during an outage still reaches the counters.
  * The ledger does not close the connection it is given.
  */
-import { createHash } from 'node:crypto';
 import { type Redis, ReplyError } from 'ioredis';
+import { type LuaScript, luaScript, runScript } from '../redis-script.ts';
 import { LedgerUnavailableError, type ReserveRequest, type ReserveResult, type ScopeBalance, type SeedSpend, type SpendLedger } from './types.ts';
 import { assertValidMicros, validateReserveRequest } from './validation.ts';
 
@@ -55,11 +55,6 @@ export interface RedisLedgerOptions {
 
 /** Settlements kept while Redis is unreachable; past this many the oldest are dropped (and logged). */
 const MAX_DEFERRED_SETTLEMENTS = 100_000;
-
-interface LuaScript {
-  source: string;
-  sha: string;
-}
 
 const LUA_HELPERS = `
 local function nowMs()
@@ -92,7 +87,7 @@ end
  * {0, scope index, spent, reserved} when refused, {2, scope index…} when scopes
  * must be seeded first (nothing reserved).
  */
-const RESERVE = luaScript(`
+const RESERVE = luaScript(`${LUA_HELPERS}
 local reservationId, amount, ttlMs = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local scopeCount = (#KEYS - 1) / 2
 local function admitted()
@@ -142,7 +137,7 @@ return admitted()
  * Returns 1 when finished, 0 when there was nothing to finish, -1 when the record
  * changed since the caller read it (read again).
  */
-const FINISH = luaScript(`
+const FINISH = luaScript(`${LUA_HELPERS}
 local stored = redis.call('GET', KEYS[1])
 if not stored then return 0 end
 if stored ~= ARGV[2] then return -1 end
@@ -163,34 +158,24 @@ return 1
  * KEYS: scope, expiry. ARGV: '1' when the scope must be seeded first.
  * Returns {spent, reserved} after dropping expired holds, or {} when not seeded.
  */
-const READ = luaScript(`
+const READ = luaScript(`${LUA_HELPERS}
 if ARGV[1] == '1' and redis.call('HEXISTS', KEYS[1], 'seeded') == 0 then return {} end
 dropExpiredHolds(KEYS[1], KEYS[2], nowMs())
 return redis.call('HMGET', KEYS[1], 'spent', 'reserved')
 `);
 
 /** KEYS: scope. ARGV: seeded spend. Adds it unless the scope was seeded meanwhile. */
-const SEED = luaScript(`
+const SEED = luaScript(`${LUA_HELPERS}
 if redis.call('HSETNX', KEYS[1], 'seeded', '1') == 1 then redis.call('HINCRBY', KEYS[1], 'spent', ARGV[1]) end
 return 1
 `);
 
 const RECORD_CHANGED = -1;
 
-function luaScript(body: string): LuaScript {
-  const source = LUA_HELPERS + body;
-  return { source, sha: createHash('sha1').update(source).digest('hex') };
-}
-
 /** Runs a script; an unreachable Redis (not a script error) becomes LedgerUnavailableError. */
-async function runScript(redis: Redis, script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
+async function runLedgerScript(redis: Redis, script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
   try {
-    try {
-      return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
-    } catch (error) {
-      if (!(error instanceof ReplyError && (error as Error).message.startsWith('NOSCRIPT'))) throw error;
-      return await redis.eval(script.source, keys.length, ...keys, ...args);
-    }
+    return await runScript(redis, script, keys, args);
   } catch (error) {
     if (error instanceof ReplyError) throw error;
     throw new LedgerUnavailableError({ cause: error });
@@ -210,7 +195,7 @@ export function createRedisLedger({ redis, prefix, retryMs = 1_000 }: RedisLedge
 
   async function seedScope(scope: string, seed: SeedSpend): Promise<void> {
     const spentMicros = await seed();
-    await runScript(redis, SEED, [scopeKeys(scope)[0]!], [spentMicros.toString()]);
+    await runLedgerScript(redis, SEED, [scopeKeys(scope)[0]!], [spentMicros.toString()]);
   }
 
   async function finish(reservationId: string, actualMicros: bigint | null): Promise<void> {
@@ -222,7 +207,7 @@ export function createRedisLedger({ redis, prefix, retryMs = 1_000 }: RedisLedge
       });
       if (scopesJson === null) return;
       const scopes = JSON.parse(scopesJson) as string[];
-      outcome = await runScript(
+      outcome = await runLedgerScript(
         redis,
         FINISH,
         [recordKey, ...scopes.flatMap(scopeKeys)],
@@ -275,7 +260,7 @@ export function createRedisLedger({ redis, prefix, retryMs = 1_000 }: RedisLedge
         ...scopes.map(({ seed }) => (seed === undefined ? '' : '1')),
       ];
       for (;;) {
-        const reply = (await runScript(redis, RESERVE, keys, args)) as [number, ...unknown[]];
+        const reply = (await runLedgerScript(redis, RESERVE, keys, args)) as [number, ...unknown[]];
         if (reply[0] === 2) {
           for (const scopeNumber of reply.slice(1) as number[]) {
             const { scope, seed } = scopes[scopeNumber - 1]!;
@@ -313,7 +298,7 @@ export function createRedisLedger({ redis, prefix, retryMs = 1_000 }: RedisLedge
 
     async read(scope: string, seed?: SeedSpend): Promise<ScopeBalance> {
       for (;;) {
-        const reply = (await runScript(redis, READ, scopeKeys(scope), [seed === undefined ? '' : '1'])) as unknown[];
+        const reply = (await runLedgerScript(redis, READ, scopeKeys(scope), [seed === undefined ? '' : '1'])) as unknown[];
         if (reply.length === 0) {
           await seedScope(scope, seed!);
           continue;

@@ -17,8 +17,8 @@
  * whether to admit when the limiter cannot answer. The limiter does not close the
  * connection it is given. See `types.ts` for the rules.
  */
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { luaScript, runScript } from '../redis-script.ts';
 import type { RateDecision, RateLimiter, RateLimits } from './types.ts';
 import {
   admitted,
@@ -36,11 +36,6 @@ export interface RedisRateLimiterOptions {
   prefix: string;
   /** Length of the sliding window (default a minute); a positive multiple of 60. */
   windowMs?: number;
-}
-
-interface LuaScript {
-  source: string;
-  sha: string;
 }
 
 const LUA_HELPERS = `
@@ -104,7 +99,7 @@ end
  * expected tokens. Returns {1, requests, tokens, ms until reset} when admitted,
  * {0, 1 = requests | 2 = tokens, ms until the request fits} when refused.
  */
-const ADMIT = luaScript(`
+const ADMIT = luaScript(`${LUA_HELPERS}
 local key, bucketMs = KEYS[1], tonumber(ARGV[1])
 local requestLimit, tokenLimit, expected = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local now = nowMs()
@@ -134,7 +129,7 @@ return {1, requests, tokens, resetAt - now}
 `);
 
 /** KEYS: the subject's hash. ARGV: bucket ms, tokens (> 0). */
-const ADD_TOKENS = luaScript(`
+const ADD_TOKENS = luaScript(`${LUA_HELPERS}
 local key, bucketMs, amount = KEYS[1], tonumber(ARGV[1]), ARGV[2]
 local current = advance(key, bucketMs, nowMs())
 redis.call('HINCRBY', key, 't' .. (current % SLOTS), amount)
@@ -143,20 +138,6 @@ redis.call('HSET', key, 'last', fmt(current), 'lastTokens', fmt(current))
 redis.call('PEXPIREAT', key, fmt((current + SLOTS) * bucketMs))
 return 1
 `);
-
-function luaScript(body: string): LuaScript {
-  const source = LUA_HELPERS + body;
-  return { source, sha: createHash('sha1').update(source).digest('hex') };
-}
-
-async function runScript(redis: Redis, script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
-  try {
-    return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
-  } catch (error) {
-    if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) throw error;
-    return redis.eval(script.source, keys.length, ...keys, ...args);
-  }
-}
 
 export function createRedisRateLimiter({ redis, prefix, windowMs = DEFAULT_RATE_WINDOW_MS }: RedisRateLimiterOptions): RateLimiter {
   const bucketMs = String(bucketMsFor(windowMs));
