@@ -10,6 +10,7 @@ import { createInProcessKeyCache, createRedisKeyCache } from './keycache/index.t
 import type { KeyCache, KeyCacheOptions } from './keycache/types.ts';
 import { createInProcessLedger, createRedisLedger } from './ledger/index.ts';
 import type { SpendLedger } from './ledger/types.ts';
+import { createInProcessRateLimiter, createRedisRateLimiter, type RateLimiter } from './ratelimit/index.ts';
 import { createBullQueue, createInProcessQueue } from './queue/index.ts';
 import type { JobMap, JobQueue } from './queue/types.ts';
 import { openSqlStore, type SqlStore, sqlLocationFor } from './sql/connect.ts';
@@ -33,6 +34,8 @@ export interface Stores<M extends JobMap> {
   mode: 'embedded' | 'scaled';
   sql: SqlStore;
   ledger: SpendLedger;
+  /** Per-key requests and tokens per minute. */
+  rateLimiter: RateLimiter;
   queue: JobQueue<M>;
   createKeyCache<V>(options: KeyCacheOptions): Promise<KeyCache<V>>;
   /** True when every backing service answers. */
@@ -66,11 +69,13 @@ export async function openStores<M extends JobMap>(
 
   if (!config.redisUrl) {
     const ledger = createInProcessLedger();
+    const rateLimiter = createInProcessRateLimiter();
     const queue = createInProcessQueue<M>();
     return {
       mode: 'embedded',
       sql,
       ledger,
+      rateLimiter,
       queue,
       createKeyCache: async (cacheOptions) => createInProcessKeyCache(cacheOptions),
       ready: sqlReady,
@@ -79,6 +84,7 @@ export async function openStores<M extends JobMap>(
         await withTimeout(queue.drain(), EMBEDDED_DRAIN_TIMEOUT_MS);
         await queue.close();
         await ledger.close();
+        await rateLimiter.close();
         await closeSql();
       },
     };
@@ -86,19 +92,21 @@ export async function openStores<M extends JobMap>(
 
   const prefix = options.redisPrefix ?? 'spendgate';
   const redis = new Redis(config.redisUrl, { lazyConnect: false });
-  // The ledger's own connection fails fast while Redis is away instead of queueing commands.
+  // The ledger's (and rate limiter's) own connection fails fast while Redis is away instead of queueing commands.
   const ledgerRedis = new Redis(config.redisUrl, { enableOfflineQueue: false, commandTimeout: LEDGER_COMMAND_TIMEOUT_MS });
   ledgerRedis.on('error', () => {
     // Reconnection is automatic; callers see LedgerUnavailableError meanwhile.
   });
   await withTimeout(new Promise<void>((resolve) => ledgerRedis.once('ready', () => resolve())), REDIS_READY_TIMEOUT_MS);
   const ledger = createRedisLedger({ redis: ledgerRedis, prefix: `${prefix}:ledger` });
+  const rateLimiter = createRedisRateLimiter({ redis: ledgerRedis, prefix: `${prefix}:ratelimit` });
   const queue = createBullQueue<M>({ connection: { url: config.redisUrl }, prefix: `${prefix}-queue` });
   const caches: { cache: KeyCache<unknown>; subscriber: Redis }[] = [];
   return {
     mode: 'scaled',
     sql,
     ledger,
+    rateLimiter,
     queue,
     createKeyCache: async <V>(cacheOptions: KeyCacheOptions) => {
       const subscriber = redis.duplicate();
@@ -119,6 +127,7 @@ export async function openStores<M extends JobMap>(
         subscriber.disconnect();
       }
       await ledger.close();
+      await rateLimiter.close();
       redis.disconnect();
       ledgerRedis.disconnect();
       await closeSql();

@@ -64,7 +64,7 @@ export async function relay(principal: Principal, reply: FastifyReply, call: Rel
     endpoint: call.endpoint,
     startedAt,
   };
-  const { remainingMicros } = await deps.metering.admit(metered, {
+  const { remainingMicros, rateLimitHeaders } = await deps.metering.admit(metered, {
     model: call.model,
     promptTokens: call.promptTokens,
     maxOutputTokens: call.maxOutputTokens,
@@ -99,7 +99,7 @@ export async function relay(principal: Principal, reply: FastifyReply, call: Rel
     throw error;
   }
 
-  const headers: Record<string, string> = { 'x-spendgate-request-id': metered.requestId };
+  const headers: Record<string, string> = { ...rateLimitHeaders, 'x-spendgate-request-id': metered.requestId };
   headers['x-spendgate-budget-remaining'] = remainingMicros === undefined ? 'unlimited' : microsToDecimalString(remainingMicros);
   const context: ExchangeContext = { call, caller, native, translator, metered, metering: deps.metering, headers };
   if (call.stream && upstream.statusCode === 200) return relayStream(reply, upstream, abort, context);

@@ -26,10 +26,19 @@ import {
   totalTokens,
   type Usage,
 } from '@spendgate/core';
-import { type JobQueue, LedgerUnavailableError, type SpendLedger, type SqlStore, sumBudgetSpend } from '@spendgate/store';
+import {
+  type JobQueue,
+  LedgerUnavailableError,
+  type RateDecision,
+  type RateLimiter,
+  type RateLimits,
+  type SpendLedger,
+  type SqlStore,
+  sumBudgetSpend,
+} from '@spendgate/store';
 import type { JobPayloads, UsageEventJob } from '@spendgate/worker';
 import type { FastifyBaseLogger } from 'fastify';
-import { AppError } from '../errors.ts';
+import { AppError, TooManyRequestsError } from '../errors.ts';
 import type { Principal } from './principals.ts';
 import type { UsageOutbox } from './usage-outbox.ts';
 
@@ -65,6 +74,8 @@ export function budgetCounter(sql: SqlStore, teamId: string, timeZone: string, b
 /** What admission answers: the budget left on the tightest hard budget, and whether a downgrade budget is spent. */
 export interface Admission {
   remainingMicros: bigint | undefined;
+  /** `x-ratelimit-*` headers when the key has rate limits. */
+  rateLimitHeaders: Record<string, string>;
   /** A downgrade budget whose amount is spent: the request goes to a cheaper model of its family. */
   downgradeBudgetId: string | undefined;
 }
@@ -84,9 +95,25 @@ function budgetRefusal(budget: Budget, spentMicros: bigint, at: Date, timeZone: 
   );
 }
 
+/** OpenAI's names for what is left of a key's limits. */
+function rateLimitHeaders(limits: RateLimits, decision: RateDecision & { ok: true }): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (limits.requestsPerMinute !== undefined) {
+    headers['x-ratelimit-limit-requests'] = String(limits.requestsPerMinute);
+    headers['x-ratelimit-remaining-requests'] = String(decision.remainingRequests ?? 0);
+  }
+  if (limits.tokensPerMinute !== undefined) {
+    headers['x-ratelimit-limit-tokens'] = String(limits.tokensPerMinute);
+    headers['x-ratelimit-remaining-tokens'] = String(decision.remainingTokens ?? 0);
+  }
+  headers['x-ratelimit-reset'] = `${decision.resetSeconds}s`;
+  return headers;
+}
+
 export function createMetering(deps: {
   sql: SqlStore;
   ledger: SpendLedger;
+  rateLimiter: RateLimiter;
   queue: JobQueue<JobPayloads>;
   outbox: Pick<UsageOutbox, 'keep'>;
   catalog: PriceCatalog;
@@ -101,6 +128,28 @@ export function createMetering(deps: {
       ...budgetCounter(deps.sql, principal.teamId, principal.timeZone, budget, at),
       limitMicros: budget.mode === 'hard' ? budget.amountMicros : null,
     }));
+
+  /**
+   * Counts the request against the key's per-minute limits; 429 with retry-after when it
+   * does not fit. An unreachable limiter lets the request through (limits are not caps on spend).
+   */
+  async function admitRate(request: MeteredRequest, promptTokens: number): Promise<Record<string, string>> {
+    const limits = request.principal.settings.rateLimit;
+    if (limits === undefined) return {};
+    let decision: RateDecision;
+    try {
+      decision = await deps.rateLimiter.admit(request.principal.keyId, limits, promptTokens);
+    } catch (error) {
+      deps.log.warn({ err: error, requestId: request.requestId }, 'rate limiter unreachable; not limiting this request');
+      return {};
+    }
+    if (decision.ok) return rateLimitHeaders(limits, decision);
+    const unit = decision.limit === 'requests' ? 'requests' : 'tokens';
+    throw new TooManyRequestsError(
+      decision.retryAfterSeconds,
+      `Rate limit reached: this key allows ${decision.limitValue} ${unit} per minute; try again in ${decision.retryAfterSeconds} s`,
+    );
+  }
 
   /** Hands the event to the queue, or to the outbox when the queue fails or is slow. */
   async function deliver(job: UsageEventJob): Promise<void> {
@@ -139,13 +188,14 @@ export function createMetering(deps: {
      */
     async admit(request: MeteredRequest, estimate: { model: string; promptTokens: number; maxOutputTokens?: number | undefined }): Promise<Admission> {
       const { principal, startedAt } = request;
+      const rateHeaders = await admitRate(request, estimate.promptTokens);
       const usage = { ...emptyUsage(), inputTokens: estimate.promptTokens, outputTokens: estimate.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS };
       const worstCase = priceOf(request, estimate.model, usage);
       if (worstCase.status === 'unpriced' && !principal.allowUnpricedModels) {
         throw new AppError(400, 'model_unpriced', `Model "${estimate.model}" has no price and this team does not allow unpriced models`);
       }
       const scopes = budgetScopes(principal, startedAt);
-      if (scopes.length === 0) return { remainingMicros: undefined, downgradeBudgetId: undefined };
+      if (scopes.length === 0) return { remainingMicros: undefined, rateLimitHeaders: rateHeaders, downgradeBudgetId: undefined };
       const bill = billRequest({ kind: principal.kind, plan: principal.plan, cost: worstCase, totalTokens: totalTokens(usage), at: startedAt });
       let admission: Awaited<ReturnType<SpendLedger['reserve']>>;
       try {
@@ -160,7 +210,7 @@ export function createMetering(deps: {
           throw new AppError(503, 'budget_unavailable', 'Budgets cannot be checked right now, so requests on keys with a hard budget are refused; try again shortly');
         }
         deps.log.warn({ requestId: request.requestId }, 'spend ledger unreachable; admitting a request without a hard budget unreserved');
-        return { remainingMicros: undefined, downgradeBudgetId: undefined };
+        return { remainingMicros: undefined, rateLimitHeaders: rateHeaders, downgradeBudgetId: undefined };
       }
       if (!admission.ok) {
         const refused = scopes.find((candidate) => candidate.scope === admission.scope)!;
@@ -176,7 +226,11 @@ export function createMetering(deps: {
         const left = limitMicros - spentMicros - reservedMicros;
         remainingMicros = remainingMicros === undefined || left < remainingMicros ? left : remainingMicros;
       });
-      return { remainingMicros: remainingMicros === undefined ? undefined : remainingMicros < 0n ? 0n : remainingMicros, downgradeBudgetId };
+      return {
+        remainingMicros: remainingMicros === undefined ? undefined : remainingMicros < 0n ? 0n : remainingMicros,
+        rateLimitHeaders: rateHeaders,
+        downgradeBudgetId,
+      };
     },
 
     /** Prices, settles and records one request's usage. Never throws. */
@@ -223,6 +277,11 @@ export function createMetering(deps: {
       if (principal.budgets.length > 0) {
         await deps.ledger.settle(request.requestId, spent).catch((error: unknown) => {
           deps.log.error({ err: error, requestId: request.requestId }, 'ledger settle failed');
+        });
+      }
+      if (principal.settings.rateLimit?.tokensPerMinute !== undefined) {
+        await deps.rateLimiter.addTokens(principal.keyId, totalTokens(outcome.usage)).catch((error: unknown) => {
+          deps.log.warn({ err: error, requestId: request.requestId }, 'rate limiter unreachable; tokens not counted');
         });
       }
       await deliver(job);
