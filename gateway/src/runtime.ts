@@ -11,6 +11,7 @@ import { createSessionTokens } from './security/session-tokens.ts';
 import { createMetering } from './services/metering.ts';
 import { createPrincipalService, type Principal } from './services/principals.ts';
 import { createControlPlaneServices } from './services/index.ts';
+import { createRouter, createUpstreamHealth } from './services/router.ts';
 import { createUpstreamResolver } from './services/upstreams.ts';
 import { warmTokenizer } from './proxy/token-estimate.ts';
 
@@ -39,6 +40,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
   const envelope = createEnvelope(config.secrets.masterKey);
   const sessions = createSessionTokens(config.secrets.jwtSecret);
   const keyCache = await stores.createKeyCache<Principal>({ maxEntries: 10_000, ttlMs: 60_000 });
+  const upstreams = createUpstreamResolver({ optimisedUpstreams: config.optimisedUpstreams, catalog });
 
   return {
     config,
@@ -56,7 +58,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
     }),
     principals: createPrincipalService({ sql: stores.sql, envelope, cache: keyCache }),
     catalog,
-    upstreams: createUpstreamResolver({ optimisedUpstreams: config.optimisedUpstreams, catalog }),
+    upstreams,
+    router: createRouter({ upstreams, catalog, health: createUpstreamHealth({ now: Date.now }) }),
     metering: createMetering({ ...stores, catalog, log: options.log }),
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     close: () => stores.close(),

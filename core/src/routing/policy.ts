@@ -77,11 +77,11 @@ function speedScores(latencies: readonly (number | undefined)[]): number[] {
  * @example rankCandidates(candidates, needs, { cost: 1, speed: 0, accuracy: 0 })[0].profile.model
  * // the cheapest model that has the context window, tools, vision and JSON mode asked for
  */
-export function rankCandidates(
-  candidates: readonly RouteCandidate[],
+export function rankCandidates<Candidate extends RouteCandidate>(
+  candidates: readonly Candidate[],
   needs: RequestNeeds,
   weights: RoutingWeights,
-): RouteCandidate[] {
+): Candidate[] {
   const eligible = candidates.filter((candidate) => unmetNeed(candidate.profile, needs) === undefined);
   const share = normaliseWeights(weights);
   const cost = spreadScores(eligible.map((candidate) => Math.log(Math.max(Number(candidate.costMicros), 1))), 'lower');

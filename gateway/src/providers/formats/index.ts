@@ -10,5 +10,5 @@ export const wireFormats: Record<WireFormatId, WireFormat> = {
   gemini: geminiFormat,
 };
 
-export type { Operation, StreamObserver, WireFormat, WireFormatId } from './types.ts';
+export type { Operation, RequestFeatures, StreamObserver, WireFormat, WireFormatId } from './types.ts';
 export { isUsageOnlyChunk } from './openai.ts';
