@@ -88,10 +88,15 @@ for (const mode of testModes) {
       await anthropicAccount?.close();
     });
 
-    it('routes `auto` by the plan’s default weights when the key sets none', async () => {
+    it('lists `auto` and routes it by the plan’s default weights when the key sets none', async () => {
       const { data, response } = await client(routed.key).chat.completions.create({ model: 'auto', messages: HI }).withResponse();
       expect(routeOf(response)).toEqual(['gpt-5-nano', 'auto: cost 0.6 speed 0.2 accuracy 0.2 -> gpt-5-nano']);
       expect(data.model).toBe('gpt-5-nano');
+      const models = await client(routed.key).models.list();
+      expect(models.data.slice(0, 2).map((model) => [model.id, model.owned_by])).toEqual([
+        ['auto', 'spendgate'],
+        ['ada-v2', 'openai'],
+      ]);
       expect(openaiAccount.requests.at(-1)!.body).toMatchObject({ model: 'gpt-5-nano' });
       expect(await eventOf(response)).toMatchObject({
         provider: 'openai',

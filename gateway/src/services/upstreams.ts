@@ -56,15 +56,16 @@ export function createUpstreamResolver(deps: { optimisedUpstreams: Config['optim
       return upstream;
     },
 
-    /** The models a key may use: its upstreams' priced models, by provider. */
+    /** The models a key may use: its upstreams' priced models, by provider; `auto` first for optimised keys. */
     modelsFor(principal: Principal, at: Date): { id: string; ownedBy: string }[] {
       const version = priceVersionAt(deps.catalog, at);
       const upstreams = principal.kind === 'optimised' ? operatorUpstreams : principal.connection ? [principal.connection] : [];
-      return upstreams.flatMap(({ adapter }) =>
+      const priced = upstreams.flatMap(({ adapter }) =>
         Object.keys(version?.prices[adapter.catalogProvider] ?? {})
           .sort()
           .map((id) => ({ id, ownedBy: adapter.id })),
       );
+      return principal.kind === 'optimised' ? [{ id: 'auto', ownedBy: 'spendgate' }, ...priced] : priced;
     },
   };
 }
