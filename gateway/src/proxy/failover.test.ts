@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UpstreamError } from '../errors.ts';
+import { UpstreamError, ValidationError } from '../errors.ts';
 import type { ProviderAdapter } from '../providers/types.ts';
 import { type Attempt, createUpstreamHealth } from '../services/router.ts';
 import { forwardWithFailover } from './failover.ts';
@@ -88,6 +88,13 @@ describe('forwarding with retries and failover', () => {
     const invalid = answer(400);
     const { sent, forward } = scenario({ 'gpt-4o': [invalid] });
     expect(await forward([gpt4o, haiku])).toMatchObject({ response: invalid, route: 'requested' });
+    expect(sent).toEqual(['gpt-4o']);
+  });
+
+  it('throws a refusal that is not the provider’s at once, without retrying or failing over', async () => {
+    const refusal = new ValidationError('n', 'This model returns one choice per request: n must be 1');
+    const { sent, forward } = scenario({ 'gpt-4o': [refusal], 'claude-haiku-4-5': [answer(200)] });
+    await expect(forward([gpt4o, haiku])).rejects.toBe(refusal);
     expect(sent).toEqual(['gpt-4o']);
   });
 

@@ -11,7 +11,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseRetryAfterMs, retryDelayMs } from '@spendgate/core';
-import { AppError } from '../errors.ts';
+import { UpstreamError } from '../errors.ts';
 import type { Attempt, UpstreamHealth } from '../services/router.ts';
 import type { UpstreamResponse } from './upstream.ts';
 
@@ -20,7 +20,7 @@ const MAX_TRIES = 6;
 
 export type ForwardOutcome<A extends Attempt> =
   | { attempt: A; response: UpstreamResponse; route: string }
-  | { attempt: A; error: AppError; route: string };
+  | { attempt: A; error: UpstreamError; route: string };
 
 export interface FailoverOptions {
   health: UpstreamHealth;
@@ -42,7 +42,7 @@ interface Failure {
   what: string;
 }
 
-function failureOf(model: string, outcome: { response?: UpstreamResponse; error?: AppError }): Failure {
+function failureOf(model: string, outcome: { response?: UpstreamResponse; error?: UpstreamError }): Failure {
   if (outcome.response) return { model, what: String(outcome.response.statusCode) };
   return { model, what: outcome.error?.code === 'upstream_timeout' ? 'timeout' : 'unreachable' };
 }
@@ -79,7 +79,7 @@ export async function forwardWithFailover<A extends Attempt>(
   const { health, now = Date.now, random = Math.random, wait = sleep } = options;
   const deadline = options.startedAt + options.timeoutMs;
   const failures: Failure[] = [];
-  let last: { attempt: A; response?: UpstreamResponse; error?: AppError } | undefined;
+  let last: { attempt: A; response?: UpstreamResponse; error?: UpstreamError } | undefined;
   let tries = 0;
 
   for (const [index, attempt] of attempts.entries()) {
@@ -96,7 +96,8 @@ export async function forwardWithFailover<A extends Attempt>(
       try {
         last = { attempt, response: await send(attempt) };
       } catch (error) {
-        if (!(error instanceof AppError)) throw error;
+        // Anything else (e.g. a request the translator refuses) is the caller's to hear at once.
+        if (!(error instanceof UpstreamError)) throw error;
         last = { attempt, error };
       }
       if (last.response && !isRetryableStatus(last.response.statusCode)) {

@@ -69,14 +69,15 @@ export async function relay(principal: Principal, reply: FastifyReply, call: Rel
     maxOutputTokens: call.maxOutputTokens,
     ...caller.requestFeatures(call.operation, call.body),
   };
-  let plan = deps.router.plan(principal, { model: call.model, needs }, startedAt);
-  if (exchangesFor(plan, call).length === 0) {
+  let plan = deps.router.plan(principal, { model: call.model, operation: call.operation, needs }, startedAt);
+  let exchanges = exchangesFor(plan, call);
+  if (exchanges.length === 0) {
     const { adapter } = plan.attempts[0]!.upstream;
     throw new AppError(400, 'unsupported_operation', `${adapter.name} does not offer ${call.endpoint} through this API`);
   }
 
   // Admission reserves what the dearest attempt would cost, so budgets hold whichever serves.
-  const dearest = deps.router.mostExpensive(plan, needs, startedAt);
+  const dearest = deps.router.mostExpensive(exchanges, needs, startedAt);
   const metered: MeteredRequest = {
     requestId: randomUUID(),
     principal,
@@ -90,12 +91,15 @@ export async function relay(principal: Principal, reply: FastifyReply, call: Rel
     promptTokens: call.promptTokens,
     maxOutputTokens: call.maxOutputTokens,
   });
-  if (downgradeBudgetId) plan = deps.router.downgrade(principal, plan, downgradeBudgetId, startedAt);
+  if (downgradeBudgetId) {
+    plan = deps.router.downgrade(principal, plan, downgradeBudgetId, startedAt);
+    exchanges = exchangesFor(plan, call);
+  }
 
   const timeoutMs = principal.settings.timeoutMs ?? deps.upstreamTimeoutMs;
   const abort = new AbortController();
   const forwarded = await forwardWithFailover(
-    exchangesFor(plan, call),
+    exchanges,
     (exchange) => {
       const body = { ...call.body, model: exchange.model };
       const nativeBody = exchange.upstream.adapter.prepareBody(

@@ -25,11 +25,16 @@ import {
   unmetNeed,
 } from '@spendgate/core';
 import { AppError } from '../errors.ts';
+import type { Operation } from '../providers/formats/index.ts';
 import type { Principal } from './principals.ts';
 import type { Upstream, UpstreamResolver } from './upstreams.ts';
 
+/** Upstream models whose health is tracked at most (the oldest is forgotten first): callers name models freely. */
+const MAX_TRACKED_MODELS = 10_000;
 /** The most attempts (distinct models) one request may make. */
 const MAX_ATTEMPTS = 4;
+/** What `auto` chooses models for: the profiles describe chat models. */
+const ROUTED_OPERATIONS: ReadonlySet<Operation> = new Set(['chat', 'responses']);
 /** Output assumed when comparing costs of a request that sets no output limit. */
 const EXPECTED_OUTPUT_TOKENS = 1000;
 
@@ -55,6 +60,7 @@ export function createUpstreamHealth(deps: { now: () => number; breaker?: Breake
     const existing = map.get(key);
     if (existing) return existing;
     const created = create();
+    if (map.size >= MAX_TRACKED_MODELS) map.delete(map.keys().next().value!);
     map.set(key, created);
     return created;
   };
@@ -102,12 +108,15 @@ export function createRouter(deps: { upstreams: UpstreamResolver; catalog: Price
     health: deps.health,
 
     /** The attempts for a request, best first. Throws 400 when no model can serve it. */
-    plan(principal: Principal, request: { model: string; needs: RequestNeeds }, at: Date): RoutePlan {
+    plan(principal: Principal, request: { model: string; operation: Operation; needs: RequestNeeds }, at: Date): RoutePlan {
       if (principal.kind !== 'optimised') {
         return { attempts: [{ upstream: deps.upstreams.resolve(principal, request.model, at), model: request.model }], reason: 'requested' };
       }
       const weights = weightsOf(principal);
       if (request.model === 'auto') {
+        if (!ROUTED_OPERATIONS.has(request.operation)) {
+          throw new AppError(400, 'model_not_available', 'Model "auto" chooses chat models: name a model for this endpoint');
+        }
         const ranked = rankCandidates(operatorCandidates(request.needs, at), request.needs, weights);
         const best = ranked[0];
         if (!best) {
@@ -137,9 +146,9 @@ export function createRouter(deps: { upstreams: UpstreamResolver; catalog: Price
     },
 
     /** The attempt that would cost the most: what admission reserves against. */
-    mostExpensive(plan: RoutePlan, needs: RequestNeeds, at: Date): Attempt {
+    mostExpensive<A extends Attempt>(attempts: readonly A[], needs: RequestNeeds, at: Date): A {
       const cost = (attempt: Attempt) => estimatedCost(attempt, needs, at) ?? -1n;
-      return plan.attempts.reduce((worst, attempt) => (cost(attempt) > cost(worst) ? attempt : worst));
+      return attempts.reduce((worst, attempt) => (cost(attempt) > cost(worst) ? attempt : worst));
     },
 
     /**

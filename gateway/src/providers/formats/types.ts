@@ -54,7 +54,7 @@ export interface StreamState {
 /** True when `value` is an array with at least one item. */
 export const isNonEmptyArray = (value: unknown): value is unknown[] => Array.isArray(value) && value.length > 0;
 
-/** True when some content part of some message (array content only) passes `test`. */
+/** True when some part of some message's array `content` (Gemini: `parts`) passes `test`. */
 export function someContentPart(messages: unknown, test: (part: Record<string, unknown>) => boolean): boolean {
   if (!Array.isArray(messages)) return false;
   return messages.some((message) => {
