@@ -221,6 +221,18 @@ for (const mode of testModes) {
       expect(await eventOf({ headers } as Response)).toMatchObject({ model: 'gpt-4o-mini', route, status_code: 500, cost_micros: 0n });
     });
 
+    it('answers 502 in the caller’s format, naming the route, when the provider cannot be reached', async () => {
+      const key = await issueByokKey(spendgate.url, tenant, { provider: 'openai', apiKey: 'sk-x', baseUrl: 'http://127.0.0.1:9/v1' });
+      const error = (await client(key)
+        .chat.completions.create({ model: 'gpt-4o-mini', messages: HI })
+        .catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>;
+      expect(error).toMatchObject({ status: 502, code: 'upstream_unavailable' });
+      const route = 'requested; failed: gpt-4o-mini unreachable x3';
+      const headers = error.headers!;
+      expect([headers.get('x-spendgate-model'), headers.get('x-spendgate-route')]).toEqual(['gpt-4o-mini', route]);
+      expect(await eventOf({ headers } as Response)).toMatchObject({ model: 'gpt-4o-mini', route, status_code: 502 });
+    });
+
     it('sends requests to the cheaper sibling once a downgrade budget is spent, for optimised and BYOK keys', async () => {
       const optimised = await createKey({});
       const connection = await callApi(spendgate.url, 'POST', '/provider/connections', {
