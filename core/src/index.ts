@@ -1,5 +1,5 @@
 // @spendgate/core: the pure domain shared by gateway, worker and console — money,
-// usage, the versioned price catalog and request costing. No I/O, no clock.
+// usage, the versioned price catalog, request costing and the routing policy. No I/O, no clock.
 
 export {
   addMoney,
@@ -60,3 +60,20 @@ export {
   isValidTimeZone,
 } from './budgets.ts';
 export { KEY_SETTING_LIMITS, type KeySettings, type RoutingWeights } from './key-settings.ts';
+export { type ModelFeatures, type ModelProfile, MODEL_PROFILES, modelProfile, type QualityTier } from './routing/profiles.ts';
+export {
+  describeWeights,
+  normaliseWeights,
+  rankCandidates,
+  type RequestNeeds,
+  type RouteCandidate,
+  unmetNeed,
+} from './routing/policy.ts';
+export {
+  type BreakerOptions,
+  CircuitBreaker,
+  type CircuitState,
+  DEFAULT_BREAKER_OPTIONS,
+  LatencyAverage,
+} from './routing/health.ts';
+export { type BackoffOptions, DEFAULT_BACKOFF, parseRetryAfterMs, retryDelayMs } from './routing/backoff.ts';

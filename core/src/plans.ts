@@ -4,6 +4,8 @@
  * limit means unlimited; `null` overage price means the plan has no such overage
  * (custom pricing). Monthly plan prices are the operator's list prices.
  */
+import type { RoutingWeights } from './key-settings.ts';
+
 export type PlanSlug = 'free-trial' | 'developers' | 'growth' | 'enterprise';
 export type AlertChannel = 'email' | 'slack' | 'teams' | 'sms';
 
@@ -33,6 +35,8 @@ export interface PlanTerms {
   extraSeatMonthlyMicros: bigint | null;
   alertChannels: readonly AlertChannel[];
   support: 'community' | 'priority' | 'dedicated';
+  /** How optimised keys weigh cost, speed and accuracy when a key sets no weights. */
+  routingWeights: RoutingWeights;
 }
 
 const GBP = (pounds: string): bigint => {
@@ -55,6 +59,7 @@ const developersTerms = {
   extraSeatMonthlyMicros: GBP('10'),
   alertChannels: ['email'],
   support: 'community',
+  routingWeights: { cost: 0.6, speed: 0.2, accuracy: 0.2 },
 } as const satisfies Partial<PlanTerms>;
 
 export const PLANS: readonly PlanTerms[] = [
@@ -79,6 +84,7 @@ export const PLANS: readonly PlanTerms[] = [
     extraSeatMonthlyMicros: GBP('8'),
     alertChannels: ['email'],
     support: 'priority',
+    routingWeights: { cost: 0.5, speed: 0.2, accuracy: 0.3 },
   },
   {
     slug: 'enterprise',
@@ -99,6 +105,7 @@ export const PLANS: readonly PlanTerms[] = [
     extraSeatMonthlyMicros: null,
     alertChannels: ['email', 'slack', 'teams', 'sms'],
     support: 'dedicated',
+    routingWeights: { cost: 0.4, speed: 0.2, accuracy: 0.4 },
   },
 ];
 

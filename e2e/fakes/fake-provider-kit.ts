@@ -26,7 +26,8 @@ export interface FakeProvider {
   /**
    * Test-control headers applied to every following request, e.g. `{ 'x-fake-status': '429' }`,
    * for requests that come through the gateway, which forwards no such header. A request's
-   * own header wins.
+   * own header wins. With `'x-fake-status-times': 'N'` beside it, the forced status applies to
+   * the next N requests only (then both entries are removed), e.g. to fail once and recover.
    */
   controlHeaders: Record<string, string>;
   close(): Promise<void>;
@@ -80,7 +81,9 @@ export async function startFakeProviderServer(handlers: FakeProviderHandlers): P
     try {
       const recorded = await recordRequest(incoming);
       requests.push(recorded);
-      await handlers.answer({ ...recorded, headers: { ...controlHeaders, ...recorded.headers } }, res);
+      const headers = { ...controlHeaders, ...recorded.headers };
+      countDownForcedStatus(controlHeaders);
+      await handlers.answer({ ...recorded, headers }, res);
     } catch (error) {
       if (res.headersSent) {
         res.destroy();
@@ -112,6 +115,19 @@ export async function startFakeProviderServer(handlers: FakeProviderHandlers): P
         server.closeAllConnections();
       }),
   };
+}
+
+/** `x-fake-status-times` on the fake's control headers: one request fewer to force the status on. */
+function countDownForcedStatus(controlHeaders: Record<string, string>): void {
+  const times = controlHeaders['x-fake-status-times'];
+  if (times === undefined) return;
+  const left = Number(times) - 1;
+  if (left > 0) {
+    controlHeaders['x-fake-status-times'] = String(left);
+    return;
+  }
+  delete controlHeaders['x-fake-status'];
+  delete controlHeaders['x-fake-status-times'];
 }
 
 async function recordRequest(incoming: IncomingMessage): Promise<RecordedRequest> {

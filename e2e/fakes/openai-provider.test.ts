@@ -144,6 +144,7 @@ describe('fake OpenAI chat completions', () => {
     [400, OpenAI.BadRequestError, 'invalid_request_error'],
     [429, OpenAI.RateLimitError, 'requests'],
     [500, OpenAI.InternalServerError, 'server_error'],
+    [503, OpenAI.InternalServerError, 'server_error'],
   ])('forces a %i from x-fake-status', async (status, errorClass, type) => {
     const error = await client.chat.completions
       .create({ model: 'gpt-4o', messages: MESSAGES }, { headers: { 'x-fake-status': String(status) } })
@@ -151,6 +152,21 @@ describe('fake OpenAI chat completions', () => {
 
     expect(error).toBeInstanceOf(errorClass);
     expect(error).toMatchObject({ status, type });
+  });
+
+  it('forces a status on the next N requests only with x-fake-status-times on the fake', async () => {
+    Object.assign(fake.controlHeaders, { 'x-fake-status': '429', 'x-fake-status-times': '2' });
+    const outcomes = [];
+    for (let i = 0; i < 3; i++) {
+      outcomes.push(
+        await client.chat.completions.create({ model: 'gpt-4o', messages: MESSAGES }).then(
+          () => 200,
+          (error: { status: number }) => error.status,
+        ),
+      );
+    }
+    expect(outcomes).toEqual([429, 429, 200]);
+    expect(fake.controlHeaders).toEqual({});
   });
 
   it('answers 400 with the offending param for invalid input', async () => {

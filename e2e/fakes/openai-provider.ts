@@ -46,7 +46,7 @@
  * Test-control request headers:
  * - `x-fake-usage: {"prompt_tokens":1000,"completion_tokens":500,"cached_tokens":200,"reasoning_tokens":0}`
  *   forces those numbers (any subset; the rest follow the rules; total = prompt + completion).
- * - `x-fake-status: 400|429|500` answers that error in OpenAI's shape (after the key check;
+ * - `x-fake-status: 400|429|500|503` answers that error in OpenAI's shape (after the key check;
  *   Azure's own shape and a `retry-after` for 429 in Azure mode).
  * - `x-fake-stream-interval-ms: N` pauses N ms between chat stream chunks (a slow provider).
  * - `x-fake-stream-error-after: N` sends N content chunks (or N response deltas), then
@@ -168,6 +168,7 @@ const FORCED_ERRORS = new Map<string, () => FakeHttpError>([
         'server_error',
       ),
   ],
+  ['503', () => openAIError(503, 'The engine is currently overloaded, please try again later (forced by x-fake-status)', 'server_error')],
 ]);
 
 interface ChatMessage {

@@ -11,6 +11,7 @@ import { createSessionTokens } from './security/session-tokens.ts';
 import { createMetering } from './services/metering.ts';
 import { createPrincipalService, type Principal } from './services/principals.ts';
 import { createControlPlaneServices } from './services/index.ts';
+import { createRouter, createUpstreamHealth } from './services/router.ts';
 import { createUpstreamResolver } from './services/upstreams.ts';
 import { createUsageOutbox } from './services/usage-outbox.ts';
 import { warmTokenizer } from './proxy/token-estimate.ts';
@@ -42,6 +43,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
   const keyCache = await stores.createKeyCache<Principal>({ maxEntries: 10_000, ttlMs: 60_000 });
   const outbox = createUsageOutbox({ sql: stores.sql, queue: stores.queue, log: options.log });
   outbox.start();
+  const upstreams = createUpstreamResolver({ optimisedUpstreams: config.optimisedUpstreams, catalog });
 
   return {
     config,
@@ -59,7 +61,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
     }),
     principals: createPrincipalService({ sql: stores.sql, envelope, cache: keyCache }),
     catalog,
-    upstreams: createUpstreamResolver({ optimisedUpstreams: config.optimisedUpstreams, catalog }),
+    upstreams,
+    router: createRouter({ upstreams, catalog, health: createUpstreamHealth({ now: Date.now }) }),
     metering: createMetering({ ...stores, outbox, catalog, log: options.log }),
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     close: async () => {

@@ -1,6 +1,7 @@
 /**
- * The data plane's one request path, whatever the surface: admit the request on the
- * spend ledger, translate it when the caller's format is not the provider's, send it,
+ * The data plane's one request path, whatever the surface: route it (the attempts the
+ * router plans), admit it on the spend ledger against the dearest attempt, translate it
+ * when the caller's format is not the provider's, send it with retries and failover,
  * pass the answer (or the stream, event by event) back in the caller's format, and
  * record exactly one usage event whatever happens — provider usage when reported, a
  * tiktoken estimate (marked estimated) when a stream is cut short.
@@ -14,7 +15,9 @@ import { type AnyTranslator, translatorFor } from '../providers/translation.ts';
 import type { UpstreamTarget } from '../providers/types.ts';
 import type { MeteredRequest, Metering } from '../services/metering.ts';
 import type { Principal } from '../services/principals.ts';
+import type { Attempt, RoutePlan, Router } from '../services/router.ts';
 import type { UpstreamResolver } from '../services/upstreams.ts';
+import { forwardWithFailover } from './failover.ts';
 import { readSseEvent, SseSplitter } from './sse.ts';
 import { countTokens } from './token-estimate.ts';
 import { sendUpstream, type UpstreamResponse } from './upstream.ts';
@@ -35,73 +38,128 @@ export interface RelayCall {
 export interface RelayDeps {
   metering: Metering;
   upstreams: UpstreamResolver;
+  router: Router;
   upstreamTimeoutMs: number;
+}
+
+/** One attempt made ready to send: its formats, translator, target and URL. */
+interface Exchange extends Attempt {
+  native: WireFormat;
+  translator: AnyTranslator | undefined;
+  target: UpstreamTarget;
+  url: string;
+}
+
+/** The plan's attempts that can take this call (the provider offers the operation, in a format we translate). */
+function exchangesFor(plan: RoutePlan, call: RelayCall): Exchange[] {
+  return plan.attempts.flatMap((attempt) => {
+    const { adapter } = attempt.upstream;
+    const translator = adapter.format === call.caller ? undefined : translatorFor(call.caller, adapter.format, call.operation);
+    const target: UpstreamTarget = { baseUrl: attempt.upstream.baseUrl, model: attempt.model, stream: call.stream, options: attempt.upstream.options };
+    const url = adapter.format === call.caller || translator ? adapter.url(call.operation, target) : undefined;
+    return url ? [{ ...attempt, native: wireFormats[adapter.format], translator, target, url }] : [];
+  });
 }
 
 export async function relay(principal: Principal, reply: FastifyReply, call: RelayCall, deps: RelayDeps) {
   const startedAt = new Date();
-  const connection = deps.upstreams.resolve(principal, call.model, startedAt);
-  const { adapter } = connection;
   const caller = wireFormats[call.caller];
-  const native = wireFormats[adapter.format];
-  const translator = adapter.format === call.caller ? undefined : translatorFor(call.caller, adapter.format, call.operation);
-  const target: UpstreamTarget = {
-    baseUrl: connection.baseUrl,
-    model: call.model,
-    stream: call.stream,
-    options: connection.options,
+  const needs = {
+    promptTokens: call.promptTokens,
+    maxOutputTokens: call.maxOutputTokens,
+    ...caller.requestFeatures(call.operation, call.body),
   };
-  const url = adapter.format === call.caller || translator ? adapter.url(call.operation, target) : undefined;
-  if (!url) {
+  let plan = deps.router.plan(principal, { model: call.model, operation: call.operation, needs }, startedAt);
+  let exchanges = exchangesFor(plan, call);
+  if (exchanges.length === 0) {
+    const { adapter } = plan.attempts[0]!.upstream;
     throw new AppError(400, 'unsupported_operation', `${adapter.name} does not offer ${call.endpoint} through this API`);
   }
 
+  // Admission reserves what the dearest attempt would cost, so budgets hold whichever serves.
+  const dearest = deps.router.mostExpensive(exchanges, needs, startedAt);
   const metered: MeteredRequest = {
     requestId: randomUUID(),
     principal,
-    connectionId: connection.connectionId,
-    provider: adapter.catalogProvider,
+    connectionId: dearest.upstream.connectionId,
+    provider: dearest.upstream.adapter.catalogProvider,
     endpoint: call.endpoint,
     startedAt,
   };
-  const { remainingMicros, rateLimitHeaders } = await deps.metering.admit(metered, {
-    model: call.model,
+  const { remainingMicros, rateLimitHeaders, downgradeBudgetId } = await deps.metering.admit(metered, {
+    model: dearest.model,
     promptTokens: call.promptTokens,
     maxOutputTokens: call.maxOutputTokens,
   });
-
-  const nativeBody = adapter.prepareBody(
-    call.operation,
-    (translator ? translator.request(call.body) : call.body) as Record<string, unknown>,
-    target,
-  );
-  const abort = new AbortController();
-  let upstream: UpstreamResponse;
-  try {
-    upstream = await sendUpstream(url, {
-      headers: {
-        'content-type': 'application/json',
-        accept: call.stream ? 'text/event-stream' : 'application/json',
-        ...adapter.authHeaders(connection.secret),
-      },
-      body: JSON.stringify(nativeBody),
-      timeoutMs: deps.upstreamTimeoutMs,
-      signal: abort.signal,
-    });
-  } catch (error) {
-    await deps.metering.record(metered, {
-      model: call.model,
-      usage: emptyUsage(),
-      estimated: false,
-      statusCode: error instanceof AppError ? error.statusCode : 502,
-      streamed: call.stream,
-    });
-    throw error;
+  if (downgradeBudgetId) {
+    plan = deps.router.downgrade(principal, plan, downgradeBudgetId, startedAt);
+    exchanges = exchangesFor(plan, call);
   }
 
-  const headers: Record<string, string> = { ...rateLimitHeaders, 'x-spendgate-request-id': metered.requestId };
-  headers['x-spendgate-budget-remaining'] = remainingMicros === undefined ? 'unlimited' : microsToDecimalString(remainingMicros);
-  const context: ExchangeContext = { call, caller, native, translator, metered, metering: deps.metering, headers };
+  const timeoutMs = principal.settings.timeoutMs ?? deps.upstreamTimeoutMs;
+  const abort = new AbortController();
+  const forwarded = await forwardWithFailover(
+    exchanges,
+    (exchange) => {
+      const body = { ...call.body, model: exchange.model };
+      const nativeBody = exchange.upstream.adapter.prepareBody(
+        call.operation,
+        (exchange.translator ? exchange.translator.request(body) : body) as Record<string, unknown>,
+        exchange.target,
+      );
+      return sendUpstream(exchange.url, {
+        headers: {
+          'content-type': 'application/json',
+          accept: call.stream ? 'text/event-stream' : 'application/json',
+          ...exchange.upstream.adapter.authHeaders(exchange.upstream.secret),
+        },
+        body: JSON.stringify(nativeBody),
+        timeoutMs,
+        signal: abort.signal,
+      });
+    },
+    {
+      health: deps.router.health,
+      timeoutMs,
+      startedAt: startedAt.getTime(),
+      reason: plan.reason,
+    },
+  );
+  const served = forwarded.attempt;
+  metered.provider = served.upstream.adapter.catalogProvider;
+  metered.connectionId = served.upstream.connectionId;
+
+  const headers: Record<string, string> = {
+    ...rateLimitHeaders,
+    'x-spendgate-request-id': metered.requestId,
+    'x-spendgate-model': served.model,
+    'x-spendgate-route': forwarded.route,
+    'x-spendgate-budget-remaining': remainingMicros === undefined ? 'unlimited' : microsToDecimalString(remainingMicros),
+  };
+  if ('error' in forwarded) {
+    await deps.metering.record(metered, {
+      model: served.model,
+      usage: emptyUsage(),
+      estimated: false,
+      statusCode: forwarded.error.statusCode,
+      streamed: call.stream,
+      route: forwarded.route,
+    });
+    reply.headers(headers);
+    throw forwarded.error;
+  }
+
+  const upstream = forwarded.response;
+  const context: ExchangeContext = {
+    call: { ...call, model: served.model },
+    caller,
+    native: served.native,
+    translator: served.translator,
+    metered,
+    metering: deps.metering,
+    headers,
+    route: forwarded.route,
+  };
   if (call.stream && upstream.statusCode === 200) return relayStream(reply, upstream, abort, context);
   return relayAnswer(reply, upstream, context);
 }
@@ -113,8 +171,10 @@ interface ExchangeContext {
   translator: AnyTranslator | undefined;
   metered: MeteredRequest;
   metering: Metering;
-  /** x-spendgate-request-id, and the budget left on the tightest hard budget ('unlimited' when none applies). */
+  /** x-spendgate-request-id, -model, -route, the budget left on the tightest hard budget ('unlimited' when none applies), x-ratelimit-*. */
   headers: Record<string, string>;
+  /** Why the model that served was chosen, for the usage event. */
+  route: string;
 }
 
 async function relayAnswer(reply: FastifyReply, upstream: UpstreamResponse, ctx: ExchangeContext) {
@@ -133,6 +193,7 @@ async function relayAnswer(reply: FastifyReply, upstream: UpstreamResponse, ctx:
     estimated: false,
     statusCode: upstream.statusCode,
     streamed: false,
+    route: ctx.route,
   });
   const headers: Record<string, string> = { ...ctx.headers, 'x-spendgate-model': model };
   if (cost.status === 'priced') headers['x-spendgate-cost'] = microsToDecimalString(cost.totalMicros);
@@ -245,5 +306,6 @@ async function relayStream(reply: FastifyReply, upstream: UpstreamResponse, abor
     estimated: !(completed && reported),
     statusCode: completed ? 200 : clientGone ? 499 : 502,
     streamed: true,
+    route: ctx.route,
   });
 }

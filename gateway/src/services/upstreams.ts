@@ -1,7 +1,8 @@
 /**
  * Where a request goes. BYOK and BYOM keys go to the connection they are bound to;
  * optimised keys go to one of the operator's own provider accounts
- * (OPTIMISED_UPSTREAMS) whose catalog prices the requested model.
+ * (OPTIMISED_UPSTREAMS) whose catalog prices the requested model; `auto` lets the router
+ * choose among them (see router.ts).
  */
 import { findPrice, type PriceCatalog, priceVersionAt } from '@spendgate/core';
 import type { Config } from '@spendgate/store';
@@ -31,7 +32,13 @@ export function createUpstreamResolver(deps: { optimisedUpstreams: Config['optim
     ];
   });
 
+  const operatorUpstreamFor = (model: string, at: Date): Upstream | undefined =>
+    operatorUpstreams.find((candidate) => findPrice(deps.catalog, candidate.adapter.catalogProvider, model, at));
+
   return {
+    /** The operator account that serves a model for optimised keys, if any does. */
+    operatorUpstreamFor,
+
     resolve(principal: Principal, model: string, at: Date): Upstream {
       if (principal.kind !== 'optimised') {
         if (!principal.connection) {
@@ -42,24 +49,23 @@ export function createUpstreamResolver(deps: { optimisedUpstreams: Config['optim
         }
         return principal.connection;
       }
-      const upstream = operatorUpstreams.find((candidate) =>
-        findPrice(deps.catalog, candidate.adapter.catalogProvider, model, at),
-      );
+      const upstream = operatorUpstreamFor(model, at);
       if (!upstream) {
         throw new AppError(400, 'model_not_available', `Model "${model}" is not available for optimised keys`);
       }
       return upstream;
     },
 
-    /** The models a key may use: its upstreams' priced models, by provider. */
+    /** The models a key may use: its upstreams' priced models, by provider; `auto` first for optimised keys. */
     modelsFor(principal: Principal, at: Date): { id: string; ownedBy: string }[] {
       const version = priceVersionAt(deps.catalog, at);
       const upstreams = principal.kind === 'optimised' ? operatorUpstreams : principal.connection ? [principal.connection] : [];
-      return upstreams.flatMap(({ adapter }) =>
+      const priced = upstreams.flatMap(({ adapter }) =>
         Object.keys(version?.prices[adapter.catalogProvider] ?? {})
           .sort()
           .map((id) => ({ id, ownedBy: adapter.id })),
       );
+      return principal.kind === 'optimised' ? [{ id: 'auto', ownedBy: 'spendgate' }, ...priced] : priced;
     },
   };
 }

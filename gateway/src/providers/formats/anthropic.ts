@@ -1,7 +1,7 @@
 // Anthropic's wire format: the Messages API. Streams are named events
 // (message_start … message_stop); usage arrives in message_start and grows in message_delta.
 import { stringField } from './raw-event.ts';
-import { streamObserver, type WireFormat } from './types.ts';
+import { isNonEmptyArray, someContentPart, streamObserver, type WireFormat } from './types.ts';
 import { fields, usageFromAnthropic } from './usage-mapping.ts';
 
 const ERROR_TYPES: Record<number, string> = {
@@ -56,6 +56,11 @@ export const anthropicFormat: WireFormat = {
   observeStream: () => messagesObserver(),
   frame: ({ event, data }) => `event: ${event ?? fields(data).type}\ndata: ${JSON.stringify(data)}\n\n`,
   streamTerminator: '',
+  requestFeatures: (_operation, body) => ({
+    tools: isNonEmptyArray(body.tools),
+    images: someContentPart(body.messages, (part) => part.type === 'image'),
+    jsonMode: fields(body.output_config).format !== undefined,
+  }),
   errorBody: (status, message) => ({
     type: 'error',
     error: { type: ERROR_TYPES[status] ?? 'api_error', message },

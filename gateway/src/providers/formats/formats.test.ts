@@ -253,3 +253,42 @@ describe('gateway errors in each format', () => {
     expect(geminiFormat.errorBody(400, 'Bad', 'invalid_request')).toEqual({ error: { code: 400, message: 'Bad', status: 'INVALID_ARGUMENT' } });
   });
 });
+
+describe('what a request asks of the model (routing needs)', () => {
+  const none = { tools: false, images: false, jsonMode: false };
+
+  it('reads tools, images and JSON mode from OpenAI chat and Responses requests', () => {
+    const text = [{ role: 'user', content: 'Hi' }];
+    expect(openAIFormat.requestFeatures('chat', { messages: text, tools: [] })).toEqual(none);
+    expect(
+      openAIFormat.requestFeatures('chat', {
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'https://x/a.png' } }] }],
+        tools: [{ type: 'function', function: { name: 'look' } }],
+        response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: {} } },
+      }),
+    ).toEqual({ tools: true, images: true, jsonMode: true });
+    expect(openAIFormat.requestFeatures('chat', { messages: text, response_format: { type: 'text' } })).toEqual(none);
+    expect(
+      openAIFormat.requestFeatures('responses', {
+        input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'https://x/a.png' }] }],
+        text: { format: { type: 'json_object' } },
+      }),
+    ).toEqual({ tools: false, images: true, jsonMode: true });
+  });
+
+  it('reads them from Anthropic and Gemini requests', () => {
+    expect(
+      anthropicFormat.requestFeatures('chat', {
+        messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://x/a.png' } }] }],
+        tools: [{ name: 'look', input_schema: { type: 'object' } }],
+      }),
+    ).toEqual({ tools: true, images: true, jsonMode: false });
+    expect(anthropicFormat.requestFeatures('chat', { messages: [{ role: 'user', content: 'Hi' }] })).toEqual(none);
+    expect(
+      geminiFormat.requestFeatures('chat', {
+        contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: 'AA==' } }] }],
+        generationConfig: { responseMimeType: 'application/json' },
+      }),
+    ).toEqual({ tools: false, images: true, jsonMode: true });
+  });
+});

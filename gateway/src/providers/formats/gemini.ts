@@ -1,6 +1,6 @@
 // Google Gemini's native format: generateContent, and streamGenerateContent?alt=sse
 // whose every event is a GenerateContentResponse carrying the usage so far.
-import { streamObserver, type WireFormat } from './types.ts';
+import { isNonEmptyArray, someContentPart, streamObserver, type WireFormat } from './types.ts';
 import { fields, usageFromGemini } from './usage-mapping.ts';
 
 const STATUS_NAMES: Record<number, string> = {
@@ -41,5 +41,10 @@ export const geminiFormat: WireFormat = {
   observeStream: () => generateObserver(),
   frame: ({ data }) => `data: ${JSON.stringify(data)}\n\n`,
   streamTerminator: '',
+  requestFeatures: (_operation, body) => ({
+    tools: isNonEmptyArray(body.tools),
+    images: someContentPart(body.contents, (part) => part.inlineData !== undefined || part.fileData !== undefined),
+    jsonMode: fields(body.generationConfig).responseMimeType === 'application/json',
+  }),
   errorBody: (status, message) => ({ error: { code: status, message, status: STATUS_NAMES[status] ?? 'INTERNAL' } }),
 };

@@ -10,6 +10,6 @@ export const wireFormats: Record<WireFormatId, WireFormat> = {
   gemini: geminiFormat,
 };
 
-export type { Operation, StreamObserver, WireFormat, WireFormatId } from './types.ts';
+export type { Operation, RequestFeatures, StreamObserver, WireFormat, WireFormatId } from './types.ts';
 export { parseStreamEvent, type RawStreamEvent } from './raw-event.ts';
 export { isUsageOnlyChunk } from './openai.ts';

@@ -1,7 +1,7 @@
 // OpenAI's wire format: chat completions (`data:` chunks ending in `data: [DONE]`),
 // the Responses API (typed events ending in response.completed) and embeddings.
 import { stringField } from './raw-event.ts';
-import { type Operation, streamObserver, type WireFormat } from './types.ts';
+import { isNonEmptyArray, type Operation, someContentPart, streamObserver, type WireFormat } from './types.ts';
 import { fields, usageFromOpenAIChat, usageFromOpenAIResponses } from './usage-mapping.ts';
 
 const ERROR_TYPES: Record<number, string> = {
@@ -63,6 +63,15 @@ export const openAIFormat: WireFormat = {
   observeStream: (operation) => (operation === 'responses' ? responsesObserver() : chatObserver()),
   frame: ({ event, data }) => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`,
   streamTerminator: 'data: [DONE]\n\n',
+  requestFeatures(operation, body) {
+    const messages = operation === 'responses' ? body.input : body.messages;
+    const format = operation === 'responses' ? fields(fields(body.text).format).type : fields(body.response_format).type;
+    return {
+      tools: isNonEmptyArray(body.tools) || isNonEmptyArray(body.functions),
+      images: someContentPart(messages, (part) => part.type === 'image_url' || part.type === 'input_image'),
+      jsonMode: format === 'json_object' || format === 'json_schema',
+    };
+  },
   errorBody: (status, message, code, param = null) => ({
     error: { message, type: ERROR_TYPES[status] ?? 'api_error', param, code },
   }),

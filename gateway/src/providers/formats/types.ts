@@ -4,7 +4,7 @@
  * gateway error looks to a caller of that format. Providers name their format; the
  * data plane asks the format, never the provider's name.
  */
-import type { Usage } from '@spendgate/core';
+import type { RequestNeeds, Usage } from '@spendgate/core';
 import type { StreamEvent } from '../translate/types.ts';
 import { parseStreamEvent, type RawStreamEvent } from './raw-event.ts';
 
@@ -12,6 +12,9 @@ export type WireFormatId = 'openai' | 'anthropic' | 'gemini';
 
 /** What a call does, whatever the format: chat (also Anthropic messages), embeddings… */
 export type Operation = 'chat' | 'embeddings' | 'responses' | 'count_tokens';
+
+/** What a request asks of the model beyond its size; the router matches it to model profiles. */
+export type RequestFeatures = Pick<RequestNeeds, 'tools' | 'images' | 'jsonMode'>;
 
 /** Follows one stream's events and knows the usage reported so far. */
 export interface StreamObserver {
@@ -41,6 +44,8 @@ export interface WireFormat {
   frame(event: StreamEvent): string;
   /** What ends a stream in this format after the last event ('' when nothing does). */
   streamTerminator: string;
+  /** Whether a request in this format offers tools, carries images or asks for JSON. */
+  requestFeatures(operation: Operation, body: Record<string, unknown>): RequestFeatures;
   /** A gateway-made error in this format's shape. */
   errorBody(status: number, message: string, code: string, param?: string | null): unknown;
 }
@@ -51,6 +56,18 @@ export interface StreamState {
   model: string | undefined;
   text: string;
   completed: boolean;
+}
+
+/** True when `value` is an array with at least one item. */
+export const isNonEmptyArray = (value: unknown): value is unknown[] => Array.isArray(value) && value.length > 0;
+
+/** True when some part of some message's array `content` (Gemini: `parts`) passes `test`. */
+export function someContentPart(messages: unknown, test: (part: Record<string, unknown>) => boolean): boolean {
+  if (!Array.isArray(messages)) return false;
+  return messages.some((message) => {
+    const content = (message as { content?: unknown; parts?: unknown } | null)?.content ?? (message as { parts?: unknown } | null)?.parts;
+    return Array.isArray(content) && content.some((part) => typeof part === 'object' && part !== null && test(part as Record<string, unknown>));
+  });
 }
 
 /**

@@ -1,0 +1,77 @@
+import { type KeySettings, planTerms, priceCatalog, type RequestNeeds } from '@spendgate/core';
+import { describe, expect, it } from 'vitest';
+import { findProvider } from '../providers/registry.ts';
+import type { Principal } from './principals.ts';
+import { createRouter, createUpstreamHealth, type RoutePlan } from './router.ts';
+import { createUpstreamResolver } from './upstreams.ts';
+
+const at = new Date('2026-09-01T00:00:00Z');
+const chat: RequestNeeds = { promptTokens: 1000, maxOutputTokens: 500, tools: false, images: false, jsonMode: false };
+
+const upstreams = createUpstreamResolver({
+  catalog: priceCatalog,
+  optimisedUpstreams: { openai: { apiKey: 'sk-o', baseUrl: 'http://openai.test/v1' }, anthropic: { apiKey: 'sk-a', baseUrl: 'http://anthropic.test' } },
+});
+const newRouter = () => createRouter({ upstreams, catalog: priceCatalog, health: createUpstreamHealth({ now: () => at.getTime() }) });
+
+const optimised = (settings: KeySettings = {}) => ({ kind: 'optimised', plan: planTerms('developers'), settings, connection: null }) as unknown as Principal;
+const byok = {
+  kind: 'byok',
+  plan: planTerms('developers'),
+  settings: {},
+  connection: { connectionId: 'conn-1', adapter: findProvider('openai')!, baseUrl: 'http://team.test/v1', options: {}, secret: 'sk-team', active: true },
+} as unknown as Principal;
+
+const models = (plan: RoutePlan) => plan.attempts.map((attempt) => `${attempt.upstream.adapter.id}/${attempt.model}`);
+
+describe('router', () => {
+  it('routes `auto` by the key’s weights, or the plan’s, across operator accounts', () => {
+    const router = newRouter();
+    const byPlan = router.plan(optimised(), { model: 'auto', operation: 'chat', needs: chat }, at);
+    expect(byPlan.reason).toBe('auto: cost 0.6 speed 0.2 accuracy 0.2 -> gpt-5-nano');
+    const accurate = router.plan(optimised({ routing: { weights: { cost: 0, speed: 0, accuracy: 1 } } }), { model: 'auto', operation: 'chat', needs: chat }, at);
+    expect(models(accurate)).toEqual(['anthropic/claude-opus-4-5', 'openai/gpt-5', 'anthropic/claude-sonnet-4-5', 'openai/o4-mini']);
+  });
+
+  it('refuses `auto` when no model can serve the request, and outside chat', () => {
+    expect(() => newRouter().plan(optimised(), { model: 'auto', operation: 'chat', needs: { ...chat, promptTokens: 2_000_000 } }, at)).toThrow(
+      expect.objectContaining({ statusCode: 400, code: 'no_model_fits' }),
+    );
+    expect(() => newRouter().plan(optimised(), { model: 'auto', operation: 'embeddings', needs: chat }, at)).toThrow(
+      expect.objectContaining({ statusCode: 400, code: 'model_not_available' }),
+    );
+  });
+
+  it('tries a named model, then the key’s fallbacks, then alternatives of its tier or above', () => {
+    const principal = optimised({ routing: { weights: { cost: 1, speed: 0, accuracy: 0 }, fallbacks: ['claude-haiku-4-5', 'not-served-anywhere'] } });
+    const plan = newRouter().plan(principal, { model: 'gpt-4o', operation: 'chat', needs: chat }, at);
+    // gpt-4o is tier 2: the cheapest tier-2+ alternatives follow (never gpt-4o-mini or the nanos, tier 1);
+    // o4-mini and o3-mini cost the same: the more accurate first.
+    expect(models(plan)).toEqual(['openai/gpt-4o', 'anthropic/claude-haiku-4-5', 'openai/gpt-5-mini', 'openai/o4-mini']);
+    expect(plan.reason).toBe('requested');
+  });
+
+  it('keeps BYOK and BYOM keys on their connection, with the requested model only', () => {
+    const plan = newRouter().plan(byok, { model: 'gpt-4o', operation: 'chat', needs: chat }, at);
+    expect(plan.attempts.map((attempt) => [attempt.upstream.connectionId, attempt.model])).toEqual([['conn-1', 'gpt-4o']]);
+  });
+
+  it('reserves against the dearest attempt', () => {
+    const router = newRouter();
+    const plan = router.plan(optimised({ routing: { fallbacks: ['claude-opus-4-5'] } }), { model: 'gpt-4o-mini', operation: 'chat', needs: chat }, at);
+    expect(router.mostExpensive(plan.attempts, chat, at).model).toBe('claude-opus-4-5');
+  });
+
+  it('downgrades to the cheaper sibling: on the operator account for optimised keys, on the connection for BYOK', () => {
+    const router = newRouter();
+    const principal = optimised({ routing: { fallbacks: ['gpt-4o'] } });
+    const plan = router.downgrade(principal, router.plan(principal, { model: 'claude-sonnet-4-5', operation: 'chat', needs: chat }, at), 'budget-1', at);
+    expect(models(plan).slice(0, 2)).toEqual(['anthropic/claude-haiku-4-5', 'openai/gpt-4o-mini']);
+    expect(plan.reason).toBe('requested; downgrade (budget budget-1 spent): claude-sonnet-4-5 -> claude-haiku-4-5');
+
+    const own = router.downgrade(byok, router.plan(byok, { model: 'gpt-4o-2024-08-06', operation: 'chat', needs: chat }, at), 'budget-2', at);
+    expect(own.attempts.map((attempt) => [attempt.upstream.connectionId, attempt.model])).toEqual([['conn-1', 'gpt-4o-mini']]);
+    const cheapest = router.downgrade(byok, router.plan(byok, { model: 'gpt-4o-mini', operation: 'chat', needs: chat }, at), 'budget-2', at);
+    expect(cheapest.reason).toBe('requested; downgrade (budget budget-2 spent): no cheaper model than gpt-4o-mini');
+  });
+});
