@@ -18,7 +18,7 @@ import { ensureUsagePartitions, migrateToLatest } from './sql/migrate.ts';
 
 const EMBEDDED_DRAIN_TIMEOUT_MS = 10_000;
 /** A ledger command that takes longer fails, so admission never hangs on Redis. */
-const LEDGER_COMMAND_TIMEOUT_MS = 250;
+const LEDGER_COMMAND_TIMEOUT_MS = 400;
 /** How long start-up waits for Redis before serving anyway (hard-capped keys get 503 until it answers). */
 const REDIS_READY_TIMEOUT_MS = 5_000;
 
@@ -93,7 +93,12 @@ export async function openStores<M extends JobMap>(
   const prefix = options.redisPrefix ?? 'spendgate';
   const redis = new Redis(config.redisUrl, { lazyConnect: false });
   // The ledger's (and rate limiter's) own connection fails fast while Redis is away instead of queueing commands.
-  const ledgerRedis = new Redis(config.redisUrl, { enableOfflineQueue: false, commandTimeout: LEDGER_COMMAND_TIMEOUT_MS });
+  // It also reconnects every half second at most, so budgets are checked again soon after Redis is back.
+  const ledgerRedis = new Redis(config.redisUrl, {
+    enableOfflineQueue: false,
+    commandTimeout: LEDGER_COMMAND_TIMEOUT_MS,
+    retryStrategy: (attempt) => Math.min(attempt * 50, 500),
+  });
   ledgerRedis.on('error', () => {
     // Reconnection is automatic; callers see LedgerUnavailableError meanwhile.
   });

@@ -193,9 +193,19 @@ export function createRedisLedger({ redis, prefix, retryMs = 1_000 }: RedisLedge
   const deferred = new Map<string, bigint | null>();
   let retryTimer: NodeJS.Timeout | undefined;
 
-  async function seedScope(scope: string, seed: SeedSpend): Promise<void> {
-    const spentMicros = await seed();
-    await runLedgerScript(redis, SEED, [scopeKeys(scope)[0]!], [spentMicros.toString()]);
+  /** Seedings under way in this process: a burst of requests on a new scope asks the database once. */
+  const seeding = new Map<string, Promise<void>>();
+
+  function seedScope(scope: string, seed: SeedSpend): Promise<void> {
+    let pending = seeding.get(scope);
+    if (pending === undefined) {
+      pending = (async () => {
+        const spentMicros = await seed();
+        await runLedgerScript(redis, SEED, [scopeKeys(scope)[0]!], [spentMicros.toString()]);
+      })().finally(() => seeding.delete(scope));
+      seeding.set(scope, pending);
+    }
+    return pending;
   }
 
   async function finish(reservationId: string, actualMicros: bigint | null): Promise<void> {
@@ -262,10 +272,12 @@ export function createRedisLedger({ redis, prefix, retryMs = 1_000 }: RedisLedge
       for (;;) {
         const reply = (await runLedgerScript(redis, RESERVE, keys, args)) as [number, ...unknown[]];
         if (reply[0] === 2) {
-          for (const scopeNumber of reply.slice(1) as number[]) {
-            const { scope, seed } = scopes[scopeNumber - 1]!;
-            await seedScope(scope, seed!);
-          }
+          await Promise.all(
+            (reply.slice(1) as number[]).map((scopeNumber) => {
+              const { scope, seed } = scopes[scopeNumber - 1]!;
+              return seedScope(scope, seed!);
+            }),
+          );
           continue;
         }
         if (reply[0] === 1) {
