@@ -1,4 +1,4 @@
-// The embedded database on its own thread: PGlite runs in a worker (pglite-worker.ts),
+// The embedded database on its own thread: PGlite runs in a worker (pglite-worker.mjs),
 // so its statements never occupy the event loop that serves requests. Statements go
 // one message each ({sql, params}); rows come back by structured clone, which keeps
 // the worker's BigInt (int8) and Date (date/timestamp/timestamptz) values intact.
@@ -35,7 +35,6 @@ export interface PGliteThread {
   close(): Promise<void>;
 }
 
-/** tsx cannot hook a worker's entry module on Node 20; the .mjs shim registers it, then loads the worker. */
 const WORKER_ENTRY = new URL('./pglite-worker.mjs', import.meta.url);
 
 export async function openPGliteThread(location: PGliteLocation): Promise<PGliteThread> {
