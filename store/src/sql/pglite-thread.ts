@@ -2,6 +2,8 @@
 // so its statements never occupy the event loop that serves requests. Statements go
 // one message each ({sql, params}); rows come back by structured clone, which keeps
 // the worker's BigInt (int8) and Date (date/timestamp/timestamptz) values intact.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 export interface PGliteLocation {
@@ -37,7 +39,20 @@ export interface PGliteThread {
 
 const WORKER_ENTRY = new URL('./pglite-worker.mjs', import.meta.url);
 
+/**
+ * Opens PGlite in a new worker thread. A data directory that does not hold a database
+ * yet is created in a thread of its own, which is then closed: creating one (initdb)
+ * leaves ~450 MiB in PGlite's WebAssembly memory, which never shrinks while its
+ * thread lives.
+ */
 export async function openPGliteThread(location: PGliteLocation): Promise<PGliteThread> {
+  if (location.dataDir && !existsSync(path.join(location.dataDir, 'PG_VERSION'))) {
+    await (await startPGliteThread(location)).close();
+  }
+  return startPGliteThread(location);
+}
+
+async function startPGliteThread(location: PGliteLocation): Promise<PGliteThread> {
   const worker = new Worker(WORKER_ENTRY);
   const pending = new Map<number, { resolve: (result: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 1;
