@@ -1,10 +1,10 @@
 // Opens the SQL database: PostgreSQL when a URL is given, else PGlite (embedded) in a
 // data directory. Both come back as one Kysely<Database> with int8 read as bigint.
 import { mkdir } from 'node:fs/promises';
-import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.ts';
+import { openPGliteThread, type PGliteLocation } from './pglite-thread.ts';
 import type { Config } from '../config.ts';
 import type { Database } from './schema.ts';
 
@@ -18,8 +18,7 @@ export interface SqlStore {
 
 export type SqlLocation =
   | { kind: 'postgres'; url: string; poolSize?: number }
-  /** dataDir undefined = in memory; loadDataDir = start from a dump (tests' template). */
-  | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob };
+  | ({ kind: 'pglite' } & PGliteLocation);
 
 const INT8_OID = 20;
 
@@ -47,19 +46,15 @@ export async function openSqlStore(location: SqlLocation): Promise<SqlStore> {
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
   if (location.dataDir) await mkdir(location.dataDir, { recursive: true });
-  const client = await PGlite.create({
-    dataDir: location.dataDir,
-    loadDataDir: location.loadDataDir,
-    parsers: { [pgliteTypes.INT8]: (value: string) => BigInt(value) },
-  });
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+  const thread = await openPGliteThread({ dataDir: location.dataDir, loadDataDir: location.loadDataDir });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(thread) });
   return {
     db,
     kind: 'pglite',
     close: async () => {
       await db.destroy();
-      await client.close();
+      await thread.close();
     },
-    dump: () => client.dumpDataDir('none') as Promise<Blob>,
+    dump: () => thread.dump(),
   };
 }

@@ -1,7 +1,7 @@
-// A Kysely dialect for PGlite (PostgreSQL compiled to WASM, one connection).
-// Queries are serialised through one lock: a transaction holds it from begin to
-// commit/rollback, so concurrent callers never interleave inside it.
-import type { PGlite } from '@electric-sql/pglite';
+// A Kysely dialect for PGlite (PostgreSQL compiled to WASM, one connection), which runs
+// on its own thread (pglite-thread.ts). Queries are serialised through one lock: a
+// transaction holds it from begin to commit/rollback, so concurrent callers never
+// interleave inside it.
 import {
   type CompiledQuery,
   type DatabaseConnection,
@@ -13,6 +13,7 @@ import {
   type Kysely,
   type QueryResult,
 } from 'kysely';
+import type { PGliteThread } from './pglite-thread.ts';
 
 class Lock {
   #tail: Promise<void> = Promise.resolve();
@@ -28,21 +29,17 @@ class Lock {
   }
 }
 
-/**
- * PGlite runs each statement synchronously on this thread and a transaction's next
- * statement would follow in the same microtask run: letting pending I/O go first keeps
- * a transaction from holding the event loop for all of its statements at once.
- */
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 class PGliteConnection implements DatabaseConnection {
-  constructor(readonly client: PGlite) {}
+  constructor(readonly thread: PGliteThread) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    await yieldToEventLoop();
-    const result = await this.client.query<R>(query.sql, query.parameters as unknown[]);
+    const result = await this.thread.query(query.sql, query.parameters);
     const affected = result.affectedRows === undefined ? undefined : BigInt(result.affectedRows);
-    return { rows: result.rows, numAffectedRows: affected };
+    return { rows: result.rows as R[], numAffectedRows: affected };
+  }
+
+  async run(statement: 'begin' | 'commit' | 'rollback'): Promise<void> {
+    await this.thread.query(statement, []);
   }
 
   // biome-ignore lint/correctness/useYield: PGlite has no cursors; streaming is not offered.
@@ -56,8 +53,8 @@ class PGliteDriver implements Driver {
   readonly #releases = new WeakMap<DatabaseConnection, () => void>();
   readonly #connection: PGliteConnection;
 
-  constructor(client: PGlite) {
-    this.#connection = new PGliteConnection(client);
+  constructor(thread: PGliteThread) {
+    this.#connection = new PGliteConnection(thread);
   }
 
   async init(): Promise<void> {}
@@ -69,32 +66,32 @@ class PGliteDriver implements Driver {
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await (connection as PGliteConnection).client.exec('begin');
+    await (connection as PGliteConnection).run('begin');
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await (connection as PGliteConnection).client.exec('commit');
+    await (connection as PGliteConnection).run('commit');
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await (connection as PGliteConnection).client.exec('rollback');
+    await (connection as PGliteConnection).run('rollback');
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
     this.#releases.get(connection)?.();
   }
 
-  /** The PGlite instance is owned (and closed) by whoever opened it. */
+  /** The PGlite thread is owned (and closed) by whoever opened it. */
   async destroy(): Promise<void> {}
 }
 
 export class PGliteDialect implements Dialect {
-  constructor(private readonly client: PGlite) {}
+  constructor(private readonly thread: PGliteThread) {}
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver() {
-    return new PGliteDriver(this.client);
+    return new PGliteDriver(this.thread);
   }
   createQueryCompiler() {
     return new PostgresQueryCompiler();
