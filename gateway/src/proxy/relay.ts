@@ -31,7 +31,8 @@ export interface RelayCall {
   body: Record<string, unknown>;
   model: string;
   stream: boolean;
-  promptTokens: number;
+  /** The prompt's estimated tokens, counted (tiktoken) only when something asks. */
+  promptTokens: () => number;
   maxOutputTokens: number | undefined;
 }
 
@@ -65,7 +66,9 @@ export async function relay(principal: Principal, reply: FastifyReply, call: Rel
   const startedAt = new Date();
   const caller = wireFormats[call.caller];
   const needs = {
-    promptTokens: call.promptTokens,
+    get promptTokens() {
+      return call.promptTokens();
+    },
     maxOutputTokens: call.maxOutputTokens,
     ...caller.requestFeatures(call.operation, call.body),
   };
@@ -299,7 +302,7 @@ async function relayStream(reply: FastifyReply, upstream: UpstreamResponse, abor
       ? reported
       : reported
         ? { ...reported, outputTokens: Math.max(reported.outputTokens, generated()) }
-        : { ...emptyUsage(), inputTokens: ctx.call.promptTokens, outputTokens: generated() };
+        : { ...emptyUsage(), inputTokens: ctx.call.promptTokens(), outputTokens: generated() };
   await ctx.metering.record(ctx.metered, {
     model: observer.model() ?? ctx.call.model,
     usage,

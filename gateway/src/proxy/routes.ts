@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { WireFormatId } from '../providers/formats/index.ts';
 import { useZod } from '../zod-provider.ts';
 import { relay, type RelayDeps } from './relay.ts';
-import { estimateInputTokens, estimatePromptTokens } from './token-estimate.ts';
+import { countedOnce, estimateInputTokens, estimatePromptTokens } from './token-estimate.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -72,7 +72,7 @@ export const dataPlaneRoutes =
         body,
         model: body.model,
         stream: body.stream === true,
-        promptTokens: estimatePromptTokens(body.messages),
+        promptTokens: countedOnce(() => estimatePromptTokens(body.messages)),
         maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
       }, deps);
     });
@@ -86,7 +86,7 @@ export const dataPlaneRoutes =
         body,
         model: body.model,
         stream: body.stream === true,
-        promptTokens: estimatePromptTokens(body.messages, body.system),
+        promptTokens: countedOnce(() => estimatePromptTokens(body.messages, body.system)),
         maxOutputTokens: body.max_tokens,
       }, deps);
     });
@@ -106,7 +106,7 @@ export const dataPlaneRoutes =
         body,
         model: body.model,
         stream: false,
-        promptTokens,
+        promptTokens: () => promptTokens,
         maxOutputTokens: 0,
       }, deps);
     });
@@ -120,7 +120,7 @@ export const dataPlaneRoutes =
         body,
         model: body.model,
         stream: false,
-        promptTokens: estimateInputTokens(body.input),
+        promptTokens: countedOnce(() => estimateInputTokens(body.input)),
         maxOutputTokens: 0,
       }, deps);
     });
@@ -135,7 +135,7 @@ export const dataPlaneRoutes =
         body,
         model: body.model,
         stream: body.stream === true,
-        promptTokens: estimatePromptTokens(input, body.instructions ?? undefined),
+        promptTokens: countedOnce(() => estimatePromptTokens(input, body.instructions ?? undefined)),
         maxOutputTokens: body.max_output_tokens ?? undefined,
       }, deps);
     });

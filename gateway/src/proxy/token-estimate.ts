@@ -55,3 +55,12 @@ export function estimateInputTokens(input: unknown): number {
   if (!Array.isArray(input)) return 0;
   return input.reduce<number>((sum, item) => sum + (Array.isArray(item) ? item.length : estimateInputTokens(item)), 0);
 }
+
+/** A count done on first use and remembered: most requests never need their prompt counted. */
+export function countedOnce(count: () => number): () => number {
+  let tokens: number | undefined;
+  return () => {
+    tokens ??= count();
+    return tokens;
+  };
+}

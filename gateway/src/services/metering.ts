@@ -133,12 +133,12 @@ export function createMetering(deps: {
    * Counts the request against the key's per-minute limits; 429 with retry-after when it
    * does not fit. An unreachable limiter lets the request through (limits are not caps on spend).
    */
-  async function admitRate(request: MeteredRequest, promptTokens: number): Promise<Record<string, string>> {
+  async function admitRate(request: MeteredRequest, promptTokens: () => number): Promise<Record<string, string>> {
     const limits = request.principal.settings.rateLimit;
     if (limits === undefined) return {};
     let decision: RateDecision;
     try {
-      decision = await deps.rateLimiter.admit(request.principal.keyId, limits, promptTokens);
+      decision = await deps.rateLimiter.admit(request.principal.keyId, limits, limits.tokensPerMinute === undefined ? 0 : promptTokens());
     } catch (error) {
       deps.log.warn({ err: error, requestId: request.requestId }, 'rate limiter unreachable; not limiting this request');
       return {};
@@ -186,16 +186,17 @@ export function createMetering(deps: {
      * is left on the tightest hard one. Throws the refusal: 402 when a hard budget would
      * overflow, 400 for an unpriced model the team forbids.
      */
-    async admit(request: MeteredRequest, estimate: { model: string; promptTokens: number; maxOutputTokens?: number | undefined }): Promise<Admission> {
+    async admit(request: MeteredRequest, estimate: { model: string; promptTokens: () => number; maxOutputTokens?: number | undefined }): Promise<Admission> {
       const { principal, startedAt } = request;
       const rateHeaders = await admitRate(request, estimate.promptTokens);
-      const usage = { ...emptyUsage(), inputTokens: estimate.promptTokens, outputTokens: estimate.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS };
-      const worstCase = priceOf(request, estimate.model, usage);
-      if (worstCase.status === 'unpriced' && !principal.allowUnpricedModels) {
+      // Whether a model has a price does not depend on the tokens: no need to count them for that.
+      if (!principal.allowUnpricedModels && priceOf(request, estimate.model, emptyUsage()).status === 'unpriced') {
         throw new AppError(400, 'model_unpriced', `Model "${estimate.model}" has no price and this team does not allow unpriced models`);
       }
       const scopes = budgetScopes(principal, startedAt);
       if (scopes.length === 0) return { remainingMicros: undefined, rateLimitHeaders: rateHeaders, downgradeBudgetId: undefined };
+      const usage = { ...emptyUsage(), inputTokens: estimate.promptTokens(), outputTokens: estimate.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS };
+      const worstCase = priceOf(request, estimate.model, usage);
       const bill = billRequest({ kind: principal.kind, plan: principal.plan, cost: worstCase, totalTokens: totalTokens(usage), at: startedAt });
       let admission: Awaited<ReturnType<SpendLedger['reserve']>>;
       try {

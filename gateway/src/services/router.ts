@@ -147,6 +147,7 @@ export function createRouter(deps: { upstreams: UpstreamResolver; catalog: Price
 
     /** The attempt that would cost the most: what admission reserves against. */
     mostExpensive<A extends Attempt>(attempts: readonly A[], needs: RequestNeeds, at: Date): A {
+      if (attempts.length === 1) return attempts[0]!;
       const cost = (attempt: Attempt) => estimatedCost(attempt, needs, at) ?? -1n;
       return attempts.reduce((worst, attempt) => (cost(attempt) > cost(worst) ? attempt : worst));
     },
