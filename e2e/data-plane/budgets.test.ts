@@ -129,5 +129,21 @@ for (const mode of testModes) {
       const removed = await callApi(spendgate.url, 'DELETE', `/budgets/${budget.id}?teamId=${outsider.teamId}`, { token: outsider.token });
       expect(removed.status).toBe(404);
     });
+
+    it('holds nothing for a request refused before it reaches a provider', async () => {
+      await expect(
+        anthropic.messages.create({
+          model: 'gpt-4o',
+          max_tokens: 300,
+          messages: [{ role: 'user', content: 'Hi' }],
+          tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+        }),
+      ).rejects.toMatchObject({ status: 400 });
+      const { response } = await openai.chat.completions
+        .create({ model: 'gpt-4o', max_tokens: 300, messages: [{ role: 'user', content: 'Hi' }] })
+        .withResponse();
+      // £1 − 4 × 3375 spent − 2264 reserved for this request: nothing left over from the refused one.
+      expect(response.headers.get('x-spendgate-budget-remaining')).toBe('0.984236');
+    });
   });
 }

@@ -104,7 +104,7 @@ export async function relay(principal: Principal, reply: FastifyReply, call: Rel
   const forwarded = await forwardWithFailover(
     exchanges,
     (exchange) => {
-      const body = { ...call.body, model: exchange.model };
+      const body = exchange.model === call.model ? call.body : { ...call.body, model: exchange.model };
       const nativeBody = exchange.upstream.adapter.prepareBody(
         call.operation,
         (exchange.translator ? exchange.translator.request(body) : body) as Record<string, unknown>,
@@ -127,7 +127,11 @@ export async function relay(principal: Principal, reply: FastifyReply, call: Rel
       startedAt: startedAt.getTime(),
       reason: plan.reason,
     },
-  );
+  ).catch(async (error: unknown) => {
+    // Refused before reaching any provider (e.g. a request the translator cannot carry).
+    await deps.metering.release(metered);
+    throw error;
+  });
   const served = forwarded.attempt;
   metered.provider = served.upstream.adapter.catalogProvider;
   metered.connectionId = served.upstream.connectionId;

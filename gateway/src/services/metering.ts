@@ -234,6 +234,14 @@ export function createMetering(deps: {
       };
     },
 
+    /** Frees a request's reservation when it ends before reaching any provider (nothing to record). */
+    async release(request: MeteredRequest): Promise<void> {
+      if (request.principal.budgets.length === 0) return;
+      await deps.ledger.release(request.requestId).catch((error: unknown) => {
+        deps.log.error({ err: error, requestId: request.requestId }, 'ledger release failed');
+      });
+    },
+
     /** Prices, settles and records one request's usage. Never throws. */
     async record(
       request: MeteredRequest,
