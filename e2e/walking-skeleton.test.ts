@@ -13,7 +13,7 @@ import { listUsageEvents } from '@spendgate/store';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from './fakes/openai-provider.ts';
-import { callApi, type RunningSpendgate, startSpendgate, testModes } from './support/spendgate.ts';
+import { callApi, type RunningSpendgate, startSpendgate, testModes, usageWritten } from './support/spendgate.ts';
 
 const MESSAGES = [
   { role: 'system' as const, content: 'You are terse.' },
@@ -136,7 +136,7 @@ for (const mode of testModes) {
     });
 
     it('records each request exactly once with its hand-computed cost', async () => {
-      await spendgate.app.runtime.stores.queue.drain();
+      await usageWritten(spendgate);
       const usage = await callApi(
         spendgate.url,
         'GET',
@@ -186,7 +186,7 @@ for (const mode of testModes) {
       // The caller's stream breaks before the gateway records the request: wait for it.
       const db = spendgate.app.runtime.stores.sql.db;
       await expect.poll(async () => (await listUsageEvents(db, teamId)).length, { timeout: 10_000 }).toBe(4);
-      await spendgate.app.runtime.stores.queue.drain();
+      await usageWritten(spendgate);
       const events = await listUsageEvents(db, teamId);
       expect(events).toHaveLength(4);
       // Estimated: prompt by tiktoken (3 + (3 + 4) + (3 + 3) = 16 for MESSAGES), output

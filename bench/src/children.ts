@@ -5,9 +5,9 @@
  * harness process exits any other way.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { bundleServer } from '../../gateway/bundle.mjs';
 import {
   type CommandMessage,
   isMessage,
@@ -18,16 +18,25 @@ import {
 } from './protocol.ts';
 
 const PROCESSES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'processes');
-/** Children run TypeScript through tsx's loader, as `npm start` does. */
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const REPO_ROOT = path.resolve(PROCESSES_DIR, '../../..');
+/** Where the children's bundles go (inside the checkout, so their npm imports resolve). */
+const BUNDLE_DIR = path.join(REPO_ROOT, 'dist/bench');
 
 const running = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-export type ProcessName = 'mock-upstream' | 'bare-proxy' | 'gateway' | 'worker' | 'load';
+const PROCESS_NAMES = ['mock-upstream', 'bare-proxy', 'gateway', 'worker', 'load'] as const;
+export type ProcessName = (typeof PROCESS_NAMES)[number];
+
+/**
+ * Bundles every bench process into plain JavaScript, as `npm start` runs the gateway:
+ * no TypeScript loader in any measured process. Call once before starting children.
+ */
+export function bundleBenchProcesses(): Promise<void> {
+  return bundleServer(Object.fromEntries(PROCESS_NAMES.map((name) => [name, path.join(PROCESSES_DIR, `${name}.ts`)])), BUNDLE_DIR);
+}
 
 export interface StartOptions {
   env?: Record<string, string | undefined>;
@@ -69,11 +78,11 @@ export class BenchChild {
     });
   }
 
-  /** Forks bench/src/processes/<name>.ts and waits until it says it is ready. */
+  /** Forks the bundle of bench/src/processes/<name>.ts and waits until it says it is ready. */
   static async start(name: ProcessName, options: StartOptions = {}): Promise<BenchChild> {
-    const child = fork(path.join(PROCESSES_DIR, `${name}.ts`), [], {
+    const child = fork(path.join(BUNDLE_DIR, `${name}.mjs`), [], {
       cwd: REPO_ROOT,
-      execArgv: ['--import', TSX_LOADER, ...(options.nodeFlags ?? [])],
+      execArgv: options.nodeFlags ?? [],
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });

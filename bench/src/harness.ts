@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { BenchChild, type ProcessName, type StartOptions } from './children.ts';
+import { BenchChild, bundleBenchProcesses, type ProcessName, type StartOptions } from './children.ts';
 import type { LoadResult, LoadRun } from './load-types.ts';
 import { type BenchOptions, DEFAULT_OPTIONS, type Scenario } from './options.ts';
 import { type SelfTimeSummary, topSelfTime } from './profile.ts';
@@ -158,6 +158,7 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
 
   try {
     checkNotAborted();
+    await bundleBenchProcesses();
     const needsProxy = options.scenarios.includes('bare-proxy');
     const needsGateway = options.scenarios.includes('gateway');
     if (needsGateway && options.mode === 'scaled') {

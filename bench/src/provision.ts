@@ -1,7 +1,9 @@
 /**
  * Obtains an issued key the way a user does, through the control-plane API of the
  * gateway under test: register → team → OpenAI connection to the mock upstream →
- * synthetic group → BYOK key. Also reads back how many requests the group was metered for.
+ * synthetic group → BYOK key with a hard monthly budget (far above what a run spends, so
+ * every request is reserved and settled on the ledger but none is refused). Also reads
+ * back how many requests the group was metered for.
  */
 import { randomBytes } from 'node:crypto';
 import { UPSTREAM_API_KEY } from './workload.ts';
@@ -54,10 +56,20 @@ export async function provisionIssuedKey(gatewayUrl: string, upstreamUrl: string
     description: 'load test',
     teamId: team.id,
   });
-  const { key } = await callApi<{ key: string }>(gatewayUrl, 'POST', `/synthetic-group/provider-key/create/${group.id}`, token, {
-    name: 'bench',
-    kind: 'byok',
-    connectionId: newConnection.id,
+  const { key, providerKey } = await callApi<{ key: string; providerKey: { id: string } }>(
+    gatewayUrl,
+    'POST',
+    `/synthetic-group/provider-key/create/${group.id}`,
+    token,
+    { name: 'bench', kind: 'byok', connectionId: newConnection.id },
+  );
+  await callApi(gatewayUrl, 'POST', '/budgets', token, {
+    scope: 'key',
+    scopeId: providerKey.id,
+    amount: '1000000',
+    window: 'month',
+    mode: 'hard',
+    alertAt: [80, 100],
   });
   return { issuedKey: key, token, groupId: group.id };
 }

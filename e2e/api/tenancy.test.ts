@@ -13,7 +13,7 @@ import { sql } from 'kysely';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
-import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
+import { callApi, type RunningSpendgate, startSpendgate, testModes, usageWritten } from '../support/spendgate.ts';
 import { invitationTokenIn, type MailSink, registerUser, startMailSink } from './support.ts';
 
 const CANARY = 'sk-canary-7f3a9c2e5b1d4680';
@@ -259,7 +259,7 @@ for (const mode of testModes) {
       const client = new OpenAI({ baseURL: `${spendgate.url}/v1`, apiKey: key.body.data.key, maxRetries: 0 });
       const completion = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hello' }] });
       expect(completion.choices[0]?.message.content).toBe('echo: Hello');
-      await spendgate.app.runtime.stores.queue.drain();
+      await usageWritten(spendgate);
 
       const group = await api('GET', `/synthetic-group/${ids.group}`, { token: tokens.bob });
       expect(group.body.data).toMatchObject({ role: 'MAINTAINER', usage: { requests: 1 } });

@@ -7,7 +7,7 @@ import { listUsageEvents } from '@spendgate/store';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
-import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
+import { callApi, type RunningSpendgate, startSpendgate, testModes, usageWritten } from '../support/spendgate.ts';
 import { issueByokKey, signUpTeam, type Tenant } from './tenant.ts';
 
 const usage = (prompt: number, completion: number) => JSON.stringify({ prompt_tokens: prompt, completion_tokens: completion });
@@ -22,7 +22,7 @@ for (const mode of testModes) {
 
     const client = (key: string) => new OpenAI({ baseURL: `${spendgate.url}/v1`, apiKey: key, maxRetries: 0 });
     const lastEvent = async () => {
-      await spendgate.app.runtime.stores.queue.drain();
+      await usageWritten(spendgate);
       return (await listUsageEvents(spendgate.app.runtime.stores.sql.db, tenant.teamId)).at(-1)!;
     };
     const createKey = async (body: Record<string, unknown>) =>

@@ -12,13 +12,15 @@
  * reservations.
  *
  * Hand-computed in GBP at 0.75 per USD (gpt-4o, $2.50 / $10.00 per million):
- *   worst case: 8 prompt tokens (tiktoken estimate of "Hello there") + max_tokens 200
- *               → 20 + 2000 = 2020 micro-USD → 1515 micro-GBP reserved per request
+ *   reserved:   the body's 88 bytes as the prompt's token bound + max_tokens 200
+ *               → 220 + 2000 = 2220 micro-USD → 1665 micro-GBP per request, or when that
+ *               does not fit, the counted worst case: 8 prompt tokens (tiktoken estimate
+ *               of "Hello there") + 200 → 20 + 2000 = 2020 micro-USD → 1515 micro-GBP
  *   actual:     the fake reports 8 prompt + 120 completion tokens
  *               → 20 + 1200 = 1220 micro-USD → 915 micro-GBP per admitted request
- * With a 50 000 micro-GBP cap, a round admits at least 33 requests (all reserved before
- * any settles: 33 × 1515 ≤ 50 000) and at most 53 (each settle frees 600: the last one
- * admitted needs 52 × 915 + 1515 ≤ 50 000).
+ * With a 50 000 micro-GBP cap, a round admits at least 30 requests (all reserved on the
+ * bound before any settles: 30 × 1665 ≤ 50 000) and at most 53 (the last one admitted
+ * needs 52 × 915 + 1515 ≤ 50 000).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
@@ -30,6 +32,7 @@ const ROUNDS = 20;
 const REQUESTS_PER_ROUND = 200;
 const CAP_MICRO_GBP = 50_000;
 const WORST_CASE_MICRO_GBP = 1_515;
+const BOUND_RESERVATION_MICRO_GBP = 1_665;
 const ACTUAL_MICRO_GBP = 915;
 const ACTUAL_COST_USD = '0.001220';
 const REQUEST_BODY = JSON.stringify({
@@ -144,7 +147,7 @@ for (const mode of testModes) {
           `${label}: actual cost of each admitted request`,
         ).toEqual(admitted.map(() => ACTUAL_COST_USD));
         expect(admitted.length, `${label}: admitted while a worst case still fitted`).toBeGreaterThanOrEqual(
-          Math.floor(CAP_MICRO_GBP / WORST_CASE_MICRO_GBP),
+          Math.floor(CAP_MICRO_GBP / BOUND_RESERVATION_MICRO_GBP),
         );
         const admittedSpend = admitted.length * ACTUAL_MICRO_GBP;
         expect(admittedSpend, `${label}: spend admitted (${admitted.length} requests)`).toBeLessThanOrEqual(

@@ -4,10 +4,12 @@
  * counts, and answers carry what is left. Hand-computed in GBP at 0.75 per USD (gpt-4o,
  * $2.50 / $10.00 per million):
  *   actual:     1000 prompt + 200 completion → 4500 micro-USD → 3375 micro-GBP per request
- *   worst case: 7 prompt tokens (tiktoken estimate of "Hi") + max_tokens 300
- *               → 3017.5 → 3018 micro-USD → 2263.5 → 2264 micro-GBP reserved
+ *   worst case: the body's 79 bytes as the prompt's token bound + max_tokens 300
+ *               → 3197.5 micro-USD → 2398.1 → 2399 micro-GBP reserved; when that does not
+ *               fit, the prompt is counted: 7 tokens (tiktoken estimate of "Hi") + 300
+ *               → 3017.5 micro-USD → 2263.1 → 2264 micro-GBP
  * With a £0.01 cap: 3 requests are admitted (0, 3375, 6750 spent before each; each
- * + 2264 ≤ 10 000) and the 4th is refused (10 125 + 2264 > 10 000).
+ * + 2399 ≤ 10 000) and the 4th is refused (10 125 + 2264 > 10 000).
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -22,6 +24,7 @@ for (const mode of testModes) {
     let fake: FakeOpenAI;
     let tenant: Tenant;
     let keyId: string;
+    let connectionId: string;
     let openai: OpenAI;
     let anthropic: Anthropic;
 
@@ -34,9 +37,10 @@ for (const mode of testModes) {
         token: tenant.token,
         body: { teamId: tenant.teamId, provider: 'openai', name: 'fake', apiKey: 'sk-fake-upstream', baseUrl: fake.url },
       });
+      connectionId = connection.body.data.newConnection.id;
       const key = await callApi(spendgate.url, 'POST', `/synthetic-group/provider-key/create/${tenant.groupId}`, {
         token: tenant.token,
-        body: { name: 'capped', kind: 'byok', connectionId: connection.body.data.newConnection.id },
+        body: { name: 'capped', kind: 'byok', connectionId },
       });
       keyId = key.body.data.providerKey.id;
       openai = new OpenAI({ baseURL: `${spendgate.url}/v1`, apiKey: key.body.data.key, maxRetries: 0 });
@@ -80,8 +84,9 @@ for (const mode of testModes) {
           .withResponse();
         remaining.push(response.headers.get('x-spendgate-budget-remaining'));
       }
-      // 10 000 − spent − 2264 reserved: 7736, 4361, 986 micro-GBP
-      expect(remaining).toEqual(['0.007736', '0.004361', '0.000986']);
+      // Reserved on the body's 79 bytes as the prompt's token bound: (79 × $2.50 + 300 × $10) / 1M
+      // = 3197.5 micro-USD = 2399 micro-GBP. 10 000 − spent − 2399: 7601, 4226, 851 micro-GBP.
+      expect(remaining).toEqual(['0.007601', '0.004226', '0.000851']);
     });
 
     it('refuses the request that would overflow it, in each caller’s format, before the provider', async () => {
@@ -130,6 +135,28 @@ for (const mode of testModes) {
       expect(removed.status).toBe(404);
     });
 
+    it('counts the prompt when its byte bound does not fit, and admits what the count fits', async () => {
+      const key = await callApi(spendgate.url, 'POST', `/synthetic-group/provider-key/create/${tenant.groupId}`, {
+        token: tenant.token,
+        body: { name: 'tight', kind: 'byok', connectionId },
+      });
+      const tightKeyId = key.body.data.providerKey.id;
+      // £0.0023: the bound's 2399 does not fit, the counted 2264 does — once.
+      const created = await callApi(spendgate.url, 'POST', '/budgets', {
+        token: tenant.token,
+        body: { scope: 'key', scopeId: tightKeyId, amount: '0.0023', window: 'total', mode: 'hard' },
+      });
+      expect(created.status).toBe(201);
+      const tight = new OpenAI({ baseURL: `${spendgate.url}/v1`, apiKey: key.body.data.key, maxRetries: 0 });
+      const { response } = await tight.chat.completions
+        .create({ model: 'gpt-4o', max_tokens: 300, messages: [{ role: 'user', content: 'Hi' }] })
+        .withResponse();
+      expect([response.status, response.headers.get('x-spendgate-budget-remaining')]).toEqual([200, '0.000036']);
+      await expect(
+        tight.chat.completions.create({ model: 'gpt-4o', max_tokens: 300, messages: [{ role: 'user', content: 'Hi' }] }),
+      ).rejects.toMatchObject({ status: 402 });
+    });
+
     it('holds nothing for a request refused before it reaches a provider', async () => {
       await expect(
         anthropic.messages.create({
@@ -142,8 +169,8 @@ for (const mode of testModes) {
       const { response } = await openai.chat.completions
         .create({ model: 'gpt-4o', max_tokens: 300, messages: [{ role: 'user', content: 'Hi' }] })
         .withResponse();
-      // £1 − 4 × 3375 spent − 2264 reserved for this request: nothing left over from the refused one.
-      expect(response.headers.get('x-spendgate-budget-remaining')).toBe('0.984236');
+      // £1 − 4 × 3375 spent − 2399 reserved for this request: nothing left over from the refused one.
+      expect(response.headers.get('x-spendgate-budget-remaining')).toBe('0.984101');
     });
   });
 }

@@ -2,7 +2,7 @@
 // issued for it against provider connections.
 import { listUsageEvents } from '@spendgate/store';
 import { expect } from 'vitest';
-import { callApi, type RunningSpendgate } from '../support/spendgate.ts';
+import { callApi, type RunningSpendgate, usageWritten } from '../support/spendgate.ts';
 
 export interface Tenant {
   token: string;
@@ -50,11 +50,11 @@ export async function issueByokKey(
  * reading once.
  */
 export async function recordedEvents(spendgate: RunningSpendgate, teamId: string, count: number) {
-  const { queue, sql } = spendgate.app.runtime.stores;
+  const { sql } = spendgate.app.runtime.stores;
   await expect
     .poll(
       async () => {
-        await queue.drain();
+        await usageWritten(spendgate);
         return (await listUsageEvents(sql.db, teamId)).length;
       },
       { timeout: 10_000 },

@@ -29,6 +29,15 @@ export interface RunningSpendgate {
   close(): Promise<void>;
 }
 
+/**
+ * Waits until the usage of every request answered so far is written: the gateway's
+ * bookkeeping handed to the queue, then the queue's jobs done.
+ */
+export async function usageWritten(spendgate: RunningSpendgate): Promise<void> {
+  await spendgate.app.runtime.metering.settled();
+  await spendgate.app.runtime.stores.queue.drain();
+}
+
 /** The same configuration (database, Redis, secrets) as environment, and the same Redis prefix. */
 export interface PeerSettings {
   env: Record<string, string | undefined>;

@@ -43,6 +43,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
   const keyCache = await stores.createKeyCache<Principal>({ maxEntries: 10_000, ttlMs: 60_000 });
   const outbox = createUsageOutbox({ sql: stores.sql, queue: stores.queue, log: options.log });
   outbox.start();
+  const metering = createMetering({ ...stores, outbox, catalog, log: options.log });
   const upstreams = createUpstreamResolver({ optimisedUpstreams: config.optimisedUpstreams, catalog });
 
   return {
@@ -63,9 +64,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
     catalog,
     upstreams,
     router: createRouter({ upstreams, catalog, health: createUpstreamHealth({ now: Date.now }) }),
-    metering: createMetering({ ...stores, outbox, catalog, log: options.log }),
+    metering,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     close: async () => {
+      await metering.settled();
       await outbox.stop();
       await stores.close();
     },

@@ -40,6 +40,7 @@ child.ready({
   commands: {
     drain: async () => {
       const startedAt = performance.now();
+      await app.runtime.metering.settled();
       await app.runtime.stores.queue.drain();
       return performance.now() - startedAt;
     },

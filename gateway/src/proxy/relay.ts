@@ -62,6 +62,12 @@ function exchangesFor(plan: RoutePlan, call: RelayCall): Exchange[] {
   });
 }
 
+/** The request body's size from its content-length, when it has one: no prompt has more tokens than bytes. */
+function requestBytes(reply: FastifyReply): number | undefined {
+  const bytes = Number(reply.request.headers['content-length']);
+  return Number.isSafeInteger(bytes) && bytes > 0 ? bytes : undefined;
+}
+
 export async function relay(principal: Principal, reply: FastifyReply, call: RelayCall, deps: RelayDeps) {
   const startedAt = new Date();
   const caller = wireFormats[call.caller];
@@ -92,6 +98,7 @@ export async function relay(principal: Principal, reply: FastifyReply, call: Rel
   const { remainingMicros, rateLimitHeaders, downgradeBudgetId } = await deps.metering.admit(metered, {
     model: dearest.model,
     promptTokens: call.promptTokens,
+    promptTokenBound: requestBytes(reply),
     maxOutputTokens: call.maxOutputTokens,
   });
   if (downgradeBudgetId) {
@@ -144,7 +151,7 @@ export async function relay(principal: Principal, reply: FastifyReply, call: Rel
     'x-spendgate-budget-remaining': remainingMicros === undefined ? 'unlimited' : microsToDecimalString(remainingMicros),
   };
   if ('error' in forwarded) {
-    await deps.metering.record(metered, {
+    deps.metering.record(metered, {
       model: served.model,
       usage: emptyUsage(),
       estimated: false,
@@ -194,7 +201,7 @@ async function relayAnswer(reply: FastifyReply, upstream: UpstreamResponse, ctx:
   }
   const model = ctx.native.modelFromAnswer(answer) ?? ctx.call.model;
   const usage = upstream.statusCode < 400 ? ctx.native.usageFromAnswer(ctx.call.operation, answer) : undefined;
-  const cost = await ctx.metering.record(ctx.metered, {
+  const cost = ctx.metering.record(ctx.metered, {
     model,
     usage: usage ?? emptyUsage(),
     estimated: false,
@@ -307,7 +314,7 @@ async function relayStream(reply: FastifyReply, upstream: UpstreamResponse, abor
       : reported
         ? { ...reported, outputTokens: Math.max(reported.outputTokens, generated()) }
         : { ...emptyUsage(), inputTokens: ctx.call.promptTokens(), outputTokens: generated() };
-  await ctx.metering.record(ctx.metered, {
+  ctx.metering.record(ctx.metered, {
     model: observer.model() ?? ctx.call.model,
     usage,
     estimated: !(completed && reported),

@@ -120,6 +120,8 @@ export function createMetering(deps: {
   log: FastifyBaseLogger;
 }) {
   let queueBackoffUntil = 0;
+  /** Bookkeeping of recorded requests still under way. */
+  const inFlight = new Set<Promise<void>>();
 
   /** The ledger counters a request counts on: each budget's current window; hard ones capped. */
   const budgetScopes = (principal: Principal, at: Date) =>
@@ -185,8 +187,16 @@ export function createMetering(deps: {
      * Reserves the worst-case spend (GBP) on every budget that applies and answers what
      * is left on the tightest hard one. Throws the refusal: 402 when a hard budget would
      * overflow, 400 for an unpriced model the team forbids.
+     *
+     * The worst case is first taken on `promptTokenBound` (no prompt has more tokens than
+     * its request has bytes), which costs nothing to know; the prompt is counted only when
+     * that bound does not fit, and the request refused only if its counted worst case
+     * does not fit either. Either way what is reserved is never below the prompt's estimate.
      */
-    async admit(request: MeteredRequest, estimate: { model: string; promptTokens: () => number; maxOutputTokens?: number | undefined }): Promise<Admission> {
+    async admit(
+      request: MeteredRequest,
+      estimate: { model: string; promptTokens: () => number; promptTokenBound: number | undefined; maxOutputTokens?: number | undefined },
+    ): Promise<Admission> {
       const { principal, startedAt } = request;
       const rateHeaders = await admitRate(request, estimate.promptTokens);
       // Whether a model has a price does not depend on the tokens: no need to count them for that.
@@ -195,16 +205,20 @@ export function createMetering(deps: {
       }
       const scopes = budgetScopes(principal, startedAt);
       if (scopes.length === 0) return { remainingMicros: undefined, rateLimitHeaders: rateHeaders, downgradeBudgetId: undefined };
-      const usage = { ...emptyUsage(), inputTokens: estimate.promptTokens(), outputTokens: estimate.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS };
-      const worstCase = priceOf(request, estimate.model, usage);
-      const bill = billRequest({ kind: principal.kind, plan: principal.plan, cost: worstCase, totalTokens: totalTokens(usage), at: startedAt });
-      let admission: Awaited<ReturnType<SpendLedger['reserve']>>;
-      try {
-        admission = await deps.ledger.reserve({
+      const reserveFor = (promptTokens: number) => {
+        const usage = { ...emptyUsage(), inputTokens: promptTokens, outputTokens: estimate.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS };
+        const worstCase = priceOf(request, estimate.model, usage);
+        const bill = billRequest({ kind: principal.kind, plan: principal.plan, cost: worstCase, totalTokens: totalTokens(usage), at: startedAt });
+        return deps.ledger.reserve({
           reservationId: request.requestId,
           scopes,
           amountMicros: teamSpendMicros(principal.kind, worstCase, bill, fxRateAt(startedAt)),
         });
+      };
+      let admission: Awaited<ReturnType<SpendLedger['reserve']>>;
+      try {
+        admission = await reserveFor(estimate.promptTokenBound ?? estimate.promptTokens());
+        if (!admission.ok && estimate.promptTokenBound !== undefined) admission = await reserveFor(estimate.promptTokens());
       } catch (error) {
         if (!(error instanceof LedgerUnavailableError)) throw error;
         if (scopes.some(({ limitMicros }) => limitMicros !== null)) {
@@ -242,13 +256,19 @@ export function createMetering(deps: {
       });
     },
 
-    /** Prices, settles and records one request's usage. Never throws. */
-    async record(
+    /**
+     * Prices one request's usage and answers its cost; settling it on the ledger, handing
+     * the event to the meter and counting its tokens go on in the background (`settled`
+     * waits for them), so no answer waits for bookkeeping. The settlement is issued
+     * before this returns, so a later request from this gateway finds it counted (the
+     * in-process ledger applies it at once; Redis runs one connection's commands in order).
+     * Never throws.
+     */
+    record(
       request: MeteredRequest,
       outcome: { model: string; usage: Usage; estimated: boolean; statusCode: number; streamed: boolean; route?: string },
-    ): Promise<RequestCost> {
+    ): RequestCost {
       const cost = priceOf(request, outcome.model, outcome.usage);
-      const costMicros = cost.status === 'priced' ? cost.totalMicros : null;
       const { principal } = request;
       const bill = billRequest({
         kind: principal.kind,
@@ -261,9 +281,9 @@ export function createMetering(deps: {
       const job: UsageEventJob = {
         requestId: request.requestId,
         occurredAt: request.startedAt.toISOString(),
-        teamId: request.principal.teamId,
-        groupId: request.principal.groupId,
-        keyId: request.principal.keyId,
+        teamId: principal.teamId,
+        groupId: principal.groupId,
+        keyId: principal.keyId,
         connectionId: request.connectionId,
         provider: request.provider,
         model: outcome.model,
@@ -272,7 +292,7 @@ export function createMetering(deps: {
         streamed: outcome.streamed,
         estimated: outcome.estimated,
         usage: outcome.usage,
-        costMicros: costMicros === null ? null : costMicros.toString(),
+        costMicros: cost.status === 'priced' ? cost.totalMicros.toString() : null,
         currency: 'USD',
         priceVersion: cost.status === 'priced' ? cost.priceVersion : null,
         latencyMs: Date.now() - request.startedAt.getTime(),
@@ -283,18 +303,32 @@ export function createMetering(deps: {
         budgetSpendMicros: spent.toString(),
         route: outcome.route ?? 'requested',
       };
+      const bookkeeping: Promise<unknown>[] = [];
       if (principal.budgets.length > 0) {
-        await deps.ledger.settle(request.requestId, spent).catch((error: unknown) => {
-          deps.log.error({ err: error, requestId: request.requestId }, 'ledger settle failed');
-        });
+        bookkeeping.push(
+          deps.ledger.settle(request.requestId, spent).catch((error: unknown) => {
+            deps.log.error({ err: error, requestId: request.requestId }, 'ledger settle failed');
+          }),
+        );
       }
+      bookkeeping.push(deliver(job));
       if (principal.settings.rateLimit?.tokensPerMinute !== undefined) {
-        await deps.rateLimiter.addTokens(principal.keyId, totalTokens(outcome.usage)).catch((error: unknown) => {
-          deps.log.warn({ err: error, requestId: request.requestId }, 'rate limiter unreachable; tokens not counted');
-        });
+        bookkeeping.push(
+          deps.rateLimiter.addTokens(principal.keyId, totalTokens(outcome.usage)).catch((error: unknown) => {
+            deps.log.warn({ err: error, requestId: request.requestId }, 'rate limiter unreachable; tokens not counted');
+          }),
+        );
       }
-      await deliver(job);
+      const done = Promise.all(bookkeeping).then(() => {
+        inFlight.delete(done);
+      });
+      inFlight.add(done);
       return cost;
+    },
+
+    /** Resolves once every recording started so far is settled and delivered (before shutdown). */
+    async settled(): Promise<void> {
+      while (inFlight.size > 0) await Promise.all(inFlight);
     },
   };
 }

@@ -171,6 +171,8 @@ return 1
 `);
 
 const RECORD_CHANGED = -1;
+/** Unfinished reservations whose scopes a gateway keeps in memory to settle in one round trip. */
+const MAX_RESERVATIONS_REMEMBERED = 100_000;
 
 /** Runs a script; an unreachable Redis (not a script error) becomes LedgerUnavailableError. */
 async function runLedgerScript(redis: Redis, script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
@@ -208,22 +210,42 @@ export function createRedisLedger({ redis, prefix, retryMs = 1_000 }: RedisLedge
     return pending;
   }
 
+  /** Reservations this process made and has not finished: their record's scopes, newest last. */
+  const reservedHere = new Map<string, string>();
+  function rememberReservation(reservationId: string, scopesJson: string): void {
+    reservedHere.delete(reservationId);
+    reservedHere.set(reservationId, scopesJson);
+    // Only a hint: past the cap the oldest are forgotten (their finish reads the record).
+    if (reservedHere.size > MAX_RESERVATIONS_REMEMBERED) reservedHere.delete(reservedHere.keys().next().value as string);
+  }
+
+  /**
+   * Settles or releases: the FINISH script needs the reservation's scope keys, which this
+   * process knows when it made the reservation (one round trip) and otherwise reads from
+   * the record first. A record that changed meanwhile is read again.
+   */
   async function finish(reservationId: string, actualMicros: bigint | null): Promise<void> {
     const recordKey = reservationKey(reservationId);
-    let outcome: unknown;
-    do {
-      const scopesJson = await redis.get(recordKey).catch((error: unknown) => {
-        throw new LedgerUnavailableError({ cause: error });
-      });
-      if (scopesJson === null) return;
+    let scopesJson = reservedHere.get(reservationId);
+    reservedHere.delete(reservationId);
+    for (;;) {
+      if (scopesJson === undefined) {
+        const stored = await redis.get(recordKey).catch((error: unknown) => {
+          throw new LedgerUnavailableError({ cause: error });
+        });
+        if (stored === null) return;
+        scopesJson = stored;
+      }
       const scopes = JSON.parse(scopesJson) as string[];
-      outcome = await runLedgerScript(
+      const outcome = await runLedgerScript(
         redis,
         FINISH,
         [recordKey, ...scopes.flatMap(scopeKeys)],
         [reservationId, scopesJson, actualMicros === null ? '' : actualMicros.toString()],
       );
-    } while (outcome === RECORD_CHANGED);
+      if (outcome !== RECORD_CHANGED) return;
+      scopesJson = undefined;
+    }
   }
 
   async function retryDeferred(): Promise<void> {
@@ -261,11 +283,12 @@ export function createRedisLedger({ redis, prefix, retryMs = 1_000 }: RedisLedge
       const ttlMs = validateReserveRequest(request);
       const { reservationId, scopes } = request;
       const keys = [reservationKey(reservationId), ...scopes.flatMap(({ scope }) => scopeKeys(scope))];
+      const scopesJson = JSON.stringify(scopes.map(({ scope }) => scope));
       const args = [
         reservationId,
         request.amountMicros.toString(),
         String(ttlMs),
-        JSON.stringify(scopes.map(({ scope }) => scope)),
+        scopesJson,
         ...scopes.map(({ limitMicros }) => (limitMicros === null ? '' : limitMicros.toString())),
         ...scopes.map(({ seed }) => (seed === undefined ? '' : '1')),
       ];
@@ -281,6 +304,7 @@ export function createRedisLedger({ redis, prefix, retryMs = 1_000 }: RedisLedge
           continue;
         }
         if (reply[0] === 1) {
+          rememberReservation(reservationId, scopesJson);
           const balances = scopes.map((_, index) => ({ spentMicros: toMicros(reply[2 * index + 1]), reservedMicros: toMicros(reply[2 * index + 2]) }));
           return { ok: true, balances };
         }

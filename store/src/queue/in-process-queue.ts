@@ -5,8 +5,9 @@
  * A job id is taken while its job waits, runs or waits for a retry, and is free again
  * once the job has finished or been given up. A failed try is retried after
  * `backoffMs`, doubling each time, until `attempts` tries have failed; then `onError`
- * hears of it. Payloads are copied through JSON at enqueue, as Redis would store them,
- * so a payload that could not travel to a worker process fails here too.
+ * hears of it. A job starts on the next turn of the event loop, never inside `enqueue`
+ * (the caller's own work, e.g. answering a request, goes first). The payload is handed to
+ * the processor as it is, not copied: neither side may change it.
  *
  * `close` stops accepting jobs, cancels pending retries and waits for running jobs;
  * jobs still waiting are dropped with the process, so call `drain` first to finish them.
@@ -96,6 +97,19 @@ export function createInProcessQueue<M extends JobMap>(options: QueueOptions = {
     }
   }
 
+  /** Names whose waiting jobs start on the next turn of the event loop. */
+  const toStart = new Set<string>();
+  function startSoon(name: string): void {
+    if (toStart.size === 0) {
+      setImmediate(() => {
+        const names = [...toStart];
+        toStart.clear();
+        for (const each of names) startWaitingJobs(each);
+      });
+    }
+    toStart.add(name);
+  }
+
   function scheduleRetry(job: QueuedJob): void {
     const timer = setTimeout(
       () => {
@@ -111,12 +125,11 @@ export function createInProcessQueue<M extends JobMap>(options: QueueOptions = {
   return {
     async enqueue(name, payload, { jobId }: EnqueueOptions) {
       if (closing !== undefined) throw new Error('the job queue is closed');
-      const copy: unknown = JSON.parse(JSON.stringify(payload));
       const key = jobKey(name, jobId);
       if (pendingJobKeys.has(key)) return;
       pendingJobKeys.add(key);
-      waitingJobs(name).push({ name, jobId, payload: copy, triesMade: 0 });
-      startWaitingJobs(name);
+      waitingJobs(name).push({ name, jobId, payload, triesMade: 0 });
+      startSoon(name);
     },
 
     process(name, handler, processOptions?: ProcessOptions) {

@@ -191,11 +191,6 @@ for (const implementation of IMPLEMENTATIONS) {
       expect(mostAtOnce).toBe(3);
     });
 
-    it('refuses a payload that JSON cannot carry', async () => {
-      const { queue } = openQueue();
-      await expect(queue.enqueue('raw', { value: 10n }, { jobId: 'raw-1' })).rejects.toThrow(TypeError);
-    });
-
     it('refuses a second processor for one job name and out-of-range options', async () => {
       const { queue } = openQueue();
       queue.process('mail', async () => {});

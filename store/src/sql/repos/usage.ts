@@ -1,24 +1,31 @@
 // Usage events: exactly one row per request. insertUsageEvents claims each request id
-// in usage_request_ids and inserts only the events it claimed, in one transaction, so
-// a redelivered event is never counted twice.
+// in usage_request_ids and inserts only the events it claimed, in one statement (so one
+// transaction and one round trip), so a redelivered event is never counted twice.
 import { type Kysely, sql } from 'kysely';
 import type { Database, NewUsageEvent } from '../schema.ts';
 
-/** Inserts the events not seen before; returns how many were new. */
+/** JSON for json_populate_recordset: bigints as their exact digits, dates as ISO text. */
+const exactJson = (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value);
+
+/**
+ * Inserts the events not seen before; returns how many were new. The batch travels as
+ * one JSON parameter read back as usage_events rows, so the statement's text depends
+ * only on the columns given (PostgreSQL plans it once) and not on the batch's size.
+ */
 export async function insertUsageEvents(db: Kysely<Database>, events: NewUsageEvent[]): Promise<number> {
-  if (events.length === 0) return 0;
-  return db.transaction().execute(async (trx) => {
-    const claimed = await trx
-      .insertInto('usage_request_ids')
-      .values(events.map((event) => ({ request_id: event.request_id })))
-      .onConflict((oc) => oc.column('request_id').doNothing())
-      .returning('request_id')
-      .execute();
-    const fresh = new Set(claimed.map((row) => row.request_id));
-    const toInsert = events.filter((event) => fresh.delete(event.request_id));
-    if (toInsert.length > 0) await trx.insertInto('usage_events').values(toInsert).execute();
-    return toInsert.length;
-  });
+  const unique = [...new Map(events.map((event) => [event.request_id, event])).values()];
+  if (unique.length === 0) return 0;
+  const columns = sql.join([...new Set(unique.flatMap((event) => Object.keys(event)))].map((column) => sql.ref(column)));
+  const { numAffectedRows } = await sql`
+    with batch as (select * from json_populate_recordset(null::usage_events, ${JSON.stringify(unique, exactJson)}::json)),
+    claimed as (
+      insert into usage_request_ids (request_id) select request_id from batch
+      on conflict (request_id) do nothing returning request_id
+    )
+    insert into usage_events (${columns})
+    select ${columns} from batch where request_id in (select request_id from claimed)
+  `.execute(db);
+  return Number(numAffectedRows ?? 0n);
 }
 
 export interface UsageTotals {

@@ -1,0 +1,63 @@
+// @ts-check
+// Builds a server entry point (the gateway's or the worker's) into one plain-JavaScript
+// ES module under dist/, so `npm start` and `npm run worker` run on Node alone: no
+// TypeScript loader in the process (under tsx its hooks thread and source maps cost
+// ~65 MiB of RSS). Workspace packages are bundled; npm packages stay imports.
+// PGlite's worker-thread script is copied beside the bundle, where it is looked for.
+//
+//   node gateway/bundle.mjs gateway|worker
+import { copyFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The server entry points `npm start` and `npm run worker` run. */
+export const SERVER_ENTRIES = {
+  gateway: path.join(ROOT, 'gateway/src/main.ts'),
+  worker: path.join(ROOT, 'worker/src/main.ts'),
+};
+
+/** @type {import('esbuild').Plugin} */
+const npmPackagesExternal = {
+  name: 'npm-packages-external',
+  setup(builder) {
+    builder.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.path.startsWith('@spendgate/') ? undefined : { path: args.path, external: true },
+    );
+  },
+};
+
+/**
+ * Bundles each entry (a TypeScript module) into `outdir/<name>.mjs` with a linked source
+ * map (`node --enable-source-maps` maps stack traces back to the sources).
+ * @param {Record<string, string>} entries name → entry module
+ * @param {string} outdir
+ */
+export async function bundleServer(entries, outdir) {
+  await build({
+    entryPoints: entries,
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+    plugins: [npmPackagesExternal],
+  });
+  await copyFile(path.join(ROOT, 'store/src/sql/pglite-worker.mjs'), path.join(outdir, 'pglite-worker.mjs'));
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const names = process.argv.slice(2);
+  const unknown = names.filter((name) => !(name in SERVER_ENTRIES));
+  if (names.length === 0 || unknown.length > 0) {
+    console.error(`usage: node gateway/bundle.mjs ${Object.keys(SERVER_ENTRIES).join('|')} …`);
+    process.exit(2);
+  }
+  const entries = Object.fromEntries(Object.entries(SERVER_ENTRIES).filter(([name]) => names.includes(name)));
+  await bundleServer(entries, path.join(ROOT, 'dist'));
+}
