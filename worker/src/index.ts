@@ -5,7 +5,7 @@ import type { JobPayloads } from './jobs.ts';
 import { createMailProcessor, type MailLog } from './processors/mail.ts';
 import { createMeterProcessor } from './processors/meter.ts';
 
-export type { JobPayloads, MailJob, UsageEventJob } from './jobs.ts';
+export type { JobPayloads, MailJob, UsageBatchJob, UsageEventJob } from './jobs.ts';
 export type { MailLog } from './processors/mail.ts';
 export { usageEventRow } from './processors/meter.ts';
 
@@ -13,8 +13,7 @@ export function registerProcessors(
   queue: JobQueue<JobPayloads>,
   deps: { sql: SqlStore; mail: MailConfig; log: MailLog },
 ): void {
-  // Many meter jobs in flight at once, so the processor can write them in batches.
-  queue.process('meter', createMeterProcessor(deps), { concurrency: 256 });
+  queue.process('meter', createMeterProcessor(deps), { concurrency: 8 });
   queue.process('mail', createMailProcessor(deps), { concurrency: 2 });
 }
 

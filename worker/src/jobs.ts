@@ -34,12 +34,17 @@ export interface UsageEventJob {
   route: string;
 }
 
+/** Usage events handed over together: the gateway sends what its requests recorded in a few milliseconds as one job. */
+export interface UsageBatchJob {
+  events: UsageEventJob[];
+}
+
 /** An outbox message to deliver; the message itself stays in the database. */
 export interface MailJob {
   outboxId: string;
 }
 
 export type JobPayloads = {
-  meter: UsageEventJob;
+  meter: UsageBatchJob;
   mail: MailJob;
 };

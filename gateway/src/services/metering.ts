@@ -3,13 +3,14 @@
  * spend ledger (every budget on its key, group and team, in the window of the team's
  * time zone; a counter the ledger does not know starts from the spend recorded in the
  * database), then record what it really used — priced with the catalog version in
- * force, settled on the ledger, and handed to the meter job exactly once (job id =
- * request id).
+ * force, settled on the ledger, and handed to the meter in a batch (the meter claims
+ * each request id, so an event is counted once however often it is delivered).
  *
  * When the ledger is unreachable, a request under a hard budget is refused (503) at
  * once and any other goes through unreserved. When the queue cannot take an event in
  * time it goes to the usage outbox, which delivers it later: no event is ever dropped.
  */
+import { randomUUID } from 'node:crypto';
 import {
   type Budget,
   billRequest,
@@ -48,6 +49,12 @@ const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 const ENQUEUE_DEADLINE_MS = 200;
 /** After the queue failed, events go straight to the outbox for this long. */
 const QUEUE_BACKOFF_MS = 1_000;
+/**
+ * Usage events go to the queue in batches: one job for what requests record within this
+ * time (or `MAX_BATCH` events), instead of one queue round trip and job per request.
+ */
+const BATCH_WAIT_MS = 20;
+const MAX_BATCH = 200;
 
 export interface MeteredRequest {
   requestId: string;
@@ -153,26 +160,58 @@ export function createMetering(deps: {
     );
   }
 
-  /** Hands the event to the queue, or to the outbox when the queue fails or is slow. */
-  async function deliver(job: UsageEventJob): Promise<void> {
+  /** Hands a batch to the queue, or to the outbox when the queue fails or is slow. */
+  async function sendBatch(events: UsageEventJob[]): Promise<void> {
     if (Date.now() >= queueBackoffUntil) {
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`the queue did not take the event within ${ENQUEUE_DEADLINE_MS} ms`)), ENQUEUE_DEADLINE_MS);
+        timer = setTimeout(() => reject(new Error(`the queue did not take the events within ${ENQUEUE_DEADLINE_MS} ms`)), ENQUEUE_DEADLINE_MS);
       });
       try {
-        await Promise.race([deps.queue.enqueue('meter', job, { jobId: job.requestId }), deadline]);
+        // Each batch is a job of its own; the meter's request-id claim makes a second delivery harmless.
+        await Promise.race([deps.queue.enqueue('meter', { events }, { jobId: randomUUID() }), deadline]);
         return;
       } catch (error) {
         queueBackoffUntil = Date.now() + QUEUE_BACKOFF_MS;
-        deps.log.warn({ err: error, requestId: job.requestId }, 'queue unavailable; keeping the usage event in the outbox');
+        deps.log.warn({ err: error, events: events.length }, 'queue unavailable; keeping the usage events in the outbox');
       } finally {
         clearTimeout(timer);
       }
     }
-    await deps.outbox.keep(job).catch((error: unknown) => {
-      deps.log.error({ err: error, event: job }, 'usage event could not be stored');
+    await deps.outbox.keep(events).catch((error: unknown) => {
+      deps.log.error({ err: error, events }, 'usage events could not be stored');
     });
+  }
+
+  /** The batch events are gathered in, sent when full or `BATCH_WAIT_MS` after its first event. */
+  let gathering: { events: UsageEventJob[]; timer: NodeJS.Timeout; close: () => void; sent: Promise<void> } | undefined;
+
+  /** Adds the event to the batch being gathered; resolves once its batch is delivered (or kept). */
+  function deliver(job: UsageEventJob): Promise<void> {
+    if (gathering === undefined) {
+      const events: UsageEventJob[] = [];
+      let close = () => {};
+      const closed = new Promise<void>((resolve) => {
+        close = resolve;
+      });
+      const batch = {
+        events,
+        timer: setTimeout(() => closeBatch(batch), BATCH_WAIT_MS),
+        close,
+        sent: closed.then(() => sendBatch(events)),
+      };
+      gathering = batch;
+    }
+    const batch = gathering;
+    batch.events.push(job);
+    if (batch.events.length >= MAX_BATCH) closeBatch(batch);
+    return batch.sent;
+  }
+
+  function closeBatch(batch: NonNullable<typeof gathering>): void {
+    clearTimeout(batch.timer);
+    if (gathering === batch) gathering = undefined;
+    batch.close();
   }
 
   /** Priced with the team's own price when it has one for the model, else the list price. */
@@ -328,6 +367,7 @@ export function createMetering(deps: {
 
     /** Resolves once every recording started so far is settled and delivered (before shutdown). */
     async settled(): Promise<void> {
+      if (gathering !== undefined) closeBatch(gathering);
       while (inFlight.size > 0) await Promise.all(inFlight);
     },
   };

@@ -5,6 +5,7 @@
  * so an event delivered twice (by two gateways, or after an enqueue that only seemed to
  * fail) is still recorded once.
  */
+import { randomUUID } from 'node:crypto';
 import type { JobQueue, SqlStore } from '@spendgate/store';
 import { deleteUsageOutbox, insertUsageOutbox, listUsageOutbox } from '@spendgate/store';
 import type { JobPayloads, UsageEventJob } from '@spendgate/worker';
@@ -17,16 +18,16 @@ export function createUsageOutbox(deps: { sql: SqlStore; queue: JobQueue<JobPayl
   let timer: NodeJS.Timeout | undefined;
   let delivering: Promise<number> | undefined;
 
-  /** Hands kept events to the queue until none is left or the queue refuses; answers how many went. */
+  /** Hands kept events to the queue, a batch per job, until none is left or the queue refuses; answers how many went. */
   async function deliverAll(): Promise<number> {
     let delivered = 0;
     for (;;) {
       const rows = await listUsageOutbox(deps.sql.db, DELIVERY_BATCH);
       const done: string[] = [];
       try {
-        for (const row of rows) {
-          await deps.queue.enqueue('meter', row.payload as UsageEventJob, { jobId: row.request_id });
-          done.push(row.request_id);
+        if (rows.length > 0) {
+          await deps.queue.enqueue('meter', { events: rows.map((row) => row.payload as UsageEventJob) }, { jobId: randomUUID() });
+          done.push(...rows.map((row) => row.request_id));
         }
       } finally {
         await deleteUsageOutbox(deps.sql.db, done);
@@ -44,8 +45,8 @@ export function createUsageOutbox(deps: { sql: SqlStore; queue: JobQueue<JobPayl
   };
 
   return {
-    /** Keeps an event for later delivery. */
-    keep: (job: UsageEventJob) => insertUsageOutbox(deps.sql.db, job.requestId, job),
+    /** Keeps events for later delivery. */
+    keep: (events: UsageEventJob[]) => insertUsageOutbox(deps.sql.db, events.map((event) => ({ requestId: event.requestId, payload: event }))),
 
     deliver,
 

@@ -1,4 +1,4 @@
-// The meter against a real (embedded) database: batches, exactly-once, retries.
+// The meter against a real database: batches, exactly-once, failures.
 import { listUsageEvents, type SqlStore } from '@spendgate/store';
 import { openTestSqlStore, sqlBackends } from '@spendgate/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,24 +43,24 @@ for (const backend of sqlBackends) {
     });
     afterAll(() => sql?.close());
 
-    it('writes events arriving together in batches, each exactly once', async () => {
-      const meter = createMeterProcessor({ sql }, { maxBatch: 50, maxWaitMs: 20 });
+    it('writes a batch of events, each exactly once', async () => {
+      const meter = createMeterProcessor({ sql });
       const ids = Array.from({ length: 120 }, (_, i) => `batch-${i}`);
       // Redelivered duplicates in the same and in later batches change nothing.
-      await Promise.all([...ids, 'batch-0', 'batch-119'].map((id) => meter(job(id))));
-      await meter(job('batch-7'));
+      await meter({ events: [...ids, 'batch-0', 'batch-119'].map(job) });
+      await meter({ events: [job('batch-7'), job('batch-120')] });
       const rows = await listUsageEvents(sql.db, TEAM);
-      expect(rows.map((row) => row.request_id).sort()).toEqual([...ids].sort());
+      expect(rows.map((row) => row.request_id).sort()).toEqual([...ids, 'batch-120'].sort());
       expect(rows.every((row) => row.cost_micros === 75n && row.billed_micros === 0n && row.fx_rate_ppm === 750_000n)).toBe(true);
     });
 
-    it('fails every job of a batch that cannot be written, so each is retried', async () => {
-      const meter = createMeterProcessor({ sql }, { maxBatch: 10, maxWaitMs: 5 });
+    it('writes the good events of a batch with one that cannot be written, and fails for it', async () => {
+      const meter = createMeterProcessor({ sql });
       const bad = { ...job('bad-1'), occurredAt: 'not a date' };
-      const results = await Promise.allSettled([meter(job('good-1')), meter(bad)]);
-      expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected']);
-      await meter(job('good-1'));
-      expect((await listUsageEvents(sql.db, TEAM)).some((row) => row.request_id === 'good-1')).toBe(true);
+      await expect(meter({ events: [job('good-1'), bad, job('good-2')] })).rejects.toThrow();
+      const written = (await listUsageEvents(sql.db, TEAM)).map((row) => row.request_id);
+      expect(written).toEqual(expect.arrayContaining(['good-1', 'good-2']));
+      expect(written).not.toContain('bad-1');
     });
   });
 }

@@ -1,8 +1,8 @@
 // meter: writes usage events to the database exactly once (each request id is claimed
-// in the same transaction as its row), so a redelivered job changes nothing.
+// in the same statement as its row), so a redelivered event changes nothing.
 import type { NewUsageEvent, SqlStore } from '@spendgate/store';
 import { insertUsageEvents } from '@spendgate/store';
-import type { UsageEventJob } from '../jobs.ts';
+import type { UsageBatchJob, UsageEventJob } from '../jobs.ts';
 
 export function usageEventRow(job: UsageEventJob): NewUsageEvent {
   const { usage } = job;
@@ -39,45 +39,21 @@ export function usageEventRow(job: UsageEventJob): NewUsageEvent {
   };
 }
 
-export interface MeterBatching {
-  /** Events written in one statement at most. */
-  maxBatch: number;
-  /** How long the first event of a batch waits for others. */
-  maxWaitMs: number;
-}
-
 /**
- * The meter job handler. Events arriving together are written in one transaction (a
- * batch of up to `maxBatch`, or whatever came within `maxWaitMs`); each job completes
- * only once its batch is committed, so delivery stays at least once and a failed
- * batch is retried job by job.
+ * The meter job handler: writes a batch of events in one statement. When that fails,
+ * each event is written alone, so one that cannot be written holds back no other; the
+ * job then fails (and is retried) for it. The job completes only once its events are
+ * committed, so delivery stays at least once.
  */
-export function createMeterProcessor(
-  deps: { sql: Pick<SqlStore, 'db'> },
-  // A transaction costs about as much as tens of rows, and the embedded database runs
-  // on the gateway's event loop: fewer, larger batches leave it more time for requests.
-  batching: MeterBatching = { maxBatch: 256, maxWaitMs: 50 },
-) {
-  let pending: { row: NewUsageEvent; done: (error?: unknown) => void }[] = [];
-  let timer: NodeJS.Timeout | undefined;
-
-  const flush = async () => {
-    clearTimeout(timer);
-    timer = undefined;
-    const batch = pending;
-    pending = [];
+export function createMeterProcessor(deps: { sql: Pick<SqlStore, 'db'> }) {
+  const write = (events: UsageEventJob[]) => insertUsageEvents(deps.sql.db, events.map(usageEventRow));
+  return async ({ events }: UsageBatchJob): Promise<void> => {
     try {
-      await insertUsageEvents(deps.sql.db, batch.map((entry) => entry.row));
-      for (const entry of batch) entry.done();
+      await write(events);
     } catch (error) {
-      for (const entry of batch) entry.done(error);
+      if (events.length === 1) throw error;
+      const failed = (await Promise.allSettled(events.map((event) => write([event])))).find((result) => result.status === 'rejected');
+      if (failed) throw failed.reason;
     }
   };
-
-  return (job: UsageEventJob): Promise<void> =>
-    new Promise((resolve, reject) => {
-      pending.push({ row: usageEventRow(job), done: (error) => (error === undefined ? resolve() : reject(error)) });
-      if (pending.length >= batching.maxBatch) void flush();
-      else timer ??= setTimeout(flush, batching.maxWaitMs);
-    });
 }

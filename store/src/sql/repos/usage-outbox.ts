@@ -2,10 +2,11 @@
 import type { Db } from './db.ts';
 
 /** Keeps an event; keeping the same request twice changes nothing. */
-export async function insertUsageOutbox(db: Db, requestId: string, payload: unknown): Promise<void> {
+export async function insertUsageOutbox(db: Db, events: { requestId: string; payload: unknown }[]): Promise<void> {
+  if (events.length === 0) return;
   await db
     .insertInto('usage_outbox')
-    .values({ request_id: requestId, payload: JSON.stringify(payload) })
+    .values(events.map(({ requestId, payload }) => ({ request_id: requestId, payload: JSON.stringify(payload) })))
     .onConflict((oc) => oc.column('request_id').doNothing())
     .execute();
 }
