@@ -14,7 +14,6 @@ import { createControlPlaneServices } from './services/index.ts';
 import { createRouter, createUpstreamHealth } from './services/router.ts';
 import { createUpstreamResolver } from './services/upstreams.ts';
 import { createUsageOutbox } from './services/usage-outbox.ts';
-import { warmTokenizer } from './proxy/token-estimate.ts';
 
 export interface RuntimeOptions extends StoreOptions {
   /** The price catalog (default: the one built into core). */
@@ -36,7 +35,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
   if (stores.mode === 'embedded') {
     registerProcessors(stores.queue, { ...stores, mail: config.mail, log: { info: (message) => options.log.info(message) } });
   }
-  warmTokenizer();
 
   const envelope = createEnvelope(config.secrets.masterKey);
   const sessions = createSessionTokens(config.secrets.jwtSecret);

@@ -38,7 +38,7 @@ describe('password policy', () => {
     ['ada@example.com', 'must not be your email address'],
     ['correct horse battery staple', undefined],
     ['x'.repeat(128), undefined],
-  ])('%s → %s', (password, problem) => {
-    expect(passwordProblem(password, 'ada@example.com')).toBe(problem);
+  ])('%s → %s', async (password, problem) => {
+    expect(await passwordProblem(password, 'ada@example.com')).toBe(problem);
   });
 });

@@ -63,8 +63,8 @@ const OTP_MAIL: Record<OtpPurpose, { subject: string; intro: string }> = {
   'reset-password': { subject: 'Reset your Spendgate password', intro: 'Use this code to choose a new password:' },
 };
 
-function checkPassword(password: string, email: string, field = 'password') {
-  const problem = passwordProblem(password, email);
+async function checkPassword(password: string, email: string, field = 'password') {
+  const problem = await passwordProblem(password, email);
   if (problem) throw new ValidationError(field, `${field} ${problem}`);
 }
 
@@ -187,7 +187,7 @@ export function createAccountService(deps: {
     },
 
     async register(input: { email: string; password: string; name: string }, planId?: string) {
-      checkPassword(input.password, input.email);
+      await checkPassword(input.password, input.email);
       if (await findUserByEmail(db, input.email)) throw new ConflictError('An account with this email already exists');
       const planSlug = await planSlugFor(planId);
       const verified = await otpConfirmedSince(db, input.email, 'register', new Date(now().getTime() - REGISTER_CONFIRMATION_MS));
@@ -262,7 +262,7 @@ export function createAccountService(deps: {
       if (!(await verifyPassword(user.password_hash, input.currentPassword))) {
         throw new ValidationError('currentPassword', 'currentPassword is incorrect');
       }
-      checkPassword(input.newPassword, user.email, 'newPassword');
+      await checkPassword(input.newPassword, user.email, 'newPassword');
       if (input.newPassword === input.currentPassword) throw new ValidationError('newPassword', 'newPassword must differ from the current one');
       return session(await setUserPassword(db, user.id, await hashPassword(input.newPassword)));
     },
@@ -303,7 +303,7 @@ export function createAccountService(deps: {
         await deps.limiter.hit('otp-verify', { account: input.email, ip });
         throw new ValidationError('otp', 'otp is invalid or has expired. Please request a new code.');
       }
-      checkPassword(input.newPassword, user.email, 'newPassword');
+      await checkPassword(input.newPassword, user.email, 'newPassword');
       await useCode(user.email, 'reset-password', input.otp, ip);
       await setUserPassword(db, user.id, await hashPassword(input.newPassword));
       return session((await markEmailVerified(db, user.id, now()))!);

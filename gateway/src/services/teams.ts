@@ -132,7 +132,7 @@ export function createTeamService(deps: {
           if (!(await verifyPassword(user.password_hash, input.password))) throw new UnauthorizedError('Invalid email or password');
           user = (await markEmailVerified(trx, user.id, now()))!;
         } else {
-          const problem = passwordProblem(input.password, invitation.email);
+          const problem = await passwordProblem(input.password, invitation.email);
           if (problem) throw new ValidationError('password', `password ${problem}`);
           if (!input.name) throw new ValidationError('name', 'name is required to create your account');
           user = await insertVerifiedUser(trx, {
