@@ -56,6 +56,16 @@ const QUEUE_BACKOFF_MS = 1_000;
 const BATCH_WAIT_MS = 20;
 const MAX_BATCH = 200;
 
+/** Usage events waiting to go to the queue as one job. */
+interface GatheringBatch {
+  events: UsageEventJob[];
+  timer: NodeJS.Timeout;
+  /** Closes the batch: it is sent on the next microtask. */
+  send: () => void;
+  /** Settles once the batch is in the queue or the outbox. */
+  sent: Promise<void>;
+}
+
 export interface MeteredRequest {
   requestId: string;
   principal: Principal;
@@ -183,35 +193,32 @@ export function createMetering(deps: {
     });
   }
 
-  /** The batch events are gathered in, sent when full or `BATCH_WAIT_MS` after its first event. */
-  let gathering: { events: UsageEventJob[]; timer: NodeJS.Timeout; close: () => void; sent: Promise<void> } | undefined;
+  /** The batch events are gathered in: sent when full or `BATCH_WAIT_MS` after it opened. */
+  let gathering: GatheringBatch | undefined;
+
+  function openBatch(): GatheringBatch {
+    const events: UsageEventJob[] = [];
+    let send = () => {};
+    const sent = new Promise<void>((resolve) => {
+      send = resolve;
+    }).then(() => sendBatch(events));
+    const batch: GatheringBatch = { events, send, sent, timer: setTimeout(() => closeBatch(batch), BATCH_WAIT_MS) };
+    return batch;
+  }
+
+  function closeBatch(batch: GatheringBatch): void {
+    clearTimeout(batch.timer);
+    if (gathering === batch) gathering = undefined;
+    batch.send();
+  }
 
   /** Adds the event to the batch being gathered; resolves once its batch is delivered (or kept). */
   function deliver(job: UsageEventJob): Promise<void> {
-    if (gathering === undefined) {
-      const events: UsageEventJob[] = [];
-      let close = () => {};
-      const closed = new Promise<void>((resolve) => {
-        close = resolve;
-      });
-      const batch = {
-        events,
-        timer: setTimeout(() => closeBatch(batch), BATCH_WAIT_MS),
-        close,
-        sent: closed.then(() => sendBatch(events)),
-      };
-      gathering = batch;
-    }
+    gathering ??= openBatch();
     const batch = gathering;
     batch.events.push(job);
     if (batch.events.length >= MAX_BATCH) closeBatch(batch);
     return batch.sent;
-  }
-
-  function closeBatch(batch: NonNullable<typeof gathering>): void {
-    clearTimeout(batch.timer);
-    if (gathering === batch) gathering = undefined;
-    batch.close();
   }
 
   /** Priced with the team's own price when it has one for the model, else the list price. */
