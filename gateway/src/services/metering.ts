@@ -56,16 +56,6 @@ const QUEUE_BACKOFF_MS = 1_000;
 const BATCH_WAIT_MS = 20;
 const MAX_BATCH = 200;
 
-/** Usage events waiting to go to the queue as one job. */
-interface GatheringBatch {
-  events: UsageEventJob[];
-  timer: NodeJS.Timeout;
-  /** Closes the batch: it is sent on the next microtask. */
-  send: () => void;
-  /** Settles once the batch is in the queue or the outbox. */
-  sent: Promise<void>;
-}
-
 export interface MeteredRequest {
   requestId: string;
   principal: Principal;
@@ -193,32 +183,29 @@ export function createMetering(deps: {
     });
   }
 
-  /** The batch events are gathered in: sent when full or `BATCH_WAIT_MS` after it opened. */
-  let gathering: GatheringBatch | undefined;
-
-  function openBatch(): GatheringBatch {
-    const events: UsageEventJob[] = [];
-    let send = () => {};
-    const sent = new Promise<void>((resolve) => {
-      send = resolve;
-    }).then(() => sendBatch(events));
-    const batch: GatheringBatch = { events, send, sent, timer: setTimeout(() => closeBatch(batch), BATCH_WAIT_MS) };
-    return batch;
+  /** Keeps background work in `inFlight` until it ends (it never rejects). */
+  function track(work: Promise<unknown>): void {
+    const done = work.then(() => {
+      inFlight.delete(done);
+    });
+    inFlight.add(done);
   }
 
-  function closeBatch(batch: GatheringBatch): void {
-    clearTimeout(batch.timer);
-    if (gathering === batch) gathering = undefined;
-    batch.send();
+  /** The usage events gathered for the next job: sent when full or `BATCH_WAIT_MS` after the first. */
+  let gathering: { events: UsageEventJob[]; timer: NodeJS.Timeout } | undefined;
+
+  function sendGathered(): void {
+    if (gathering === undefined) return;
+    clearTimeout(gathering.timer);
+    const { events } = gathering;
+    gathering = undefined;
+    track(sendBatch(events));
   }
 
-  /** Adds the event to the batch being gathered; resolves once its batch is delivered (or kept). */
-  function deliver(job: UsageEventJob): Promise<void> {
-    gathering ??= openBatch();
-    const batch = gathering;
-    batch.events.push(job);
-    if (batch.events.length >= MAX_BATCH) closeBatch(batch);
-    return batch.sent;
+  function deliver(job: UsageEventJob): void {
+    gathering ??= { events: [], timer: setTimeout(sendGathered, BATCH_WAIT_MS) };
+    gathering.events.push(job);
+    if (gathering.events.length >= MAX_BATCH) sendGathered();
   }
 
   /** Priced with the team's own price when it has one for the model, else the list price. */
@@ -307,7 +294,8 @@ export function createMetering(deps: {
      * the event to the meter and counting its tokens go on in the background (`settled`
      * waits for them), so no answer waits for bookkeeping. The settlement is issued
      * before this returns, so a later request from this gateway finds it counted (the
-     * in-process ledger applies it at once; Redis runs one connection's commands in order).
+     * in-process ledger applies it at once; the Redis ledger sends it at once when this
+     * process made the reservation, and Redis runs one connection's commands in order).
      * Never throws.
      */
     record(
@@ -349,33 +337,27 @@ export function createMetering(deps: {
         budgetSpendMicros: spent.toString(),
         route: outcome.route ?? 'requested',
       };
-      const bookkeeping: Promise<unknown>[] = [];
       if (principal.budgets.length > 0) {
-        bookkeeping.push(
+        track(
           deps.ledger.settle(request.requestId, spent).catch((error: unknown) => {
             deps.log.error({ err: error, requestId: request.requestId }, 'ledger settle failed');
           }),
         );
       }
-      bookkeeping.push(deliver(job));
+      deliver(job);
       if (principal.settings.rateLimit?.tokensPerMinute !== undefined) {
-        bookkeeping.push(
+        track(
           deps.rateLimiter.addTokens(principal.keyId, totalTokens(outcome.usage)).catch((error: unknown) => {
             deps.log.warn({ err: error, requestId: request.requestId }, 'rate limiter unreachable; tokens not counted');
           }),
         );
       }
-      const done = Promise.all(bookkeeping).then(() => {
-        inFlight.delete(done);
-      });
-      inFlight.add(done);
       return cost;
     },
 
     /** Resolves once every recording started so far is settled and delivered (before shutdown). */
     async settled(): Promise<void> {
-      if (gathering !== undefined) closeBatch(gathering);
-      while (inFlight.size > 0) await Promise.all(inFlight);
+      for (sendGathered(); inFlight.size > 0; sendGathered()) await Promise.all(inFlight);
     },
   };
 }
