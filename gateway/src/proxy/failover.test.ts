@@ -12,15 +12,17 @@ const attempt = (providerId: string, model: string): Attempt => ({
 const gpt4o = attempt('openai', 'gpt-4o');
 const haiku = attempt('anthropic', 'claude-haiku-4-5');
 
-/** A provider answer whose body records whether it was read or discarded. */
+/** A provider answer that records whether its body was discarded. */
 function answer(statusCode: number, headers: Record<string, string> = {}) {
-  const body = {
+  const response = {
+    statusCode,
+    headers,
     dumped: false,
-    async dump() {
-      body.dumped = true;
+    dump() {
+      response.dumped = true;
     },
   };
-  return { statusCode, headers, body } as unknown as UpstreamResponse & { body: { dumped: boolean } };
+  return response as unknown as UpstreamResponse & { dumped: boolean };
 }
 
 /** A scripted provider: each send takes the next outcome for its model; a test clock moved by waits. */
@@ -67,7 +69,7 @@ describe('forwarding with retries and failover', () => {
     const outcome = await forward([gpt4o, haiku]);
     expect(sent).toEqual(['gpt-4o', 'gpt-4o', 'gpt-4o', 'claude-haiku-4-5']);
     expect(outcome.route).toBe('requested; failover: gpt-4o 503 x2, gpt-4o 500 -> claude-haiku-4-5');
-    expect(failures.map((failure) => failure.body.dumped)).toEqual([true, true, true]);
+    expect(failures.map((failure) => failure.dumped)).toEqual([true, true, true]);
   });
 
   it('honours a short retry-after and fails over at once on a long one', async () => {
@@ -111,7 +113,7 @@ describe('forwarding with retries and failover', () => {
       response: last,
       route: 'requested; failed: gpt-4o unreachable, gpt-4o timeout x2, claude-haiku-4-5 529 x2, claude-haiku-4-5 500',
     });
-    expect(last.body.dumped).toBe(false);
+    expect(last.dumped).toBe(false);
   });
 
   it('starts no new try once the timeout has passed', async () => {

@@ -89,7 +89,7 @@ export async function forwardWithFailover<A extends Attempt>(
     }
     for (let retry = 0; tries < MAX_TRIES && (tries === 0 || now() < deadline); retry++) {
       // The failure this try replaces is not answered: free its connection.
-      await last?.response?.body.dump();
+      last?.response?.dump();
       health.started(attempt);
       const sentAt = now();
       tries += 1;

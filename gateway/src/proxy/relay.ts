@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { emptyUsage, microsToDecimalString } from '@spendgate/core';
 import type { FastifyReply } from 'fastify';
-import { AppError } from '../errors.ts';
+import { AppError, type UpstreamError } from '../errors.ts';
 import { isUsageOnlyChunk, type Operation, parseStreamEvent, wireFormats, type WireFormat, type WireFormatId } from '../providers/formats/index.ts';
 import { type AnyTranslator, translatorFor } from '../providers/translation.ts';
 import type { UpstreamTarget } from '../providers/types.ts';
@@ -107,7 +107,6 @@ export async function relay(principal: Principal, reply: FastifyReply, call: Rel
   }
 
   const timeoutMs = principal.settings.timeoutMs ?? deps.upstreamTimeoutMs;
-  const abort = new AbortController();
   const forwarded = await forwardWithFailover(
     exchanges,
     (exchange) => {
@@ -125,7 +124,6 @@ export async function relay(principal: Principal, reply: FastifyReply, call: Rel
         },
         body: JSON.stringify(nativeBody),
         timeoutMs,
-        signal: abort.signal,
       });
     },
     {
@@ -174,7 +172,7 @@ export async function relay(principal: Principal, reply: FastifyReply, call: Rel
     headers,
     route: forwarded.route,
   };
-  if (call.stream && upstream.statusCode === 200) return relayStream(reply, upstream, abort, context);
+  if (call.stream && upstream.statusCode === 200) return relayStream(reply, upstream, context);
   return relayAnswer(reply, upstream, context);
 }
 
@@ -192,7 +190,19 @@ interface ExchangeContext {
 }
 
 async function relayAnswer(reply: FastifyReply, upstream: UpstreamResponse, ctx: ExchangeContext) {
-  const text = await upstream.body.text();
+  const text = await upstream.text().catch((error: UpstreamError) => {
+    // The provider cut its answer: nothing to bill that we know of, but the request is recorded.
+    ctx.metering.record(ctx.metered, {
+      model: ctx.call.model,
+      usage: emptyUsage(),
+      estimated: false,
+      statusCode: error.statusCode,
+      streamed: false,
+      route: ctx.route,
+    });
+    reply.headers(ctx.headers);
+    throw error;
+  });
   let answer: unknown;
   try {
     answer = JSON.parse(text);
@@ -225,7 +235,7 @@ async function relayAnswer(reply: FastifyReply, upstream: UpstreamResponse, ctx:
   return reply.send(ctx.translator.response(answer, { requestedModel: ctx.call.model }));
 }
 
-async function relayStream(reply: FastifyReply, upstream: UpstreamResponse, abort: AbortController, ctx: ExchangeContext) {
+async function relayStream(reply: FastifyReply, upstream: UpstreamResponse, ctx: ExchangeContext) {
   reply.hijack();
   const out = reply.raw;
   out.writeHead(200, {
@@ -239,7 +249,7 @@ async function relayStream(reply: FastifyReply, upstream: UpstreamResponse, abor
   out.on('close', () => {
     if (!out.writableFinished) {
       clientGone = true;
-      abort.abort();
+      upstream.abort();
     }
   });
 
@@ -273,11 +283,11 @@ async function relayStream(reply: FastifyReply, upstream: UpstreamResponse, abor
   const splitter = new SseSplitter();
   let upstreamEnded = false;
   try {
-    for await (const chunk of upstream.body) {
+    for await (const chunk of upstream.chunks()) {
       // Whatever one chunk yields leaves in one write.
       out.cork();
-      if (passThrough) send(chunk as Uint8Array);
-      for (const raw of splitter.push(chunk as Uint8Array)) handle(raw);
+      if (passThrough) send(chunk);
+      for (const raw of splitter.push(chunk)) handle(raw);
       out.uncork();
     }
     const rest = splitter.rest();

@@ -1,33 +1,157 @@
-// Sends a request to a provider with undici and types its failures: a refused or
-// unreachable host is 502, a timeout 504 — the original error kept as the cause.
-// Connections to providers are kept alive in this module's own agent (not the global
-// dispatcher, which Node's built-in fetch may have installed from its own undici).
-import { Agent, request } from 'undici';
+/**
+ * Sends a request to a provider and hands back its answer: the status and headers once
+ * they arrive, then the body whole (`text`) or chunk by chunk as it streams (`chunks`).
+ * Built on undici's dispatcher with a handler of our own (no Readable stream, promise
+ * chain or AbortSignal per request: the answer's bytes arrive in callbacks), in this
+ * module's own keep-alive agent (not the global dispatcher, which Node's built-in fetch
+ * may have installed from its own undici).
+ *
+ * Failures are typed: a provider that cannot be reached or cuts its answer is 502, one
+ * that does not answer within the timeout 504 — the original error kept as the cause.
+ */
+import { Agent, type Dispatcher } from 'undici';
 import { UpstreamError } from '../errors.ts';
-
-export type UpstreamResponse = Awaited<ReturnType<typeof request>>;
 
 const providers = new Agent();
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
-export async function sendUpstream(
-  url: string,
-  init: { headers: Record<string, string>; body: string; timeoutMs: number; signal: AbortSignal },
-): Promise<UpstreamResponse> {
-  try {
-    return await request(url, {
-      method: 'POST',
-      headers: init.headers,
-      body: init.body,
-      headersTimeout: init.timeoutMs,
-      bodyTimeout: init.timeoutMs,
-      signal: init.signal,
-      dispatcher: providers,
-    });
-  } catch (error) {
-    const code = (error as { code?: string }).code ?? '';
-    if (TIMEOUT_CODES.has(code)) throw new UpstreamError(504, 'The provider did not answer in time', error);
-    throw new UpstreamError(502, 'The provider could not be reached', error);
+/** Chunks a stream may have waiting for the caller before the provider's socket is paused. */
+const HIGH_WATER_CHUNKS = 16;
+
+function upstreamError(error: Error): UpstreamError {
+  if (error instanceof UpstreamError) return error;
+  const code = (error as { code?: string }).code ?? '';
+  if (TIMEOUT_CODES.has(code)) return new UpstreamError(504, 'The provider did not answer in time', error);
+  return new UpstreamError(502, 'The provider could not be reached', error);
+}
+
+/** One provider answer, filled by undici's callbacks and read once by the relay. */
+export class UpstreamResponse implements Dispatcher.DispatchHandler {
+  statusCode = 0;
+  headers: Record<string, string | string[] | undefined> = {};
+  #controller: Dispatcher.DispatchController | undefined;
+  #head: { resolve: (response: UpstreamResponse) => void; reject: (error: Error) => void } | undefined;
+  #chunks: Buffer[] = [];
+  #ended = false;
+  #failure: UpstreamError | undefined;
+  #discarding = false;
+  /** A stream is being read chunk by chunk: pause the provider while the caller lags. */
+  #streaming = false;
+  /** Wakes the reader waiting for more of the body. */
+  #wake: (() => void) | undefined;
+
+  /** @internal Resolves once the head arrives. */
+  start(resolve: (response: UpstreamResponse) => void, reject: (error: Error) => void) {
+    this.#head = { resolve, reject };
   }
+
+  onRequestStart(controller: Dispatcher.DispatchController) {
+    this.#controller = controller;
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>) {
+    this.statusCode = statusCode;
+    this.headers = headers;
+    this.#head?.resolve(this);
+    this.#head = undefined;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer) {
+    if (this.#discarding) return;
+    this.#chunks.push(chunk);
+    if (this.#streaming && this.#chunks.length >= HIGH_WATER_CHUNKS) controller.pause();
+    this.#notify();
+  }
+
+  onResponseEnd() {
+    this.#ended = true;
+    this.#notify();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error) {
+    this.#failure = upstreamError(error);
+    if (this.#head) {
+      this.#head.reject(this.#failure);
+      this.#head = undefined;
+    }
+    this.#notify();
+  }
+
+  #notify() {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  #more(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#wake = resolve;
+    });
+  }
+
+  /** The whole body as text. Rejects with an UpstreamError if the provider cuts it. */
+  async text(): Promise<string> {
+    while (!this.#ended) {
+      if (this.#failure) throw this.#failure;
+      await this.#more();
+    }
+    const chunks = this.#chunks;
+    this.#chunks = [];
+    return chunks.length === 1 ? chunks[0]!.toString() : Buffer.concat(chunks).toString();
+  }
+
+  /** The body's chunks as they arrive. Throws an UpstreamError if the provider cuts it (or `abort` was called). */
+  async *chunks(): AsyncGenerator<Buffer> {
+    this.#streaming = true;
+    for (;;) {
+      if (this.#chunks.length > 0) {
+        const ready = this.#chunks;
+        this.#chunks = [];
+        if (this.#controller?.paused) this.#controller.resume();
+        yield* ready;
+        continue;
+      }
+      if (this.#ended) return;
+      if (this.#failure) throw this.#failure;
+      await this.#more();
+    }
+  }
+
+  /** Discards the body unread; the connection goes back to the pool once it has arrived. */
+  dump() {
+    this.#discarding = true;
+    this.#chunks = [];
+    if (this.#controller?.paused) this.#controller.resume();
+  }
+
+  /** Ends the exchange now (the caller left): the provider's connection is closed. */
+  abort() {
+    this.#controller?.abort(new Error('the caller went away'));
+  }
+}
+
+/** Sends one POST; resolves with the answer once its status and headers are in. */
+export function sendUpstream(url: string, init: { headers: Record<string, string>; body: string; timeoutMs: number }): Promise<UpstreamResponse> {
+  const pathStart = url.indexOf('/', url.indexOf('//') + 2);
+  const response = new UpstreamResponse();
+  return new Promise((resolve, reject) => {
+    response.start(resolve, reject);
+    try {
+      providers.dispatch(
+        {
+          origin: pathStart === -1 ? url : url.slice(0, pathStart),
+          path: pathStart === -1 ? '/' : url.slice(pathStart),
+          method: 'POST',
+          headers: init.headers,
+          body: init.body,
+          headersTimeout: init.timeoutMs,
+          bodyTimeout: init.timeoutMs,
+        },
+        response,
+      );
+    } catch (error) {
+      reject(upstreamError(error as Error));
+    }
+  });
 }
