@@ -50,7 +50,7 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
     this.#controller = controller;
   }
 
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>) {
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>) {
     this.statusCode = statusCode;
     this.headers = headers;
     this.#head?.resolve(this);
