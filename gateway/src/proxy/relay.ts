@@ -281,37 +281,42 @@ async function relayStream(reply: FastifyReply, upstream: UpstreamResponse, ctx:
   };
 
   const splitter = new SseSplitter();
-  let upstreamEnded = false;
+  let completed = false;
+  let finished = false;
+  /** The provider's body is all here: the caller's stream ends, in the same write as its last events. */
+  const finish = () => {
+    finished = true;
+    const rest = splitter.rest();
+    if (rest.trim()) handle(rest);
+    completed = observer.completed();
+    if (clientGone) return;
+    if (!completed) {
+      // A stream the provider cut short is cut for the caller too: a clean end would
+      // pass for a complete answer.
+      out.destroy();
+      return;
+    }
+    if (translation) {
+      for (const translated of translation.end()) {
+        if (!(hideUsageChunk && isUsageOnlyChunk(translated.data))) send(ctx.caller.frame(translated));
+      }
+      if (ctx.caller.streamTerminator) send(ctx.caller.streamTerminator);
+    }
+    out.end();
+  };
   try {
     for await (const chunk of upstream.chunks()) {
       // Whatever one chunk yields leaves in one write.
       out.cork();
       if (passThrough) send(chunk);
       for (const raw of splitter.push(chunk)) handle(raw);
+      if (upstream.complete) finish();
       out.uncork();
     }
-    const rest = splitter.rest();
-    if (rest.trim()) handle(rest);
-    upstreamEnded = true;
+    if (!finished) finish();
   } catch {
     // The client left (we aborted) or the provider cut the stream: bill what was generated.
-  }
-
-  const completed = upstreamEnded && observer.completed();
-  if (!clientGone) {
-    if (completed) {
-      if (translation) {
-        for (const translated of translation.end()) {
-          if (!(hideUsageChunk && isUsageOnlyChunk(translated.data))) send(ctx.caller.frame(translated));
-        }
-        if (ctx.caller.streamTerminator) send(ctx.caller.streamTerminator);
-      }
-      out.end();
-    } else {
-      // A stream the provider cut short is cut for the caller too: a clean end would
-      // pass for a complete answer.
-      out.destroy();
-    }
+    if (!clientGone) out.destroy();
   }
 
   // Reported usage is final only for a completed stream; otherwise the output so far

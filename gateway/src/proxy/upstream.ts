@@ -101,7 +101,10 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
     return chunks.length === 1 ? chunks[0]!.toString() : Buffer.concat(chunks).toString();
   }
 
-  /** The body's chunks as they arrive. Throws an UpstreamError if the provider cuts it (or `abort` was called). */
+  /**
+   * The body as it arrives: what arrived together comes as one chunk. Throws an
+   * UpstreamError if the provider cuts it (or `abort` was called).
+   */
   async *chunks(): AsyncGenerator<Buffer> {
     this.#streaming = true;
     for (;;) {
@@ -109,13 +112,18 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
         const ready = this.#chunks;
         this.#chunks = [];
         if (this.#controller?.paused) this.#controller.resume();
-        yield* ready;
+        yield ready.length === 1 ? ready[0]! : Buffer.concat(ready);
         continue;
       }
       if (this.#ended) return;
       if (this.#failure) throw this.#failure;
       await this.#more();
     }
+  }
+
+  /** The whole body has arrived and been handed out: the chunk just read was the last. */
+  get complete(): boolean {
+    return this.#ended && this.#chunks.length === 0;
   }
 
   /** Discards the body unread; the connection goes back to the pool once it has arrived. */
