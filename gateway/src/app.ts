@@ -1,18 +1,20 @@
 /**
  * buildApp: the whole HTTP surface as a Fastify instance that never listens by itself
- * (server.ts does; tests use inject() or listen on port 0). Closing the app closes
- * the runtime it opened.
- *   /v1/*    data plane (OpenAI format), authenticated by issued keys
+ * (main.ts does; tests listen on port 0, or inject() into /api). Closing the app
+ * closes the runtime it opened.
+ *   /v1/*    data plane (OpenAI and Anthropic formats), authenticated by issued keys:
+ *            the HTTP server hands these to proxy/index.ts before Fastify routes anything
  *   /api/*   control plane for the console, authenticated by session tokens
  *   /healthz alive; /readyz the stores answer
  *   /*       the console (static build), when built
  */
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
 import fastifyStatic from '@fastify/static';
 import type { Config } from '@spendgate/store';
 import Fastify, { LogController } from 'fastify';
 import { controlPlane } from './api/index.ts';
-import { dataPlane } from './proxy/index.ts';
+import { BODY_LIMIT_BYTES, DATA_PLANE_PREFIX, type DataPlaneHandler, dataPlane } from './proxy/index.ts';
 import { createRuntime, type Runtime, type RuntimeOptions } from './runtime.ts';
 
 declare module 'fastify' {
@@ -22,10 +24,18 @@ declare module 'fastify' {
   }
 }
 
-const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
-
 export async function buildApp(config: Config, options: RuntimeOptions & { logStream?: NodeJS.WritableStream } = {}) {
+  let serveDataPlane: DataPlaneHandler | undefined;
   const app = Fastify({
+    serverFactory: (fastifyHandler) => {
+      const server = createServer((request, response) =>
+        serveDataPlane && request.url?.startsWith(DATA_PLANE_PREFIX) ? serveDataPlane(request, response) : fastifyHandler(request, response),
+      );
+      // Fastify's defaults for its own servers: keep-alive 72 s, no request timeout.
+      server.keepAliveTimeout = 72_000;
+      server.requestTimeout = 0;
+      return server;
+    },
     logger: { level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) },
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: () => crypto.randomUUID(),
@@ -42,7 +52,7 @@ export async function buildApp(config: Config, options: RuntimeOptions & { logSt
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable', mode: runtime.stores.mode });
   });
 
-  await app.register(dataPlane(runtime), { prefix: '/v1' });
+  serveDataPlane = dataPlane({ ...runtime, log: app.log });
   await app.register(controlPlane(runtime), { prefix: '/api' });
 
   if (existsSync(runtime.config.consoleDir)) {
@@ -50,7 +60,7 @@ export async function buildApp(config: Config, options: RuntimeOptions & { logSt
     // Unknown API routes and missing files (a path ending in an extension, e.g. a
     // dashboard bundle that is not there) are 404s; any other path is a site route.
     app.setNotFoundHandler((request, reply) => {
-      if (/^\/(api|v1)\//.test(request.url)) {
+      if (/^\/api\//.test(request.url)) {
         return reply.code(404).send({ success: false, data: null, message: `Route ${request.method} ${request.url} not found` });
       }
       if (/\.[a-z0-9]+$/i.test(request.url.split('?')[0] ?? '')) return reply.code(404).type('text/plain').send('Not found');

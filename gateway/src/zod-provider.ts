@@ -1,5 +1,6 @@
 // Route schemas written in zod: Fastify validates params, query and body with them and
-// types the handlers from them. A failed check becomes a ValidationError naming the field.
+// types the handlers from them (the data plane calls `validated` itself). A failed check
+// becomes a ValidationError naming the field.
 import type { FastifyInstance, FastifySchemaCompiler, FastifyTypeProvider } from 'fastify';
 import type { z } from 'zod';
 import { ValidationError } from './errors.ts';
@@ -9,19 +10,23 @@ export interface ZodTypeProvider extends FastifyTypeProvider {
   serializer: this['schema'] extends z.ZodType ? z.input<this['schema']> : unknown;
 }
 
+/** `data` checked against `schema`, or the ValidationError naming the first field that is wrong. */
+export function validated<S extends z.ZodType>(schema: S, data: unknown, part: string): { value: z.output<S> } | { error: ValidationError } {
+  const result = schema.safeParse(data ?? (part === 'body' ? undefined : {}));
+  if (result.success) return { value: result.data };
+  const issue = result.error.issues[0]!;
+  const field = issue.path.length > 0 ? issue.path.join('.') : part;
+  const message =
+    issue.code === 'invalid_type' && issue.input === undefined
+      ? `${field} is required`
+      : `${field}: ${issue.message}`;
+  return { error: new ValidationError(field, message) };
+}
+
 const zodValidator: FastifySchemaCompiler<z.ZodType> =
   ({ schema, httpPart }) =>
-  (data) => {
-    const result = schema.safeParse(data ?? (httpPart === 'body' ? undefined : {}));
-    if (result.success) return { value: result.data };
-    const issue = result.error.issues[0]!;
-    const field = issue.path.length > 0 ? issue.path.join('.') : httpPart === 'body' ? 'body' : String(httpPart);
-    const message =
-      issue.code === 'invalid_type' && issue.input === undefined
-        ? `${field} is required`
-        : `${field}: ${issue.message}`;
-    return { error: new ValidationError(field, message) };
-  };
+  (data) =>
+    validated(schema, data, httpPart ?? 'body');
 
 /** Installs the zod validator on an instance; returns it typed for zod schemas. */
 export function useZod(app: FastifyInstance) {

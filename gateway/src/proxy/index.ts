@@ -1,50 +1,119 @@
-// The data plane, /v1/*: authenticated by an issued key (`Authorization: Bearer` or
-// `x-api-key`); errors answered in the caller's wire format (OpenAI or Anthropic).
+/**
+ * The data plane, /v1/*, served on node:http directly: the hot path pays for no router
+ * framework, hooks, request objects or per-request logger (Fastify serves /api and the
+ * console; app.ts hands /v1 here). Per request: authenticate the issued key
+ * (`Authorization: Bearer` or `x-api-key`), read the body (JSON, at most 20 MiB), check
+ * it against the route's schema, and run the route. Errors are answered in the caller's
+ * wire format (OpenAI or Anthropic): 4xx naming what is wrong, 5xx never for bad input.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PriceCatalog } from '@spendgate/core';
-import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, UnauthorizedError, ValidationError } from '../errors.ts';
-import { wireFormats } from '../providers/formats/index.ts';
-import type { Principal, PrincipalService } from '../services/principals.ts';
+import type { FastifyBaseLogger } from 'fastify';
+import secureJson from 'secure-json-parse';
+import { AppError, NotFoundError, UnauthorizedError, ValidationError } from '../errors.ts';
+import { wireFormats, type WireFormatId } from '../providers/formats/index.ts';
+import type { PrincipalService } from '../services/principals.ts';
+import { validated } from '../zod-provider.ts';
 import type { RelayDeps } from './relay.ts';
-import { dataPlaneRoutes } from './routes.ts';
+import { sendJson } from './respond.ts';
+import { type DataPlaneRoute, dataPlaneRoutes } from './routes.ts';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    principal?: Principal;
-  }
-}
+export const DATA_PLANE_PREFIX = '/v1/';
 
-function presentedKey(request: FastifyRequest): string | undefined {
+/** Largest request body accepted. */
+export const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
+
+export type DataPlaneHandler = (request: IncomingMessage, response: ServerResponse) => void;
+
+function presentedKey(request: IncomingMessage): string | undefined {
   const authorization = request.headers.authorization;
   if (authorization?.startsWith('Bearer ')) return authorization.slice(7).trim();
   const apiKey = request.headers['x-api-key'];
   return typeof apiKey === 'string' ? apiKey.trim() : undefined;
 }
 
-function sendDataPlaneError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
-  const format = wireFormats[request.routeOptions.config?.format ?? 'openai'];
-  if (error instanceof AppError) {
-    const param = error instanceof ValidationError ? error.field : null;
-    return reply.code(error.statusCode).headers(error.headers).send(format.errorBody(error.statusCode, error.message, error.code, param));
-  }
-  const statusCode = (error as FastifyError).statusCode;
-  if (statusCode && statusCode >= 400 && statusCode < 500) {
-    return reply.code(statusCode).send(format.errorBody(statusCode, error.message, 'invalid_request'));
-  }
-  request.log.error({ err: error }, 'unexpected error on the data plane');
-  return reply.code(500).send(format.errorBody(500, `Internal error (request ${request.id})`, 'internal_error'));
+const isJson = (contentType: string | undefined) => /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType ?? '');
+
+const tooLarge = () => new AppError(413, 'body_too_large', 'Request body is too large');
+
+/** The body's bytes; past the limit, refused (the rest is discarded as it arrives). */
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  if (Number(request.headers['content-length']) > BODY_LIMIT_BYTES) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    const onData = (part: Buffer) => {
+      size += part.length;
+      if (size <= BODY_LIMIT_BYTES) return parts.push(part);
+      request.off('data', onData).resume();
+      reject(tooLarge());
+    };
+    request.on('data', onData);
+    request.once('end', () => resolve(parts.length === 1 ? parts[0]! : Buffer.concat(parts)));
+    request.once('error', reject);
+  });
 }
 
-export const dataPlane =
-  (deps: RelayDeps & { principals: PrincipalService; catalog: PriceCatalog }): FastifyPluginAsync =>
-  async (app) => {
-    app.setErrorHandler(sendDataPlaneError);
-    app.addHook('onRequest', async (request) => {
-      const key = presentedKey(request);
-      if (!key) throw new UnauthorizedError('Missing API key: send it as "Authorization: Bearer <key>" or "x-api-key"');
-      const principal = await deps.principals.authenticate(key);
-      if (!principal) throw new UnauthorizedError('Invalid API key');
-      request.principal = principal;
-    });
-    await app.register(dataPlaneRoutes(deps));
+/** The body as parsed JSON (undefined when empty); a non-JSON or malformed body is refused. */
+async function readJsonBody(request: IncomingMessage): Promise<unknown> {
+  const bytes = await readBody(request);
+  if (bytes.length === 0) return undefined;
+  const contentType = request.headers['content-type'];
+  if (!isJson(contentType)) throw new AppError(415, 'unsupported_media_type', `Unsupported Media Type: ${contentType ?? 'none'} (send application/json)`);
+  try {
+    return secureJson.parse(bytes.toString(), undefined, { protoAction: 'error', constructorAction: 'error' });
+  } catch (error) {
+    // Malformed, or carrying a __proto__ / constructor.prototype key.
+    throw new ValidationError('body', `body: ${(error as Error).message}`);
+  }
+}
+
+export function dataPlane(deps: RelayDeps & { principals: PrincipalService; catalog: PriceCatalog; log: FastifyBaseLogger }): DataPlaneHandler {
+  const routes = dataPlaneRoutes(deps);
+
+  const answerError = (error: unknown, format: WireFormatId, response: ServerResponse) => {
+    const wire = wireFormats[format];
+    if (response.headersSent) {
+      // Too late to answer: the stream has started; cut it.
+      response.destroy();
+      return;
+    }
+    if (error instanceof AppError) {
+      const param = error instanceof ValidationError ? error.field : null;
+      return sendJson(response, error.statusCode, wire.errorBody(error.statusCode, error.message, error.code, param), error.headers);
+    }
+    const requestId = randomUUID();
+    deps.log.error({ err: error, requestId }, 'unexpected error on the data plane');
+    return sendJson(response, 500, wire.errorBody(500, `Internal error (request ${requestId})`, 'internal_error'));
   };
+
+  const serve = async (request: IncomingMessage, response: ServerResponse, route: DataPlaneRoute | undefined) => {
+    if (!route) {
+      request.resume();
+      throw new NotFoundError(`Route ${request.method} ${request.url}`);
+    }
+    const key = presentedKey(request);
+    if (!key) throw new UnauthorizedError('Missing API key: send it as "Authorization: Bearer <key>" or "x-api-key"');
+    const principal = await deps.principals.authenticate(key);
+    if (!principal) throw new UnauthorizedError('Invalid API key');
+    let body: unknown;
+    if (route.body) {
+      const checked = validated(route.body, await readJsonBody(request), 'body');
+      if ('error' in checked) throw checked.error;
+      body = checked.value;
+    } else {
+      request.resume();
+    }
+    await route.handle({ principal, body, request, response });
+  };
+
+  return (request, response) => {
+    const url = request.url ?? DATA_PLANE_PREFIX;
+    const queryAt = url.indexOf('?');
+    const route = routes.get(`${request.method} ${url.slice(DATA_PLANE_PREFIX.length - 1, queryAt === -1 ? undefined : queryAt)}`);
+    // Without a route, errors are answered in the format its SDK would read.
+    const format = route?.format ?? (request.headers['anthropic-version'] ? 'anthropic' : 'openai');
+    serve(request, response, route).catch((error: unknown) => answerError(error, format, response));
+  };
+}

@@ -7,8 +7,8 @@
  * tiktoken estimate (marked estimated) when a stream is cut short.
  */
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { emptyUsage, microsToDecimalString } from '@spendgate/core';
-import type { FastifyReply } from 'fastify';
 import { AppError, type UpstreamError } from '../errors.ts';
 import { isUsageOnlyChunk, type Operation, parseStreamEvent, wireFormats, type WireFormat, type WireFormatId } from '../providers/formats/index.ts';
 import { type AnyTranslator, translatorFor } from '../providers/translation.ts';
@@ -18,6 +18,7 @@ import type { Principal } from '../services/principals.ts';
 import type { Attempt, RoutePlan, Router } from '../services/router.ts';
 import type { UpstreamResolver } from '../services/upstreams.ts';
 import { forwardWithFailover } from './failover.ts';
+import { sendJson } from './respond.ts';
 import { readSseEvent, SseSplitter } from './sse.ts';
 import { countTokens } from './token-estimate.ts';
 import { sendUpstream, type UpstreamResponse } from './upstream.ts';
@@ -63,12 +64,12 @@ function exchangesFor(plan: RoutePlan, call: RelayCall): Exchange[] {
 }
 
 /** The request body's size from its content-length, when it has one: no prompt has more tokens than bytes. */
-function requestBytes(reply: FastifyReply): number | undefined {
-  const bytes = Number(reply.request.headers['content-length']);
+function requestBytes(request: IncomingMessage): number | undefined {
+  const bytes = Number(request.headers['content-length']);
   return Number.isSafeInteger(bytes) && bytes > 0 ? bytes : undefined;
 }
 
-export async function relay(principal: Principal, reply: FastifyReply, call: RelayCall, deps: RelayDeps) {
+export async function relay(principal: Principal, request: IncomingMessage, response: ServerResponse, call: RelayCall, deps: RelayDeps) {
   const startedAt = new Date();
   const caller = wireFormats[call.caller];
   const needs = {
@@ -98,7 +99,7 @@ export async function relay(principal: Principal, reply: FastifyReply, call: Rel
   const { remainingMicros, rateLimitHeaders, downgradeBudgetId } = await deps.metering.admit(metered, {
     model: dearest.model,
     promptTokens: call.promptTokens,
-    promptTokenBound: requestBytes(reply),
+    promptTokenBound: requestBytes(request),
     maxOutputTokens: call.maxOutputTokens,
   });
   if (downgradeBudgetId) {
@@ -157,7 +158,7 @@ export async function relay(principal: Principal, reply: FastifyReply, call: Rel
       streamed: call.stream,
       route: forwarded.route,
     });
-    reply.headers(headers);
+    for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
     throw forwarded.error;
   }
 
@@ -172,8 +173,8 @@ export async function relay(principal: Principal, reply: FastifyReply, call: Rel
     headers,
     route: forwarded.route,
   };
-  if (call.stream && upstream.statusCode === 200) return relayStream(reply, upstream, context);
-  return relayAnswer(reply, upstream, context);
+  if (call.stream && upstream.statusCode === 200) return relayStream(response, upstream, context);
+  return relayAnswer(response, upstream, context);
 }
 
 interface ExchangeContext {
@@ -189,7 +190,7 @@ interface ExchangeContext {
   route: string;
 }
 
-async function relayAnswer(reply: FastifyReply, upstream: UpstreamResponse, ctx: ExchangeContext) {
+async function relayAnswer(response: ServerResponse, upstream: UpstreamResponse, ctx: ExchangeContext) {
   const text = await upstream.text().catch((error: UpstreamError) => {
     // The provider cut its answer: nothing to bill that we know of, but the request is recorded.
     ctx.metering.record(ctx.metered, {
@@ -200,7 +201,7 @@ async function relayAnswer(reply: FastifyReply, upstream: UpstreamResponse, ctx:
       streamed: false,
       route: ctx.route,
     });
-    reply.headers(ctx.headers);
+    for (const [name, value] of Object.entries(ctx.headers)) response.setHeader(name, value);
     throw error;
   });
   let answer: unknown;
@@ -221,23 +222,20 @@ async function relayAnswer(reply: FastifyReply, upstream: UpstreamResponse, ctx:
   });
   const headers: Record<string, string> = { ...ctx.headers, 'x-spendgate-model': model };
   if (cost.status === 'priced') headers['x-spendgate-cost'] = microsToDecimalString(cost.totalMicros);
-  reply.code(upstream.statusCode).headers(headers);
 
   if (answer === undefined && upstream.statusCode < 400) {
     const message = 'The provider answered with something that is not JSON';
-    return reply.code(502).send(ctx.caller.errorBody(502, message, 'upstream_invalid_response'));
+    return sendJson(response, 502, ctx.caller.errorBody(502, message, 'upstream_invalid_response'), headers);
   }
   if (!ctx.translator) {
     const contentType = upstream.headers['content-type'];
-    return reply.header('content-type', typeof contentType === 'string' ? contentType : 'application/json').send(text);
+    return sendJson(response, upstream.statusCode, text, headers, typeof contentType === 'string' ? contentType : 'application/json');
   }
-  if (upstream.statusCode >= 400) return reply.send(ctx.translator.error(upstream.statusCode, answer ?? text));
-  return reply.send(ctx.translator.response(answer, { requestedModel: ctx.call.model }));
+  if (upstream.statusCode >= 400) return sendJson(response, upstream.statusCode, ctx.translator.error(upstream.statusCode, answer ?? text), headers);
+  return sendJson(response, upstream.statusCode, ctx.translator.response(answer, { requestedModel: ctx.call.model }), headers);
 }
 
-async function relayStream(reply: FastifyReply, upstream: UpstreamResponse, ctx: ExchangeContext) {
-  reply.hijack();
-  const out = reply.raw;
+async function relayStream(out: ServerResponse, upstream: UpstreamResponse, ctx: ExchangeContext) {
   out.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',

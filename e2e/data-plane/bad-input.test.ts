@@ -1,0 +1,107 @@
+/**
+ * What the data plane answers to input it cannot take, over real HTTP: each refusal is a
+ * 4xx in the caller's wire format naming what is wrong, nothing reaches the provider,
+ * no usage is recorded, and the connection stays usable for the next request.
+ */
+import { listUsageEvents } from '@spendgate/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
+import { type RunningSpendgate, startSpendgate, usageWritten } from '../support/spendgate.ts';
+import { issueByokKey, signUpTeam, type Tenant } from './tenant.ts';
+
+const GOOD_BODY = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+
+describe('bad input on the data plane', () => {
+  let spendgate: RunningSpendgate;
+  let fake: FakeOpenAI;
+  let tenant: Tenant;
+  let key: string;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    spendgate = await startSpendgate('embedded', 'data-plane-bad-input');
+    tenant = await signUpTeam(spendgate.url, 'bad-input@example.com');
+    key = await issueByokKey(spendgate.url, tenant, { provider: 'openai', apiKey: 'sk-fake-upstream', baseUrl: fake.url });
+  });
+  afterAll(async () => {
+    await spendgate?.close();
+    await fake?.close();
+  });
+
+  const post = (path: string, body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string> = {}) =>
+    fetch(`${spendgate.url}/v1${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+      body,
+    });
+
+  it.each([
+    ['malformed JSON', '/chat/completions', '{"model":', 400, 'body'],
+    ['a missing field', '/chat/completions', JSON.stringify({ model: 'gpt-4o' }), 400, 'messages'],
+    ['a field of the wrong type', '/chat/completions', JSON.stringify({ model: 'gpt-4o', messages: 'hi' }), 400, 'messages'],
+    ['an empty body', '/embeddings', '', 400, 'body'],
+    ['a prototype-poisoning body', '/chat/completions', '{"model":"gpt-4o","messages":[{}],"__proto__":{"x":1}}', 400, 'body'],
+  ])('refuses %s in OpenAI’s error shape, naming the field', async (_what, path, body, status, param) => {
+    const response = await post(path, body);
+    expect(response.status).toBe(status);
+    const answer = await response.json();
+    expect(answer.error).toMatchObject({ type: 'invalid_request_error', param });
+    expect(answer.error.message).toContain(param);
+  });
+
+  it('refuses a body that is not JSON with 415', async () => {
+    const response = await post('/chat/completions', 'model=gpt-4o', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(response.status).toBe(415);
+    expect((await response.json()).error.message).toBe('Unsupported Media Type: application/x-www-form-urlencoded (send application/json)');
+  });
+
+  it('answers Anthropic callers in Anthropic’s error shape, naming the field', async () => {
+    const response = await post('/messages', JSON.stringify({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'Hi' }] }), {
+      'anthropic-version': '2023-06-01',
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens is required' } });
+  });
+
+  it('refuses a body over 20 MiB with 413, whether announced by content-length or streamed', async () => {
+    const huge = new Uint8Array(new ArrayBuffer(20 * 1024 * 1024 + 1)).fill(0x20);
+    const announced = await post('/chat/completions', huge);
+    expect(announced.status).toBe(413);
+    expect((await announced.json()).error.message).toBe('Request body is too large');
+
+    const chunked = await fetch(`${spendgate.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < 21; i++) controller.enqueue(new Uint8Array(1024 * 1024).fill(0x20));
+          controller.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+  });
+
+  it('answers 404 for a route the data plane does not have, and 401 before reading a body without a key', async () => {
+    const unknown = await post('/chat/complete', GOOD_BODY);
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).error.message).toBe('Route POST /v1/chat/complete not found');
+
+    const wrongMethod = await fetch(`${spendgate.url}/v1/chat/completions`, { headers: { authorization: `Bearer ${key}` } });
+    expect(wrongMethod.status).toBe(404);
+
+    const anonymous = await fetch(`${spendgate.url}/v1/chat/completions`, { method: 'POST', body: '{"model":' });
+    expect(anonymous.status).toBe(401);
+    expect((await anonymous.json()).error.type).toBe('authentication_error');
+  });
+
+  it('sent nothing to the provider and recorded no usage for any of it, and still serves a good request', async () => {
+    expect(fake.requests).toHaveLength(0);
+    const ok = await post('/chat/completions?ignored=query', GOOD_BODY);
+    expect(ok.status).toBe(200);
+    expect(fake.requests).toHaveLength(1);
+    await usageWritten(spendgate);
+    expect(await listUsageEvents(spendgate.app.runtime.stores.sql.db, tenant.teamId)).toHaveLength(1);
+  });
+});

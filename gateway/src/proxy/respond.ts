@@ -1,0 +1,17 @@
+// Answers on the data plane's node:http response: a JSON body (or JSON text passed
+// through) with its length, in one write.
+import type { ServerResponse } from 'node:http';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function sendJson(
+  response: ServerResponse,
+  statusCode: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+  contentType = JSON_TYPE,
+): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  response.writeHead(statusCode, { ...headers, 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
+  response.end(text);
+}
