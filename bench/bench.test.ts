@@ -50,10 +50,16 @@ describe('bench harness', () => {
         mismatches: 0,
       });
       expect(gateway.rssMiB.gateway).toBeGreaterThan(0);
+      // Embedded: PGlite's own process, apart from the gateway's (its WebAssembly heap alone is over 100 MiB).
+      expect(gateway.rssMiB.pglite).toBeGreaterThan(100);
+      expect(gateway.cpuPercent.pglite).toBeGreaterThanOrEqual(0);
     }
+    for (const other of report.cells.filter((cell) => cell.scenario !== 'gateway')) expect(other.rssMiB.pglite).toBeUndefined();
     expect(report.soak).toMatchObject({ ratePerSec: 50, durationS: 2, load: { non2xx: 0, errors: 0, mismatches: 0 } });
     expect(report.soak!.load.ok).toBeGreaterThan(0);
     expect(report.soak!.samples.length).toBeGreaterThanOrEqual(2);
+    expect(report.soak!.samples.every((sample) => sample.pgliteRssMiB! > 100)).toBe(true);
+    expect(report.soak!.pglite!.maxMiB).toBeGreaterThanOrEqual(report.soak!.pglite!.startMiB);
     expect(report.metering!.meteredRequests).toBeGreaterThanOrEqual(report.metering!.clientOkResponses);
 
     expect(report.ratios).toHaveLength(1);
@@ -67,6 +73,8 @@ describe('bench harness', () => {
     );
     expect(rows.find((line) => /^json\s+50\/s\s+gateway\s/.test(line))).toMatch(/[+−][\d.,]+ ms\s+[+−][\d.,]+ ms$/);
     expect(table).toMatch(/Soak: gateway, json at 50\/s for 2 s .* 0 failed/);
+    expect(table).toMatch(/^PGlite process RSS after each gateway cell: json\/1: [\d,]+ MiB, json\/50\/s: [\d,]+ MiB /m);
+    expect(table).toMatch(/its PGlite process's RSS \d+ MiB at start, \d+ MiB at end \(max \d+\)/);
   }, 180_000);
 
   it('reads its flags and refuses unbounded or unknown values', () => {

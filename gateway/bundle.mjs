@@ -3,7 +3,7 @@
 // ES module under dist/, so `npm start` and `npm run worker` run on Node alone: no
 // TypeScript loader in the process (under tsx its hooks thread and source maps cost
 // ~65 MiB of RSS). Workspace packages are bundled; npm packages stay imports.
-// PGlite's worker-thread script is copied beside the bundle, where it is looked for.
+// PGlite's database-process script is copied beside the bundle, where it is looked for.
 //
 //   node gateway/bundle.mjs gateway|worker
 import { copyFile } from 'node:fs/promises';
@@ -48,7 +48,7 @@ export async function bundleServer(entries, outdir) {
     logLevel: 'warning',
     plugins: [npmPackagesExternal],
   });
-  await copyFile(path.join(ROOT, 'store/src/sql/pglite-worker.mjs'), path.join(outdir, 'pglite-worker.mjs'));
+  await copyFile(path.join(ROOT, 'store/src/sql/pglite-server.mjs'), path.join(outdir, 'pglite-server.mjs'));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -4,9 +4,11 @@
  * generator), obtains an issued key through the gateway's API, then measures each cell
  * (format × connections × scenario, closed loop; then format × scenario at a fixed
  * rate): a warm-up, a measured run, each process's CPU and memory over it, and — for
- * the gateway — the time to write the usage events still queued after it. A soak, when
- * asked, follows the gateway's memory under a fixed rate for longer. Everything it
- * started is stopped before it returns or throws.
+ * the gateway — the time to write the usage events still queued after it. In the
+ * embedded mode the gateway's PGlite runs in a process of its own (forked by the
+ * gateway, not by the harness): its CPU and memory are measured beside the gateway's.
+ * A soak, when asked, follows the gateway's memory under a fixed rate for longer.
+ * Everything it started is stopped before it returns or throws.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
@@ -19,8 +21,11 @@ import { type SelfTimeSummary, topSelfTime } from './profile.ts';
 import { cpuPercent, type ProcessStats, processStats } from './protocol.ts';
 import { meteredRequests, type Provisioned, provisionIssuedKey } from './provision.ts';
 import { createScaledServices, type ScaledServices } from './scaled.ts';
-import { type CpuTimes, machineCpuPercent, readCpuTimes, readProcessesCpuSeconds } from './machine.ts';
+import { type CpuTimes, machineCpuPercent, readCpuTimes, readProcessesCpuSeconds, readProcessStats } from './machine.ts';
 import { ANSWER_BODIES, type Format, requestBody, UPSTREAM_API_KEY } from './workload.ts';
+
+/** A bench child, or `pglite`: the embedded gateway's database process (its child, not the harness's). */
+export type MeasuredProcess = ProcessName | 'pglite';
 
 export interface CellResult {
   scenario: Scenario;
@@ -41,9 +46,9 @@ export interface CellResult {
   /** non2xx + errors + mismatches: requests that did not get the expected answer. */
   failed: number;
   /** Each process's CPU over the measured run, % of one core. */
-  cpuPercent: Partial<Record<ProcessName, number>>;
+  cpuPercent: Partial<Record<MeasuredProcess, number>>;
   /** Each server process's resident memory at the end of the run, MiB. */
-  rssMiB: Partial<Record<ProcessName, number>>;
+  rssMiB: Partial<Record<MeasuredProcess, number>>;
   /**
    * The whole machine over the run, % of one core: busy (everyone), stolen by the
    * hypervisor, and used by processes outside this bench (busy minus the bench's own).
@@ -84,13 +89,15 @@ export interface SoakResult {
   format: Format;
   ratePerSec: number;
   durationS: number;
-  /** The gateway's RSS over the soak, from its start. */
-  samples: { atS: number; rssMiB: number }[];
+  /** The gateway's RSS over the soak, from its start; embedded, also its PGlite process's. */
+  samples: { atS: number; rssMiB: number; pgliteRssMiB?: number }[];
   startMiB: number;
   endMiB: number;
   maxMiB: number;
   /** Least-squares slope of RSS over the soak after its first fifth (settling), MiB per minute. */
   slopeMiBPerMin: number;
+  /** Embedded: the PGlite process's RSS over the soak. */
+  pglite?: { startMiB: number; endMiB: number; maxMiB: number };
   load: LoadResult;
 }
 
@@ -199,6 +206,8 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
       checkNotAborted();
       provisioned = await provisionIssuedKey(gateway.url!, upstream.url!);
     }
+    const pglitePid = gateway ? await gateway.call<number | null>('database-pid') : null;
+    const pgliteStats = () => (pglitePid === null ? undefined : readProcessStats(pglitePid));
 
     const targets: Record<Scenario, { base: string | undefined; key: string; servers: BenchChild[] }> = {
       direct: { base: upstream.url, key: UPSTREAM_API_KEY, servers: [] },
@@ -244,6 +253,7 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
       const watched = [upstream, ...target.servers];
       const snapshot = async () => ({
         children: await Promise.all(watched.map((child) => child.stats())),
+        pglite: isGateway ? pgliteStats() : undefined,
         machine: readCpuTimes(),
         harness: processStats(),
         services: servicesCpuSeconds(),
@@ -265,7 +275,7 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
       const meterDrainMs = isGateway ? await gateway!.call<number>('drain') : undefined;
       if (isGateway) gatewayOkResponses += result.ok;
 
-      const cell = cellResult(scenario, format, connections, ratePerSec, result, watched, before.children, after.children, meterDrainMs);
+      const cell = cellResult(scenario, format, connections, ratePerSec, result, watched, before, after, meterDrainMs);
       if (isGateway && before.services !== undefined && after.services !== undefined) {
         cell.servicesCpuPercent = (100 * (after.services - before.services)) / ((after.harness.atMs - before.harness.atMs) / 1000);
       }
@@ -300,7 +310,14 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
       log(`soak: gateway · ${format} · ${ratePerSec} req/s for ${options.soakS} s`);
       const run = { ...loadRun('gateway', format, FIXED_RATE_CONNECTIONS, ratePerSec), durationS: options.soakS };
       const startedAtMs = performance.now();
-      const sample = async () => ({ atS: (performance.now() - startedAtMs) / 1000, rssMiB: (await gateway.stats()).rssBytes / 2 ** 20 });
+      const sample = async () => {
+        const pglite = pgliteStats();
+        return {
+          atS: (performance.now() - startedAtMs) / 1000,
+          rssMiB: (await gateway.stats()).rssBytes / 2 ** 20,
+          ...(pglite ? { pgliteRssMiB: pglite.rssBytes / 2 ** 20 } : {}),
+        };
+      };
       const samples = [await sample()];
       let finished = false;
       const soakLoad = load.call<LoadResult>('run', run, runTimeoutMs(options.soakS)).finally(() => {
@@ -361,16 +378,20 @@ function cellResult(
   ratePerSec: number | undefined,
   result: LoadResult,
   watched: BenchChild[],
-  before: ProcessStats[],
-  after: ProcessStats[],
+  before: { children: ProcessStats[]; pglite: ProcessStats | undefined },
+  after: { children: ProcessStats[]; pglite: ProcessStats | undefined },
   meterDrainMs: number | undefined,
 ): CellResult {
   const cpu: CellResult['cpuPercent'] = { load: result.cpuPercent };
   const rss: CellResult['rssMiB'] = {};
   watched.forEach((child, index) => {
-    cpu[child.name] = cpuPercent(before[index]!, after[index]!);
-    rss[child.name] = after[index]!.rssBytes / 2 ** 20;
+    cpu[child.name] = cpuPercent(before.children[index]!, after.children[index]!);
+    rss[child.name] = after.children[index]!.rssBytes / 2 ** 20;
   });
+  if (before.pglite && after.pglite) {
+    cpu.pglite = cpuPercent(before.pglite, after.pglite);
+    rss.pglite = after.pglite.rssBytes / 2 ** 20;
+  }
   return {
     scenario,
     format,
@@ -463,6 +484,7 @@ function soakResult(
   const meanR = fitted.reduce((sum, s) => sum + s.rssMiB, 0) / fitted.length;
   const covariance = fitted.reduce((sum, s) => sum + (s.atS - meanT) * (s.rssMiB - meanR), 0);
   const variance = fitted.reduce((sum, s) => sum + (s.atS - meanT) ** 2, 0);
+  const pglite = samples.flatMap((sample) => (sample.pgliteRssMiB === undefined ? [] : [sample.pgliteRssMiB]));
   return {
     format,
     ratePerSec,
@@ -472,6 +494,7 @@ function soakResult(
     endMiB: samples.at(-1)!.rssMiB,
     maxMiB: Math.max(...samples.map((sample) => sample.rssMiB)),
     slopeMiBPerMin: variance > 0 ? (60 * covariance) / variance : 0,
+    ...(pglite.length ? { pglite: { startMiB: pglite[0]!, endMiB: pglite.at(-1)!, maxMiB: Math.max(...pglite) } } : {}),
     load,
   };
 }

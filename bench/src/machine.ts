@@ -2,8 +2,11 @@
  * Machine-wide CPU time from /proc/stat (Linux), so a cell can say how much of the
  * machine's CPU went to processes that are not part of the bench (other engineers'
  * tests, a build) and how much the hypervisor stole — both make the numbers noisy.
+ * Also the CPU and memory of processes the bench did not start itself (PostgreSQL and
+ * Redis in the scaled mode, the gateway's PGlite process in the embedded mode).
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import type { ProcessStats } from './protocol.ts';
 
 export interface CpuTimes {
   /** user + nice + system + irq + softirq, in clock ticks, all cores summed. */
@@ -40,6 +43,30 @@ export function machineCpuPercent(before: CpuTimes, after: CpuTimes, cores: numb
 
 /** Clock ticks per second of /proc's per-process times (USER_HZ; 100 on Linux). */
 const USER_HZ = 100;
+
+/**
+ * One process's CPU time and resident memory now, read from /proc (as a bench child's
+ * own `stats` reports them), or undefined without /proc or once the process is gone.
+ */
+export function readProcessStats(pid: number): ProcessStats | undefined {
+  try {
+    const atMs = performance.timeOrigin + performance.now();
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rssKiB = Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+    if (!Number.isFinite(rssKiB)) return undefined; // exited, not yet reaped
+    // The fields after the command start with the state (field 3); utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticksToMicros = 1e6 / USER_HZ;
+    return {
+      cpuUserMicros: Number(fields[11]) * ticksToMicros,
+      cpuSystemMicros: Number(fields[12]) * ticksToMicros,
+      rssBytes: rssKiB * 1024,
+      atMs,
+    };
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * CPU seconds used so far by every process `matches` selects by command name and

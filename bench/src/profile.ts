@@ -4,8 +4,9 @@
  * - functions by self time: samples in which the function itself was running;
  * - modules by self time: each sample charged to the innermost JavaScript module on
  *   its stack (a package, a repo file, or Node's core), so native and WebAssembly
- *   frames count for the code that called them (socket writes → node core, SQL in
- *   WebAssembly → @electric-sql/pglite).
+ *   frames count for the code that called them (socket writes → node core, token
+ *   counts in WebAssembly → tiktoken). The embedded PGlite runs in a process of its
+ *   own and is not in these profiles.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -3,7 +3,8 @@
  * scenario) with req/s, latency and time-to-first-byte percentiles, failures, the
  * server's RSS, each process's CPU, and on gateway rows the comparison with the bare
  * proxy of the same cell (ratios in a closed loop, added ms at a fixed rate); then the
- * soak, when run, and short notes on reading it.
+ * soak, when run, and short notes on reading it — among them, in the embedded mode, the
+ * RSS of the gateway's PGlite process, which is not in the gateway's.
  */
 import type { BenchReport, CellResult, SoakResult } from './harness.ts';
 import type { SelfTimeSummary } from './profile.ts';
@@ -20,14 +21,18 @@ const formatAddedMs = (ms: number) => `${ms < 0 ? '−' : '+'}${formatMs(Math.ab
 const formatRatio = (ratio: number) => (Number.isFinite(ratio) ? `×${ratio < 10 ? ratio.toFixed(2) : ratio.toFixed(1)}` : '–');
 const percent = (value: number | undefined) => (value === undefined ? '–' : String(Math.round(value)));
 
+/** e.g. `json/10` (closed loop, 10 connections) or `json/200/s` (fixed rate). */
+const cellLabel = (cell: CellResult) => `${cell.format}/${cell.ratePerSec === undefined ? cell.connections : `${cell.ratePerSec}/s`}`;
+
 const serverOf = (cell: CellResult) => (cell.scenario === 'gateway' ? 'gateway' : cell.scenario === 'bare-proxy' ? 'bare-proxy' : undefined);
 
 function cpuColumn(cell: CellResult): string {
   const name = serverOf(cell);
   const server = name && cell.cpuPercent[name];
+  const pglite = cell.cpuPercent.pglite === undefined ? '' : `+${percent(cell.cpuPercent.pglite)}`;
   const worker = cell.cpuPercent.worker === undefined ? '' : `+${percent(cell.cpuPercent.worker)}`;
   const services = cell.servicesCpuPercent === undefined ? '' : `+${percent(cell.servicesCpuPercent)}`;
-  return `${percent(server)}${worker}${services} / ${percent(cell.cpuPercent['mock-upstream'])} / ${percent(cell.cpuPercent.load)}`;
+  return `${percent(server)}${pglite}${worker}${services} / ${percent(cell.cpuPercent['mock-upstream'])} / ${percent(cell.cpuPercent.load)}`;
 }
 
 function renderRows(header: string[], rows: string[][], rightAligned: boolean[]): string[] {
@@ -91,14 +96,15 @@ export function formatReport(report: BenchReport): string {
   });
   lines.push(...renderRows(header, rows, [false, true, false, true, true, true, true, true, true, true, true, false]));
   if (report.soak) lines.push('', formatSoak(report.soak));
+  const pgliteCells = report.cells.filter((cell) => cell.rssMiB.pglite !== undefined);
   lines.push(
     '',
     'load = closed loop with that many connections (each sends its next request when its answer is complete),',
     '  or a fixed rate of evenly spaced requests (open loop), where latency is not inflated by queueing.',
     'TTFB = request written → first bytes of the answer (its head); for streams, when the first event can arrive.',
-    'RSS = resident memory of the bare proxy or gateway process after the cell.',
+    `RSS = resident memory of the bare proxy or gateway process after the cell${pgliteCells.length ? " (not the gateway's PGlite process: see below)" : ''}.`,
     'failed = non-2xx + connection errors/timeouts + answers whose body was not the upstream answer byte for byte.',
-    `CPU% = each process's CPU time over the measured run, 100 = one core (srv = bare proxy or gateway${options.mode === 'scaled' ? ' + its BullMQ worker + PostgreSQL and Redis' : ''}, up = mock upstream, load = autocannon).`,
+    `CPU% = each process's CPU time over the measured run, 100 = one core (srv = bare proxy or gateway${pgliteCells.length ? ' + its PGlite process' : ''}${options.mode === 'scaled' ? ' + its BullMQ worker + PostgreSQL and Redis' : ''}, up = mock upstream, load = autocannon).`,
     `  All of them share ${machine.cpus} cores: when srv + up + load nears ${machine.cpus * 100}, the machine, not the server alone, is the limit.`,
     '  other = CPU of processes outside this bench (e.g. other engineers\' tests), steal = CPU the hypervisor gave to other machines; both add noise.',
   );
@@ -106,8 +112,15 @@ export function formatReport(report: BenchReport): string {
   if (drains.length) {
     lines.push(
       `Usage events still queued after each gateway cell were written within ${drains
-        .map((cell) => `${cell.format}/${cell.ratePerSec === undefined ? cell.connections : `${cell.ratePerSec}/s`}: ${formatMs(cell.meterDrainMs!)} ms`)
+        .map((cell) => `${cellLabel(cell)}: ${formatMs(cell.meterDrainMs!)} ms`)
         .join(', ')}${options.mode === 'embedded' ? ' (the embedded meter runs in the gateway process).' : '.'}`,
+    );
+  }
+  if (pgliteCells.length) {
+    lines.push(
+      `PGlite process RSS after each gateway cell: ${pgliteCells
+        .map((cell) => `${cellLabel(cell)}: ${thousands.format(cell.rssMiB.pglite!)} MiB`)
+        .join(', ')} (the embedded database runs in a child process of the gateway; gateway + PGlite = the whole server).`,
     );
   }
   if (report.metering) {
@@ -123,7 +136,10 @@ function formatSoak(soak: SoakResult): string {
   const failed = soak.load.non2xx + soak.load.errors + soak.load.mismatches;
   return [
     `Soak: gateway, ${soak.format} at ${soak.ratePerSec}/s for ${soak.durationS} s — ${thousands.format(soak.load.ok)} answers, ${failed} failed, p99 ${formatMs(soak.load.latencyMs.p99)} ms;`,
-    `  RSS ${soak.startMiB.toFixed(0)} MiB at start, ${soak.endMiB.toFixed(0)} MiB at end (max ${soak.maxMiB.toFixed(0)}), slope ${soak.slopeMiBPerMin >= 0 ? '+' : '−'}${Math.abs(soak.slopeMiBPerMin).toFixed(2)} MiB/min after the first fifth.`,
+    `  RSS ${soak.startMiB.toFixed(0)} MiB at start, ${soak.endMiB.toFixed(0)} MiB at end (max ${soak.maxMiB.toFixed(0)}), slope ${soak.slopeMiBPerMin >= 0 ? '+' : '−'}${Math.abs(soak.slopeMiBPerMin).toFixed(2)} MiB/min after the first fifth${soak.pglite ? ';' : '.'}`,
+    ...(soak.pglite
+      ? [`  its PGlite process's RSS ${soak.pglite.startMiB.toFixed(0)} MiB at start, ${soak.pglite.endMiB.toFixed(0)} MiB at end (max ${soak.pglite.maxMiB.toFixed(0)}).`]
+      : []),
   ].join('\n');
 }
 

@@ -3,11 +3,14 @@
  * (gateway, API, in the embedded mode also the meter worker), configured from the
  * environment like any deployment, LOG_LEVEL=silent, listening on 127.0.0.1:0.
  * Embedded mode (no DATABASE_URL): a fresh PGlite in a temporary DATA_DIR, removed on
- * close. Scaled mode: DATABASE_URL + REDIS_URL, keys under BENCH_REDIS_PREFIX.
+ * close; PGlite runs in a child process of this one. Scaled mode: DATABASE_URL +
+ * REDIS_URL, keys under BENCH_REDIS_PREFIX.
  *
  * Commands: `drain` waits until every queued usage event is written and answers how
- * long that took; `profile-start` / `profile-stop {path}` record a CPU profile of this
- * process (V8's sampling profiler through node:inspector) into a .cpuprofile file.
+ * long that took; `database-pid` answers the process id of the embedded PGlite process
+ * (null in the scaled mode), whose CPU and memory are not in this process's `stats`;
+ * `profile-start` / `profile-stop {path}` record a CPU profile of this process (V8's
+ * sampling profiler through node:inspector) into a .cpuprofile file.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
@@ -44,6 +47,7 @@ child.ready({
       await app.runtime.stores.queue.drain();
       return performance.now() - startedAt;
     },
+    'database-pid': () => app.runtime.stores.sql.pid ?? null,
     'profile-start': async () => {
       profiler = new Session();
       profiler.connect();

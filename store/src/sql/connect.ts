@@ -1,10 +1,11 @@
 // Opens the SQL database: PostgreSQL when a URL is given, else PGlite (embedded) in a
-// data directory. Both come back as one Kysely<Database> with int8 read as bigint.
+// data directory, in a child process of its own. Both come back as one
+// Kysely<Database> with int8 read as bigint.
 import { mkdir } from 'node:fs/promises';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.ts';
-import { openPGliteThread, type PGliteLocation } from './pglite-thread.ts';
+import { openPGliteProcess, type PGliteLocation } from './pglite-process.ts';
 import type { Config } from '../config.ts';
 import type { Database } from './schema.ts';
 
@@ -14,6 +15,8 @@ export interface SqlStore {
   close(): Promise<void>;
   /** Embedded only: a snapshot of the data directory (tests clone a migrated template). */
   dump?(): Promise<Blob>;
+  /** Embedded only: the process id of PGlite's database process. */
+  pid?: number;
 }
 
 export type SqlLocation =
@@ -46,15 +49,16 @@ export async function openSqlStore(location: SqlLocation): Promise<SqlStore> {
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
   if (location.dataDir) await mkdir(location.dataDir, { recursive: true });
-  const thread = await openPGliteThread({ dataDir: location.dataDir, loadDataDir: location.loadDataDir });
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(thread) });
+  const database = await openPGliteProcess({ dataDir: location.dataDir, loadDataDir: location.loadDataDir });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(database) });
   return {
     db,
     kind: 'pglite',
     close: async () => {
       await db.destroy();
-      await thread.close();
+      await database.close();
     },
-    dump: () => thread.dump(),
+    dump: () => database.dump(),
+    pid: database.pid,
   };
 }

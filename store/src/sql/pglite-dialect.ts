@@ -1,5 +1,5 @@
 // A Kysely dialect for PGlite (PostgreSQL compiled to WASM, one connection), which runs
-// on its own thread (pglite-thread.ts). Queries are serialised through one lock: a
+// in a process of its own (pglite-process.ts). Queries are serialised through one lock: a
 // transaction holds it from begin to commit/rollback, so concurrent callers never
 // interleave inside it.
 import {
@@ -13,7 +13,7 @@ import {
   type Kysely,
   type QueryResult,
 } from 'kysely';
-import type { PGliteThread } from './pglite-thread.ts';
+import type { PGliteProcess } from './pglite-process.ts';
 
 class Lock {
   #tail: Promise<void> = Promise.resolve();
@@ -30,16 +30,16 @@ class Lock {
 }
 
 class PGliteConnection implements DatabaseConnection {
-  constructor(readonly thread: PGliteThread) {}
+  constructor(readonly database: PGliteProcess) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.thread.query(query.sql, query.parameters);
+    const result = await this.database.query(query.sql, query.parameters);
     const affected = result.affectedRows === undefined ? undefined : BigInt(result.affectedRows);
     return { rows: result.rows as R[], numAffectedRows: affected };
   }
 
   async run(statement: 'begin' | 'commit' | 'rollback'): Promise<void> {
-    await this.thread.query(statement, []);
+    await this.database.query(statement, []);
   }
 
   // biome-ignore lint/correctness/useYield: PGlite has no cursors; streaming is not offered.
@@ -53,8 +53,8 @@ class PGliteDriver implements Driver {
   readonly #releases = new WeakMap<DatabaseConnection, () => void>();
   readonly #connection: PGliteConnection;
 
-  constructor(thread: PGliteThread) {
-    this.#connection = new PGliteConnection(thread);
+  constructor(database: PGliteProcess) {
+    this.#connection = new PGliteConnection(database);
   }
 
   async init(): Promise<void> {}
@@ -81,17 +81,17 @@ class PGliteDriver implements Driver {
     this.#releases.get(connection)?.();
   }
 
-  /** The PGlite thread is owned (and closed) by whoever opened it. */
+  /** The PGlite process is owned (and closed) by whoever opened it. */
   async destroy(): Promise<void> {}
 }
 
 export class PGliteDialect implements Dialect {
-  constructor(private readonly thread: PGliteThread) {}
+  constructor(private readonly database: PGliteProcess) {}
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver() {
-    return new PGliteDriver(this.thread);
+    return new PGliteDriver(this.database);
   }
   createQueryCompiler() {
     return new PostgresQueryCompiler();

@@ -1,0 +1,156 @@
+// PGlite in its own process: values and PostgreSQL's errors cross the process boundary
+// intact, a dump clones the database, and the process never outlives its use — closed,
+// killed, or orphaned by its parent.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { openPGliteProcess, type PGliteProcess } from './pglite-process.ts';
+
+const openFromTemplate = async () =>
+  openPGliteProcess({ loadDataDir: new Blob([await readFile(inject('pgliteTemplatePath'))]) });
+
+/** Whether the process exists and has not exited (an exited orphan nobody has reaped yet is a zombie). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw error;
+  }
+  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
+  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+}
+
+async function waitUntilGone(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isRunning(pid)) {
+    if (Date.now() > deadline) return false;
+    await sleep(50);
+  }
+  return true;
+}
+
+describe('PGlite process', () => {
+  const opened: PGliteProcess[] = [];
+  const open = async () => {
+    const database = await openFromTemplate();
+    opened.push(database);
+    return database;
+  };
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((database) => database.close()));
+  });
+
+  it('returns int8 as BigInt and timestamps as Date, and takes them as parameters', async () => {
+    const database = await open();
+    const at = new Date('2026-11-15T12:34:56.789Z');
+    const { rows } = await database.query('select $1::int8 as big, $2::timestamptz as at, $3::bytea as bytes, null::int8 as nothing', [
+      9_007_199_254_740_993n,
+      at,
+      new Uint8Array([1, 2, 255]),
+    ]);
+    const [row] = rows as { big: unknown; at: unknown; bytes: Uint8Array; nothing: unknown }[];
+    expect(row!.big).toBe(9_007_199_254_740_993n);
+    expect(row!.at).toBeInstanceOf(Date);
+    expect((row!.at as Date).toISOString()).toBe(at.toISOString());
+    expect([...row!.bytes]).toEqual([1, 2, 255]);
+    expect(row!.nothing).toBeNull();
+  });
+
+  it("rejects a failed statement with PostgreSQL's error fields", async () => {
+    const database = await open();
+    await database.query('create table pglite_process_test (id int primary key)', []);
+    expect((await database.query('insert into pglite_process_test values (1), (2)', [])).affectedRows).toBe(2);
+
+    const duplicate = await database.query('insert into pglite_process_test values (1)', []).catch((error: unknown) => error);
+    expect(duplicate).toBeInstanceOf(Error);
+    expect(duplicate).toMatchObject({
+      message: expect.stringContaining('duplicate key value violates unique constraint'),
+      code: '23505',
+      constraint: 'pglite_process_test_pkey',
+      table: 'pglite_process_test',
+      detail: 'Key (id)=(1) already exists.',
+    });
+    await expect(database.query('selec 1', [])).rejects.toMatchObject({ code: '42601', position: '1' });
+    // The failed statements left the database usable.
+    expect((await database.query('select count(*)::int8 as n from pglite_process_test', [])).rows).toEqual([{ n: 2n }]);
+  });
+
+  it('clones a database through dump()', async () => {
+    const original = await open();
+    await original.query('create table pglite_process_clone (note text)', []);
+    await original.query("insert into pglite_process_clone values ('kept')", []);
+    const dump = await original.dump();
+    expect(dump).toBeInstanceOf(Blob);
+
+    const clone = await openPGliteProcess({ loadDataDir: dump });
+    opened.push(clone);
+    expect(clone.pid).not.toBe(original.pid);
+    await clone.query("insert into pglite_process_clone values ('clone only')", []);
+    expect((await clone.query('select note from pglite_process_clone order by note', [])).rows).toEqual([
+      { note: 'clone only' },
+      { note: 'kept' },
+    ]);
+    expect((await original.query('select note from pglite_process_clone', [])).rows).toEqual([{ note: 'kept' }]);
+  });
+
+  it.skipIf(!existsSync('/proc/self/cmdline'))('runs the server module on plain Node, without its parent’s flags', async () => {
+    const database = await open();
+    const commandLine = readFileSync(`/proc/${database.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    expect(commandLine).toHaveLength(2);
+    expect(commandLine[0]).toBe(process.execPath);
+    expect(commandLine[1]).toMatch(/pglite-server\.mjs$/);
+  });
+
+  it('ends its process on close(), after which queries are refused', async () => {
+    const database = await openFromTemplate();
+    expect(isRunning(database.pid)).toBe(true);
+    await database.close();
+    expect(isRunning(database.pid)).toBe(false);
+    await expect(database.query('select 1', [])).rejects.toThrow('the PGlite process is closed');
+    await database.close();
+  });
+
+  it('keeps answering when SIGINT or SIGTERM reaches it: its parent closes it', async () => {
+    const database = await open();
+    process.kill(database.pid, 'SIGINT');
+    process.kill(database.pid, 'SIGTERM');
+    await sleep(200);
+    expect((await database.query('select 1 as one', [])).rows).toEqual([{ one: 1 }]);
+  });
+
+  it('rejects the query in flight and every later one when its process dies', async () => {
+    const database = await openFromTemplate();
+    const inFlight = database.query('select pg_sleep(20)', []);
+    await sleep(200);
+    process.kill(database.pid, 'SIGKILL');
+    await expect(inFlight).rejects.toThrow('the PGlite process exited (SIGKILL)');
+    await expect(database.query('select 1', [])).rejects.toThrow('the PGlite process exited (SIGKILL)');
+    await database.close();
+    expect(isRunning(database.pid)).toBe(false);
+  });
+
+  it('exits when its parent dies without closing it', async () => {
+    const script = `
+      import { readFile } from 'node:fs/promises';
+      import { openPGliteProcess } from ${JSON.stringify(new URL('./pglite-process.ts', import.meta.url).href)};
+      const database = await openPGliteProcess({ loadDataDir: new Blob([await readFile(process.env.TEMPLATE)]) });
+      console.log(database.pid);
+    `;
+    const parent = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      env: { ...process.env, TEMPLATE: inject('pgliteTemplatePath') },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const parentExited = new Promise((resolve) => parent.once('exit', resolve));
+    const pid = await new Promise<number>((resolve, reject) => {
+      parent.stdout.once('data', (data: Buffer) => resolve(Number(data.toString())));
+      parent.once('exit', (code) => reject(new Error(`the parent exited first (code ${code})`)));
+    });
+    expect(isRunning(pid)).toBe(true);
+    parent.kill('SIGKILL');
+    await parentExited;
+    expect(await waitUntilGone(pid, 10_000)).toBe(true);
+  });
+});
