@@ -103,6 +103,7 @@ export async function openStores<M extends JobMap>(
     // Reconnection is automatic; callers see LedgerUnavailableError meanwhile.
   });
   await withTimeout(new Promise<void>((resolve) => ledgerRedis.once('ready', () => resolve())), REDIS_READY_TIMEOUT_MS);
+  // With budget leases (its default), most requests are admitted without a Redis round trip.
   const ledger = createRedisLedger({ redis: ledgerRedis, prefix: `${prefix}:ledger` });
   const rateLimiter = createRedisRateLimiter({ redis: ledgerRedis, prefix: `${prefix}:ratelimit` });
   const queue = createBullQueue<M>({ connection: { url: config.redisUrl }, prefix: `${prefix}-queue` });

@@ -294,8 +294,9 @@ export function createMetering(deps: {
      * the event to the meter and counting its tokens go on in the background (`settled`
      * waits for them), so no answer waits for bookkeeping. The settlement is issued
      * before this returns, so a later request from this gateway finds it counted (the
-     * in-process ledger applies it at once; the Redis ledger sends it at once when this
-     * process made the reservation, and Redis runs one connection's commands in order).
+     * in-process ledger applies it at once; the Redis ledger counts it at once in the
+     * lease that admitted the request, or sends it at once for a plain reservation this
+     * process made, and Redis runs one connection's commands in order).
      * Never throws.
      */
     record(

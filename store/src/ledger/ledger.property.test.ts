@@ -10,10 +10,17 @@
  * refusal: first refusing scope, its limit, spent and reserved) and show the same
  * balance on every scope; and a limited scope to which only admissions have added must
  * hold no more than its limit. The Redis ledger runs when TEST_REDIS_URL is set, with
- * fewer runs and no expiry: it keeps Redis server time, and nothing expires within the
- * default ttl of its reservations.
+ * and without leases, with fewer runs and no expiry: it keeps Redis server time, and
+ * nothing expires within the default ttl of its reservations.
+ *
+ * Leases are also tested as two gateways sharing budgets: two leased ledgers on one key
+ * prefix (each its own connection) get batches of calls run side by side. Whatever they
+ * admit, each limited scope's admitted amounts plus settled spend stay within its limit
+ * (every cost here is at most its reservation), and once both are closed Redis counts
+ * exactly the spend settled and the amounts still reserved.
  */
 import fc from 'fast-check';
+import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectTestRedis, deleteKeysWithPrefix, redisUrl, uniquePrefix } from '../testing/redis.ts';
 import { createInProcessLedger } from './in-process-ledger.ts';
@@ -147,16 +154,28 @@ const IMPLEMENTATIONS: LedgerImplementation[] = [
   },
 ];
 if (redis !== undefined) {
-  IMPLEMENTATIONS.push({
-    name: 'redis ledger',
-    fakeClock: false,
-    numRuns: 150,
-    maxCommands: 40,
-    create() {
-      redisLedgerCount += 1;
-      return { ledger: createRedisLedger({ redis, prefix: `${redisPrefix}:${redisLedgerCount}` }) };
+  IMPLEMENTATIONS.push(
+    {
+      name: 'redis ledger without leases',
+      fakeClock: false,
+      numRuns: 150,
+      maxCommands: 40,
+      create() {
+        redisLedgerCount += 1;
+        return { ledger: createRedisLedger({ redis, prefix: `${redisPrefix}:${redisLedgerCount}`, leases: false }) };
+      },
     },
-  });
+    {
+      name: 'redis ledger with leases',
+      fakeClock: false,
+      numRuns: 150,
+      maxCommands: 40,
+      create() {
+        redisLedgerCount += 1;
+        return { ledger: createRedisLedger({ redis, prefix: `${redisPrefix}:${redisLedgerCount}` }) };
+      },
+    },
+  );
 }
 
 afterAll(async () => {
@@ -261,6 +280,90 @@ for (const implementation of IMPLEMENTATIONS) {
           }
         }),
         { numRuns: implementation.numRuns },
+      );
+    });
+  });
+}
+
+type GatewayCall =
+  | { kind: 'reserve'; gateway: 0 | 1; scopes: string[]; amountMicros: bigint }
+  /** Ends the `pick`-th reservation still held (if any): settled at `costShare` % of its amount, or released. */
+  | { kind: 'settle'; pick: number; costShare: number }
+  | { kind: 'release'; pick: number };
+
+/** Per run: a limit (or none) for each scope, and batches of calls run side by side. */
+const twoGatewayRuns = fc.record({
+  limits: fc.tuple(...SCOPES.map(() => fc.option(fc.integer({ min: 0, max: 3_000 }).map(BigInt), { nil: null, freq: 4 }))),
+  leaseOptions: fc.constantFrom({}, { flushMs: 5, maxAgeMs: 15 }),
+  batches: fc.array(
+    fc.array(
+      fc.oneof(
+        { arbitrary: fc.record({ kind: fc.constant('reserve' as const), gateway: fc.constantFrom(0 as const, 1 as const), scopes: fc.subarray([...SCOPES], { minLength: 1 }), amountMicros: fc.integer({ min: 0, max: 400 }).map(BigInt) }), weight: 4 },
+        { arbitrary: fc.record({ kind: fc.constant('settle' as const), pick: fc.nat(), costShare: fc.integer({ min: 0, max: 100 }) }), weight: 2 },
+        fc.record({ kind: fc.constant('release' as const), pick: fc.nat() }),
+      ),
+      { minLength: 1, maxLength: 6 },
+    ),
+    { maxLength: 30, size: 'medium' },
+  ),
+});
+
+if (redis !== undefined) {
+  describe('two leased redis ledgers sharing budgets', () => {
+    const connections: Redis[] = [];
+    afterAll(() => Promise.all(connections.map((connection) => connection.quit())));
+
+    it('keep every limit between them and count exactly what was settled and is still held', async () => {
+      await fc.assert(
+        fc.asyncProperty(twoGatewayRuns, async ({ limits, leaseOptions, batches }) => {
+          redisLedgerCount += 1;
+          const prefix = `${redisPrefix}:${redisLedgerCount}`;
+          while (connections.length < 2) connections.push(connectTestRedis());
+          const gateways = connections.map((connection) => createRedisLedger({ redis: connection, prefix, leases: leaseOptions }));
+          const limitOf = new Map<string, bigint | null>(SCOPES.map((scope, index) => [scope, limits[index] ?? null]));
+          const held = new Map<string, { gateway: number; scopes: string[]; amountMicros: bigint }>();
+          const spent = new Map<string, bigint>(SCOPES.map((scope) => [scope, 0n]));
+          let nextId = 0;
+
+          const run = async (call: GatewayCall) => {
+            if (call.kind === 'reserve') {
+              nextId += 1;
+              const reservationId = `g${nextId}`;
+              const scopes = call.scopes.map((scope) => ({ scope, limitMicros: limitOf.get(scope) ?? null }));
+              const result = await gateways[call.gateway]!.reserve({ reservationId, scopes, amountMicros: call.amountMicros });
+              if (result.ok) held.set(reservationId, { gateway: call.gateway, scopes: call.scopes, amountMicros: call.amountMicros });
+              return;
+            }
+            const ids = [...held.keys()];
+            if (ids.length === 0) return;
+            const reservationId = ids[call.pick % ids.length]!;
+            const reservation = held.get(reservationId)!;
+            held.delete(reservationId);
+            if (call.kind === 'release') return gateways[reservation.gateway]!.release(reservationId);
+            const actualMicros = (reservation.amountMicros * BigInt(call.costShare)) / 100n;
+            for (const scope of reservation.scopes) spent.set(scope, spent.get(scope)! + actualMicros);
+            return gateways[reservation.gateway]!.settle(reservationId, actualMicros);
+          };
+          const reservedOn = (scope: string) =>
+            [...held.values()].filter((reservation) => reservation.scopes.includes(scope)).reduce((sum, { amountMicros }) => sum + amountMicros, 0n);
+
+          try {
+            for (const batch of batches) {
+              await Promise.all(batch.map(run));
+              for (const scope of SCOPES) {
+                const limit = limitOf.get(scope);
+                if (limit != null) expect(spent.get(scope)! + reservedOn(scope), `admitted and spent on ${scope}`).toBeLessThanOrEqual(limit);
+              }
+            }
+          } finally {
+            await Promise.all(gateways.map((gateway) => gateway.close()));
+          }
+          const counted = createRedisLedger({ redis: connections[0]!, prefix, leases: false });
+          for (const scope of SCOPES) {
+            expect(await counted.read(scope), `counters of ${scope}`).toEqual({ spentMicros: spent.get(scope), reservedMicros: reservedOn(scope) });
+          }
+        }),
+        { numRuns: 60 },
       );
     });
   });

@@ -1,10 +1,12 @@
 // One contract suite for every SpendLedger: the in-process ledger always, the Redis
-// ledger when TEST_REDIS_URL is set. The in-process ledger runs on a fake clock; the
-// Redis ledger uses Redis server time, so its `elapse` really waits.
+// ledger with and without budget leases when TEST_REDIS_URL is set. The in-process
+// ledger runs on a fake clock; the Redis ledger uses Redis server time, so its `elapse`
+// really waits. Then what only leases do: admit without a script per request, flush
+// spend, share a budget between two gateways, outlive a dead gateway only by the ttl.
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { connectTestRedis, deleteKeysWithPrefix, redisUrl, uniquePrefix } from '../testing/redis.ts';
 import { createInProcessLedger } from './in-process-ledger.ts';
 import { createRedisLedger } from './redis-ledger.ts';
@@ -40,44 +42,196 @@ const IMPLEMENTATIONS: LedgerImplementation[] = [
   },
 ];
 if (redis !== undefined) {
-  IMPLEMENTATIONS.push({
-    name: 'redis ledger',
-    create() {
-      redisLedgerCount += 1;
-      return {
-        ledger: createRedisLedger({ redis, prefix: `${redisPrefix}:${redisLedgerCount}` }),
-        elapse: (ms) => sleep(ms),
-      };
+  IMPLEMENTATIONS.push(
+    {
+      name: 'redis ledger without leases',
+      create() {
+        redisLedgerCount += 1;
+        return {
+          ledger: createRedisLedger({ redis, prefix: `${redisPrefix}:${redisLedgerCount}`, leases: false }),
+          elapse: (ms) => sleep(ms),
+        };
+      },
     },
-  });
+    {
+      name: 'redis ledger with leases',
+      create() {
+        redisLedgerCount += 1;
+        return {
+          ledger: createRedisLedger({ redis, prefix: `${redisPrefix}:${redisLedgerCount}` }),
+          elapse: (ms) => sleep(ms),
+        };
+      },
+    },
+  );
 }
 
 const outageRedisUrl = redisUrl;
 if (outageRedisUrl !== undefined) {
-  describe('redis ledger when Redis is unreachable', () => {
-    // A connection of its own, as the gateway opens it: no offline queue, so commands
-    // fail at once while it is down.
-    const connection = new Redis(outageRedisUrl, { enableOfflineQueue: false, commandTimeout: 250, lazyConnect: true });
-    const prefix = `${redisPrefix}:outage`;
-    afterAll(() => connection.quit().catch(() => undefined));
+  for (const leases of [false, undefined] as const) {
+    describe(`redis ledger ${leases === false ? 'without' : 'with'} leases when Redis is unreachable`, () => {
+      // A connection of its own, as the gateway opens it: no offline queue, so commands
+      // fail at once while it is down.
+      const connection = new Redis(outageRedisUrl, { enableOfflineQueue: false, commandTimeout: 250, lazyConnect: true });
+      const prefix = `${redisPrefix}:outage:${leases === false ? 'plain' : 'leased'}`;
+      afterAll(() => connection.quit().catch(() => undefined));
 
-    it('refuses to reserve at once, keeps settlements and applies them when Redis is back', async () => {
-      await connection.connect();
-      const ledger = createRedisLedger({ redis: connection, prefix, retryMs: 50 });
+      it('refuses to reserve at once, even with a lease that has room, keeps settlements and applies them when Redis is back', async () => {
+        await connection.connect();
+        const ledger = createRedisLedger({ redis: connection, prefix, retryMs: 50, leases });
+        const scopes = [{ scope: TEAM, limitMicros: 1_000n }];
+        const roomy = [{ scope: GROUP, limitMicros: 1_000_000n }];
+        await ledger.reserve({ reservationId: 'before', scopes, amountMicros: 400n });
+        await ledger.reserve({ reservationId: 'roomy-before', scopes: roomy, amountMicros: 10n });
+
+        const closed = once(connection, 'end');
+        connection.disconnect();
+        const startedAt = performance.now();
+        await expect(ledger.reserve({ reservationId: 'during', scopes, amountMicros: 1n })).rejects.toThrow(LedgerUnavailableError);
+        await expect(ledger.reserve({ reservationId: 'roomy-during', scopes: roomy, amountMicros: 10n })).rejects.toThrow(LedgerUnavailableError);
+        await expect(ledger.read(TEAM)).rejects.toThrow(LedgerUnavailableError);
+        await ledger.settle('before', 300n);
+        await ledger.settle('roomy-before', 7n);
+        expect(performance.now() - startedAt).toBeLessThan(500);
+
+        await closed;
+        await connection.connect();
+        const elsewhere = createRedisLedger({ redis: connection, prefix, leases: false });
+        await expect.poll(() => elsewhere.read(TEAM), { timeout: 5_000 }).toEqual({ spentMicros: 300n, reservedMicros: 0n });
+        await expect.poll(() => elsewhere.read(GROUP), { timeout: 5_000 }).toEqual({ spentMicros: 7n, reservedMicros: 0n });
+        await ledger.close();
+      });
+    });
+  }
+}
+
+/** `redis` as a ledger sees it, counting the scripts sent through it. */
+function countingScripts(redis: Redis) {
+  let scripts = 0;
+  const counting = new Proxy(redis, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      if (property !== 'evalsha' && property !== 'eval') return value.bind(target);
+      return (...args: unknown[]) => {
+        scripts += 1;
+        return value.apply(target, args);
+      };
+    },
+  });
+  return { redis: counting, scripts: () => scripts };
+}
+
+if (redis !== undefined) {
+  describe('redis ledger leases', () => {
+    const connections: Redis[] = [];
+    const connect = () => {
+      const connection = connectTestRedis();
+      connections.push(connection);
+      return connection;
+    };
+    afterAll(() => Promise.all(connections.map((connection) => connection.quit().catch(() => undefined))));
+    let prefixCount = 0;
+    const newPrefix = () => {
+      prefixCount += 1;
+      return `${redisPrefix}:leases:${prefixCount}`;
+    };
+
+    it('admits the requests of a scope list from a few leases, not one script per request', async () => {
+      const prefix = newPrefix();
+      const { redis: counting, scripts } = countingScripts(redis);
+      const ledger = createRedisLedger({ redis: counting, prefix });
+      const scopes = limits(null, 10_000_000n, null);
+      for (let i = 0; i < 200; i++) {
+        expect(await ledger.reserve({ reservationId: `r${i}`, scopes, amountMicros: 100n }), `request ${i}`).toMatchObject({ ok: true });
+        await ledger.settle(`r${i}`, 60n);
+      }
+      // Two requests' worth of scripts (RESERVE + FINISH each) would be 400.
+      expect(scripts()).toBeLessThanOrEqual(12);
+      const spent = { spentMicros: 12_000n, reservedMicros: 0n };
+      expect(await balances(ledger)).toEqual({ key: spent, group: spent, team: spent });
+      await ledger.close();
+      expect(await createRedisLedger({ redis, prefix, leases: false }).read(GROUP)).toEqual(spent);
+    });
+
+    it('shows settled spend to other gateways within the flush interval, and to its own reads at once', async () => {
+      const prefix = newPrefix();
+      const ledger = createRedisLedger({ redis, prefix, leases: { flushMs: 250 } });
+      const elsewhere = createRedisLedger({ redis, prefix, leases: false });
+      const scopes = [{ scope: TEAM, limitMicros: 1_000_000n }];
+      await ledger.reserve({ reservationId: 'r1', scopes, amountMicros: 1_000n });
+      await ledger.settle('r1', 700n);
+      const settledAt = performance.now();
+      expect(await ledger.read(TEAM)).toEqual({ spentMicros: 700n, reservedMicros: 0n });
+      // The lease (64 × 1 000) still holds its spare, and its spend waits for the next flush.
+      expect(await elsewhere.read(TEAM)).toEqual({ spentMicros: 0n, reservedMicros: 64_000n });
+
+      await expect.poll(async () => (await elsewhere.read(TEAM)).spentMicros, { interval: 10, timeout: 2_000 }).toBe(700n);
+      expect(performance.now() - settledAt).toBeLessThan(500);
+      // Retired after its second, the lease gives all its hold back.
+      await expect.poll(() => elsewhere.read(TEAM), { interval: 50, timeout: 3_000 }).toEqual({ spentMicros: 700n, reservedMicros: 0n });
+      await ledger.close();
+    });
+
+    it('keeps two gateways on one budget within its cap, and counts exactly what they spent', async () => {
+      // As the end-to-end test: 1 665 reserved, 915 spent per request, a 50 000 cap.
+      const gateways = [connect(), connect()];
+      for (let round = 0; round < 10; round++) {
+        const prefix = newPrefix();
+        const ledgers = gateways.map((connection) => createRedisLedger({ redis: connection, prefix }));
+        const scopes = [{ scope: KEY, limitMicros: 50_000n }, { scope: TEAM, limitMicros: null }];
+        const results = await Promise.all(
+          Array.from({ length: 200 }, async (_, i) => {
+            const ledger = ledgers[i % 2]!;
+            const result = await ledger.reserve({ reservationId: `c${i}`, scopes, amountMicros: 1_665n });
+            if (result.ok) {
+              await sleep(Math.random() * 5);
+              await ledger.settle(`c${i}`, 915n);
+            }
+            return result.ok;
+          }),
+        );
+        const admitted = results.filter(Boolean).length;
+        expect(admitted * 915, `round ${round}: spend admitted`).toBeLessThanOrEqual(50_000 + 1_665);
+        expect(admitted, `round ${round}: admitted`).toBeGreaterThanOrEqual(30);
+        await Promise.all(ledgers.map((ledger) => ledger.close()));
+        const counted = { spentMicros: BigInt(admitted * 915), reservedMicros: 0n };
+        const elsewhere = createRedisLedger({ redis, prefix, leases: false });
+        expect(await elsewhere.read(KEY), `round ${round}`).toEqual(counted);
+        expect(await elsewhere.read(TEAM), `round ${round}`).toEqual(counted);
+      }
+    });
+
+    it('lets the budget a dead gateway leased go once its ttl has passed', async () => {
+      const prefix = newPrefix();
+      const doomed = connect();
+      const dying = createRedisLedger({ redis: doomed, prefix });
       const scopes = [{ scope: TEAM, limitMicros: 1_000n }];
-      await ledger.reserve({ reservationId: 'before', scopes, amountMicros: 400n });
+      // A quarter of the headroom: a 250 lease for a request of 100, never settled.
+      expect(await dying.reserve({ reservationId: 'r1', scopes, amountMicros: 100n, ttlMs: 400 })).toMatchObject({ ok: true });
+      doomed.disconnect();
 
-      const closed = once(connection, 'end');
-      connection.disconnect();
-      const startedAt = performance.now();
-      await expect(ledger.reserve({ reservationId: 'during', scopes, amountMicros: 1n })).rejects.toThrow(LedgerUnavailableError);
-      await expect(ledger.read(TEAM)).rejects.toThrow(LedgerUnavailableError);
-      await ledger.settle('before', 300n);
-      expect(performance.now() - startedAt).toBeLessThan(500);
+      const survivor = createRedisLedger({ redis, prefix });
+      expect(await survivor.read(TEAM)).toEqual({ spentMicros: 0n, reservedMicros: 250n });
+      expect(await survivor.reserve({ reservationId: 's1', scopes, amountMicros: 800n })).toMatchObject({ ok: false });
+      await expect.poll(() => survivor.read(TEAM), { interval: 50, timeout: 3_000 }).toEqual({ spentMicros: 0n, reservedMicros: 0n });
+      expect(await survivor.reserve({ reservationId: 's2', scopes, amountMicros: 800n })).toMatchObject({ ok: true });
+      await survivor.close();
+    });
 
-      await closed;
-      await connection.connect();
-      await expect.poll(() => ledger.read(TEAM), { timeout: 5_000 }).toEqual({ spentMicros: 300n, reservedMicros: 0n });
+    it('stops a lease at once when its budget gets another limit', async () => {
+      const prefix = newPrefix();
+      const ledger = createRedisLedger({ redis, prefix });
+      // A quarter of the headroom under a 1 000 limit: a lease of 250.
+      await ledger.reserve({ reservationId: 'r1', scopes: [{ scope: KEY, limitMicros: 1_000n }], amountMicros: 100n });
+      await ledger.settle('r1', 100n);
+      const raised = [{ scope: KEY, limitMicros: 1_000_000n }];
+      expect(await ledger.reserve({ reservationId: 'r2', scopes: raised, amountMicros: 100n })).toEqual({
+        ok: true,
+        balances: [{ spentMicros: 100n, reservedMicros: 100n }],
+      });
+      // The lease under the old limit is finished: its spend is counted, its hold given back.
+      expect(await createRedisLedger({ redis, prefix, leases: false }).read(KEY)).toEqual({ spentMicros: 100n, reservedMicros: 6_400n });
       await ledger.close();
     });
   });
@@ -111,8 +265,18 @@ async function balances(ledger: SpendLedger) {
 
 for (const implementation of IMPLEMENTATIONS) {
   describe(implementation.name, () => {
+    const opened: SpendLedger[] = [];
+    const create = () => {
+      const subject = implementation.create();
+      opened.push(subject.ledger);
+      return subject;
+    };
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((ledger) => ledger.close()));
+    });
+
     it('reserves within the limits on every scope', async () => {
-      const { ledger } = implementation.create();
+      const { ledger } = create();
       const result = await ledger.reserve({
         reservationId: 'r1',
         scopes: limits(1_000n, 5_000n, 10_000n),
@@ -124,7 +288,7 @@ for (const implementation of IMPLEMENTATIONS) {
     });
 
     it('answers each scope’s balance with the reservation counted, also when asked again', async () => {
-      const { ledger } = implementation.create();
+      const { ledger } = create();
       const scopes = limits(1_000n, null, 10_000n);
       await ledger.reserve({ reservationId: 'r1', scopes, amountMicros: 200n });
       await ledger.settle('r1', 150n);
@@ -135,7 +299,7 @@ for (const implementation of IMPLEMENTATIONS) {
     });
 
     it('admits a reservation that reaches the limit exactly and refuses one micro more', async () => {
-      const { ledger } = implementation.create();
+      const { ledger } = create();
       const scopes = [{ scope: TEAM, limitMicros: 1_000n }];
       expect(await ledger.reserve({ reservationId: 'r1', scopes, amountMicros: 600n })).toMatchObject({ ok: true });
       expect(await ledger.reserve({ reservationId: 'r2', scopes, amountMicros: 400n })).toMatchObject({ ok: true });
@@ -149,7 +313,7 @@ for (const implementation of IMPLEMENTATIONS) {
     });
 
     it('refuses when one scope would overflow and then changes no scope', async () => {
-      const { ledger } = implementation.create();
+      const { ledger } = create();
       await ledger.reserve({ reservationId: 'earlier', scopes: limits(null, null, null), amountMicros: 700n });
       await ledger.settle('earlier', 700n);
       await ledger.reserve({ reservationId: 'pending', scopes: limits(null, null, null), amountMicros: 100n });
@@ -174,7 +338,7 @@ for (const implementation of IMPLEMENTATIONS) {
     });
 
     it('always admits scopes without a limit and still counts them', async () => {
-      const { ledger } = implementation.create();
+      const { ledger } = create();
       const scopes = [{ scope: TEAM, limitMicros: null }];
       const huge = 4_000_000_000_000_000n;
       expect(await ledger.reserve({ reservationId: 'r1', scopes, amountMicros: huge })).toMatchObject({ ok: true });
@@ -185,7 +349,7 @@ for (const implementation of IMPLEMENTATIONS) {
     });
 
     it('settles with the actual cost, lower or higher than the reservation', async () => {
-      const { ledger } = implementation.create();
+      const { ledger } = create();
       const scopes = limits(null, 10_000n, 10_000n);
       await ledger.reserve({ reservationId: 'lower', scopes, amountMicros: 1_000n });
       await ledger.reserve({ reservationId: 'higher', scopes, amountMicros: 500n });
@@ -200,7 +364,7 @@ for (const implementation of IMPLEMENTATIONS) {
     });
 
     it('counts settled spend against the limit of later reservations', async () => {
-      const { ledger } = implementation.create();
+      const { ledger } = create();
       const scopes = [{ scope: TEAM, limitMicros: 1_000n }];
       await ledger.reserve({ reservationId: 'r1', scopes, amountMicros: 100n });
       await ledger.settle('r1', 900n);
@@ -213,7 +377,7 @@ for (const implementation of IMPLEMENTATIONS) {
     });
 
     it('treats a second settle or release as a no-op', async () => {
-      const { ledger } = implementation.create();
+      const { ledger } = create();
       const scopes = limits(null, null, 10_000n);
       await ledger.reserve({ reservationId: 'settled', scopes, amountMicros: 400n });
       await ledger.reserve({ reservationId: 'released', scopes, amountMicros: 300n });
@@ -234,7 +398,7 @@ for (const implementation of IMPLEMENTATIONS) {
     });
 
     it('frees the capacity of a released reservation without spending', async () => {
-      const { ledger } = implementation.create();
+      const { ledger } = create();
       const scopes = [{ scope: TEAM, limitMicros: 1_000n }];
       await ledger.reserve({ reservationId: 'r1', scopes, amountMicros: 800n });
       expect(await ledger.reserve({ reservationId: 'r2', scopes, amountMicros: 800n })).toMatchObject({ ok: false });
@@ -246,7 +410,7 @@ for (const implementation of IMPLEMENTATIONS) {
     });
 
     it('holds a reservation once when the same id is reserved twice', async () => {
-      const { ledger } = implementation.create();
+      const { ledger } = create();
       const scopes = [{ scope: TEAM, limitMicros: 1_000n }];
       await ledger.reserve({ reservationId: 'r1', scopes, amountMicros: 600n });
       expect(await ledger.reserve({ reservationId: 'r1', scopes, amountMicros: 600n })).toMatchObject({ ok: true });
@@ -254,7 +418,7 @@ for (const implementation of IMPLEMENTATIONS) {
     });
 
     it('stops counting a reservation once its ttl has passed', async () => {
-      const { ledger, elapse } = implementation.create();
+      const { ledger, elapse } = create();
       const scopes = limits(null, null, 1_000n);
       await ledger.reserve({ reservationId: 'short', scopes, amountMicros: 700n, ttlMs: 200 });
       await ledger.reserve({ reservationId: 'long', scopes, amountMicros: 100n, ttlMs: 60_000 });
@@ -270,7 +434,7 @@ for (const implementation of IMPLEMENTATIONS) {
     });
 
     it('shows an expired reservation as no longer reserved when read', async () => {
-      const { ledger, elapse } = implementation.create();
+      const { ledger, elapse } = create();
       await ledger.reserve({ reservationId: 'short', scopes: limits(null, null, null), amountMicros: 700n, ttlMs: 200 });
       await elapse(300);
       const free = { spentMicros: 0n, reservedMicros: 0n };
@@ -278,7 +442,7 @@ for (const implementation of IMPLEMENTATIONS) {
     });
 
     it('records a late settle within one more ttl, and forgets the reservation after that', async () => {
-      const { ledger, elapse } = implementation.create();
+      const { ledger, elapse } = create();
       const scopes = [{ scope: TEAM, limitMicros: 1_000n }];
       await ledger.reserve({ reservationId: 'late', scopes, amountMicros: 500n, ttlMs: 400 });
       await ledger.reserve({ reservationId: 'forgotten', scopes, amountMicros: 300n, ttlMs: 100 });
@@ -292,7 +456,7 @@ for (const implementation of IMPLEMENTATIONS) {
     });
 
     it('admits exactly floor(limit / amount) of 50 concurrent reservations on one scope', async () => {
-      const { ledger } = implementation.create();
+      const { ledger } = create();
       const scopes = limits(null, 1_000n, null);
       const results = await Promise.all(
         Array.from({ length: 50 }, (_, i) => ledger.reserve({ reservationId: `c${i}`, scopes, amountMicros: 30n })),
@@ -303,7 +467,7 @@ for (const implementation of IMPLEMENTATIONS) {
     });
 
     it('starts a scope from its seed, once, before admitting anything on it', async () => {
-      const { ledger } = implementation.create();
+      const { ledger } = create();
       let seedCalls = 0;
       const seed = async () => {
         seedCalls += 1;
@@ -325,18 +489,18 @@ for (const implementation of IMPLEMENTATIONS) {
     });
 
     it('seeds a scope that is only read', async () => {
-      const { ledger } = implementation.create();
+      const { ledger } = create();
       expect(await ledger.read(GROUP, async () => 42n)).toEqual({ spentMicros: 42n, reservedMicros: 0n });
       expect(await ledger.read(GROUP, async () => 1_000n)).toEqual({ spentMicros: 42n, reservedMicros: 0n });
     });
 
     it('reads an unknown scope as zero', async () => {
-      const { ledger } = implementation.create();
+      const { ledger } = create();
       expect(await ledger.read('team:nobody:2026-11')).toEqual({ spentMicros: 0n, reservedMicros: 0n });
     });
 
     it('refuses amounts from 2^53 micros up, negative amounts and a scope named twice', async () => {
-      const { ledger } = implementation.create();
+      const { ledger } = create();
       const scopes = [{ scope: TEAM, limitMicros: null }];
       await expect(ledger.reserve({ reservationId: 'r1', scopes, amountMicros: 2n ** 53n })).rejects.toThrow(
         RangeError,

@@ -9,6 +9,8 @@
  *   P:reservation:R  string  the reservation's scopes as JSON; expires 2 × ttl after
  *                          reserve (one ttl as a hold, one more so a late settle still
  *                          records the spend)
+ *   P:reservation:R:spent  string  for a lease (R = `lease:<uuid>`, see redis-leases.ts):
+ *                          the spend it has moved into spent so far; expires with the record
  *
  * Every script first drops the expired holds of each scope it touches (ZRANGEBYSCORE on
  * the expiry zset, subtract each `hold:R` from reserved), so an expired reservation
@@ -33,6 +35,10 @@
  * So counters that Redis lost (a restart without persistence, an eviction) are rebuilt
  * from the database before anything is admitted on them.
  *
+ * Leases (the default): a gateway reserves a slice of a budget with RESERVE and admits
+ * requests against it in memory; UPDATE_LEASE moves their spend into spent every 250 ms
+ * and finishes the lease. `redis-leases.ts` describes them and the bounds they keep.
+ *
  * Outages: give the ledger a connection with `enableOfflineQueue: false` and a
  * `commandTimeout`, so an unreachable Redis fails each command at once: `reserve` and
  * `read` throw LedgerUnavailableError; `settle` and `release` keep the settlement in
@@ -42,7 +48,8 @@
  */
 import { type Redis, ReplyError } from 'ioredis';
 import { type LuaScript, luaScript, runScript } from '../redis-script.ts';
-import { LedgerUnavailableError, type ReserveRequest, type ReserveResult, type ScopeBalance, type SeedSpend, type SpendLedger } from './types.ts';
+import { createLeasedLedger, type LeaseOptions } from './redis-leases.ts';
+import { LedgerUnavailableError, type ReserveRequest, type ReserveResult, type ScopeBalance, type ScopeLimit, type SeedSpend, type SpendLedger } from './types.ts';
 import { assertValidMicros, validateReserveRequest } from './validation.ts';
 
 export interface RedisLedgerOptions {
@@ -51,6 +58,8 @@ export interface RedisLedgerOptions {
   prefix: string;
   /** How often settlements kept during an outage are tried again (default 1 s). */
   retryMs?: number;
+  /** Budget leases (default on, with the defaults of `LeaseOptions`); false: one RESERVE per request. */
+  leases?: LeaseOptions | false;
 }
 
 /** Settlements kept while Redis is unreachable; past this many the oldest are dropped (and logged). */
@@ -82,8 +91,11 @@ end
 /**
  * KEYS: reservation, then (scope, expiry) per scope.
  * ARGV: reservation id, amount, ttl ms, scopes JSON, one limit per scope ('' = none),
- * then one flag per scope ('1' = must be seeded first).
- * Returns {1, spent, reserved per scope…} when admitted (or already held),
+ * then one flag per scope ('1' = must be seeded first), then for a lease the amount
+ * wanted and the share of the headroom it may take (a divisor; both absent otherwise).
+ * A lease holds min(wanted, smallest headroom of the limited scopes / share), and never
+ * less than the amount: near a limit it is a plain reservation of the amount.
+ * Returns {1, spent, reserved per scope…, amount held} when admitted (or already held),
  * {0, scope index, spent, reserved} when refused, {2, scope index…} when scopes
  * must be seeded first (nothing reserved).
  */
@@ -97,6 +109,7 @@ local function admitted()
     reply[2 * i] = balance[1] or '0'
     reply[2 * i + 1] = balance[2] or '0'
   end
+  reply[2 * scopeCount + 2] = amount
   return reply
 end
 local unseeded = {2}
@@ -109,6 +122,19 @@ if #unseeded > 1 then return unseeded end
 local now = nowMs()
 for i = 1, scopeCount do dropExpiredHolds(KEYS[2 * i], KEYS[2 * i + 1], now) end
 if redis.call('EXISTS', KEYS[1]) == 1 then return admitted() end
+local wanted = ARGV[5 + 2 * scopeCount]
+if wanted then
+  local size, share = tonumber(wanted), tonumber(ARGV[6 + 2 * scopeCount])
+  for i = 1, scopeCount do
+    local limit = ARGV[4 + i]
+    if limit ~= '' then
+      local balance = redis.call('HMGET', KEYS[2 * i], 'spent', 'reserved')
+      local headroom = tonumber(limit) - tonumber(balance[1] or '0') - tonumber(balance[2] or '0')
+      size = math.min(size, math.floor(headroom / share))
+    end
+  end
+  if size > tonumber(amount) then amount = string.format('%d', size) end
+end
 for i = 1, scopeCount do
   local scopeKey = KEYS[2 * i]
   local limit = ARGV[4 + i]
@@ -164,6 +190,59 @@ dropExpiredHolds(KEYS[1], KEYS[2], nowMs())
 return redis.call('HMGET', KEYS[1], 'spent', 'reserved')
 `);
 
+/**
+ * A lease's progress (see redis-leases.ts). KEYS: the lease's reservation record, its
+ * spent record, then (scope, expiry) per scope. ARGV: lease id, the spend its requests
+ * have settled in total, the hold it still needs, '1' to finish it.
+ * Adds to each scope's spent what the spent record does not count yet, and lowers the
+ * lease's hold to the one given (never raises it); finishing frees the hold and deletes
+ * both records. Totals rather than increments, so a repeated or late update does nothing
+ * twice. Amounts are compared as decimal strings and changed with HINCRBY: exact.
+ * Returns {1, spent, reserved per scope…}, or {0} when the lease's record is gone
+ * (expired, or Redis lost it).
+ */
+const UPDATE_LEASE = luaScript(`${LUA_HELPERS}
+local function greater(a, b)
+  if #a ~= #b then return #a > #b end
+  return a > b
+end
+if redis.call('EXISTS', KEYS[1]) == 0 then return {0} end
+local leaseId, settled, hold, finishing = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1'
+local counted = redis.call('GET', KEYS[2]) or '0'
+local spends = greater(settled, counted)
+local field = 'hold:' .. leaseId
+local now = nowMs()
+local reply = {1}
+for i = 1, (#KEYS - 2) / 2 do
+  local scopeKey, expiryKey = KEYS[2 * i + 1], KEYS[2 * i + 2]
+  dropExpiredHolds(scopeKey, expiryKey, now)
+  if spends then
+    redis.call('HINCRBY', scopeKey, 'spent', settled)
+    if counted ~= '0' then redis.call('HINCRBY', scopeKey, 'spent', '-' .. counted) end
+  end
+  if finishing then
+    freeHold(scopeKey, leaseId)
+    redis.call('ZREM', expiryKey, leaseId)
+  else
+    local held = redis.call('HGET', scopeKey, field)
+    if held and greater(held, hold) then
+      redis.call('HINCRBY', scopeKey, 'reserved', hold)
+      redis.call('HINCRBY', scopeKey, 'reserved', '-' .. held)
+      redis.call('HSET', scopeKey, field, hold)
+    end
+  end
+  local balance = redis.call('HMGET', scopeKey, 'spent', 'reserved')
+  reply[2 * i] = balance[1] or '0'
+  reply[2 * i + 1] = balance[2] or '0'
+end
+if finishing then
+  redis.call('DEL', KEYS[1], KEYS[2])
+elseif spends then
+  redis.call('SET', KEYS[2], settled, 'PX', string.format('%d', math.max(redis.call('PTTL', KEYS[1]), 1)))
+end
+return reply
+`);
+
 /** KEYS: scope. ARGV: seeded spend. Adds it unless the scope was seeded meanwhile. */
 const SEED = luaScript(`${LUA_HELPERS}
 if redis.call('HSETNX', KEYS[1], 'seeded', '1') == 1 then redis.call('HINCRBY', KEYS[1], 'spent', ARGV[1]) end
@@ -188,16 +267,50 @@ function toMicros(value: unknown): bigint {
   return typeof value === 'string' ? BigInt(value) : 0n;
 }
 
-export function createRedisLedger({ redis, prefix, retryMs = 1_000 }: RedisLedgerOptions): SpendLedger {
+/** Balances a script answers as spent, reserved pairs from `reply[from]` on. */
+function balancesOf(reply: unknown[], count: number, from: number): ScopeBalance[] {
+  return Array.from({ length: count }, (_, index) => ({
+    spentMicros: toMicros(reply[from + 2 * index]),
+    reservedMicros: toMicros(reply[from + 2 * index + 1]),
+  }));
+}
+
+/** What one RESERVE answers (scope indexes count from 0). */
+export type ReserveReply =
+  | { outcome: 'admitted'; balances: ScopeBalance[]; heldMicros: bigint }
+  | { outcome: 'refused'; scopeIndex: number; balance: ScopeBalance }
+  | { outcome: 'unseeded'; scopeIndexes: number[] };
+
+/**
+ * The ledger's steps in Redis, one script each, shared by the plain ledger below and
+ * the leases of `redis-leases.ts`. Each sends its command before its first await, so
+ * what a caller notes just before calling a step is what Redis has seen of this
+ * connection when the step runs (Redis runs one connection's commands in order).
+ */
+export interface RedisLedgerSteps {
+  redis: Redis;
+  /** Reserves `amountMicros`, or with `lease` holds up to `wantedMicros` (see RESERVE). */
+  reserve(
+    reservationId: string,
+    scopes: readonly ScopeLimit[],
+    amountMicros: bigint,
+    ttlMs: number,
+    lease?: { wantedMicros: bigint; headroomShare: number },
+  ): Promise<ReserveReply>;
+  /** Seeds the scopes at these indexes (each once per process at a time). */
+  seed(scopes: readonly ScopeLimit[], scopeIndexes: number[]): Promise<void>;
+  /** A scope's balance, or undefined when it has a seed and must be seeded first. */
+  read(scope: string, seeded: boolean): Promise<ScopeBalance | undefined>;
+  /** A lease's settled spend and remaining hold (see UPDATE_LEASE); undefined when its record is gone. */
+  updateLease(leaseId: string, scopes: readonly string[], settledMicros: bigint, holdMicros: bigint, finish: boolean): Promise<ScopeBalance[] | undefined>;
+}
+
+function createRedisLedgerSteps(redis: Redis, prefix: string): RedisLedgerSteps {
   const reservationKey = (reservationId: string) => `${prefix}:reservation:${reservationId}`;
   const scopeKeys = (scope: string) => [`${prefix}:scope:${scope}`, `${prefix}:expiry:${scope}`];
-  /** Settlements Redis could not take yet, by reservation id (actual cost, or null to release). */
-  const deferred = new Map<string, bigint | null>();
-  let retryTimer: NodeJS.Timeout | undefined;
 
   /** Seedings under way in this process: a burst of requests on a new scope asks the database once. */
   const seeding = new Map<string, Promise<void>>();
-
   function seedScope(scope: string, seed: SeedSpend): Promise<void> {
     let pending = seeding.get(scope);
     if (pending === undefined) {
@@ -209,6 +322,71 @@ export function createRedisLedger({ redis, prefix, retryMs = 1_000 }: RedisLedge
     }
     return pending;
   }
+
+  return {
+    redis,
+
+    async reserve(reservationId, scopes, amountMicros, ttlMs, lease) {
+      const args = [
+        reservationId,
+        amountMicros.toString(),
+        String(ttlMs),
+        JSON.stringify(scopes.map(({ scope }) => scope)),
+        ...scopes.map(({ limitMicros }) => (limitMicros === null ? '' : limitMicros.toString())),
+        ...scopes.map(({ seed }) => (seed === undefined ? '' : '1')),
+      ];
+      if (lease !== undefined) args.push(lease.wantedMicros.toString(), String(lease.headroomShare));
+      const keys = [reservationKey(reservationId), ...scopes.flatMap(({ scope }) => scopeKeys(scope))];
+      const reply = (await runLedgerScript(redis, RESERVE, keys, args)) as [number, ...unknown[]];
+      if (reply[0] === 1) return { outcome: 'admitted', balances: balancesOf(reply, scopes.length, 1), heldMicros: toMicros(reply[2 * scopes.length + 1]) };
+      if (reply[0] === 2) return { outcome: 'unseeded', scopeIndexes: (reply.slice(1) as number[]).map((scopeNumber) => scopeNumber - 1) };
+      const [, scopeNumber, spent, reserved] = reply as [number, number?, string?, string?];
+      const scopeIndex = (scopeNumber ?? 0) - 1;
+      if (scopes[scopeIndex]?.limitMicros == null) throw new Error(`unexpected reserve reply from Redis: ${JSON.stringify(reply)}`);
+      return { outcome: 'refused', scopeIndex, balance: { spentMicros: toMicros(spent), reservedMicros: toMicros(reserved) } };
+    },
+
+    async seed(scopes, scopeIndexes) {
+      await Promise.all(
+        scopeIndexes.map((index) => {
+          const { scope, seed } = scopes[index]!;
+          return seedScope(scope, seed!);
+        }),
+      );
+    },
+
+    async read(scope, seeded) {
+      const reply = (await runLedgerScript(redis, READ, scopeKeys(scope), [seeded ? '1' : ''])) as unknown[];
+      return reply.length === 0 ? undefined : balancesOf(reply, 1, 0)[0];
+    },
+
+    async updateLease(leaseId, scopes, settledMicros, holdMicros, finish) {
+      const keys = [reservationKey(leaseId), `${reservationKey(leaseId)}:spent`, ...scopes.flatMap(scopeKeys)];
+      const args = [leaseId, settledMicros.toString(), holdMicros.toString(), finish ? '1' : ''];
+      const reply = (await runLedgerScript(redis, UPDATE_LEASE, keys, args)) as unknown[];
+      return reply[0] === 1 ? balancesOf(reply, scopes.length, 1) : undefined;
+    },
+  };
+}
+
+/**
+ * The Redis ledger: with leases (the default) each gateway admits most requests from a
+ * slice of the budget it holds (`redis-leases.ts`); with `leases: false` every request
+ * is one RESERVE and one FINISH, as described at the top of this file.
+ */
+export function createRedisLedger({ redis, prefix, retryMs = 1_000, leases = {} }: RedisLedgerOptions): SpendLedger {
+  const steps = createRedisLedgerSteps(redis, prefix);
+  const plain = createPlainRedisLedger(steps, prefix, retryMs);
+  return leases === false ? plain : createLeasedLedger(steps, plain, leases);
+}
+
+function createPlainRedisLedger(steps: RedisLedgerSteps, prefix: string, retryMs: number): SpendLedger {
+  const { redis } = steps;
+  const reservationKey = (reservationId: string) => `${prefix}:reservation:${reservationId}`;
+  const scopeKeys = (scope: string) => [`${prefix}:scope:${scope}`, `${prefix}:expiry:${scope}`];
+  /** Settlements Redis could not take yet, by reservation id (actual cost, or null to release). */
+  const deferred = new Map<string, bigint | null>();
+  let retryTimer: NodeJS.Timeout | undefined;
 
   /** Reservations this process made and has not finished: their record's scopes, newest last. */
   const reservedHere = new Map<string, string>();
@@ -281,45 +459,19 @@ export function createRedisLedger({ redis, prefix, retryMs = 1_000 }: RedisLedge
   return {
     async reserve(request: ReserveRequest): Promise<ReserveResult> {
       const ttlMs = validateReserveRequest(request);
-      const { reservationId, scopes } = request;
-      const keys = [reservationKey(reservationId), ...scopes.flatMap(({ scope }) => scopeKeys(scope))];
-      const scopesJson = JSON.stringify(scopes.map(({ scope }) => scope));
-      const args = [
-        reservationId,
-        request.amountMicros.toString(),
-        String(ttlMs),
-        scopesJson,
-        ...scopes.map(({ limitMicros }) => (limitMicros === null ? '' : limitMicros.toString())),
-        ...scopes.map(({ seed }) => (seed === undefined ? '' : '1')),
-      ];
+      const { reservationId, scopes, amountMicros } = request;
       for (;;) {
-        const reply = (await runLedgerScript(redis, RESERVE, keys, args)) as [number, ...unknown[]];
-        if (reply[0] === 2) {
-          await Promise.all(
-            (reply.slice(1) as number[]).map((scopeNumber) => {
-              const { scope, seed } = scopes[scopeNumber - 1]!;
-              return seedScope(scope, seed!);
-            }),
-          );
+        const reply = await steps.reserve(reservationId, scopes, amountMicros, ttlMs);
+        if (reply.outcome === 'unseeded') {
+          await steps.seed(scopes, reply.scopeIndexes);
           continue;
         }
-        if (reply[0] === 1) {
-          rememberReservation(reservationId, scopesJson);
-          const balances = scopes.map((_, index) => ({ spentMicros: toMicros(reply[2 * index + 1]), reservedMicros: toMicros(reply[2 * index + 2]) }));
-          return { ok: true, balances };
+        if (reply.outcome === 'admitted') {
+          rememberReservation(reservationId, JSON.stringify(scopes.map(({ scope }) => scope)));
+          return { ok: true, balances: reply.balances };
         }
-        const [, scopeNumber, spent, reserved] = reply as [number, number?, string?, string?];
-        const refused = scopes[(scopeNumber ?? 0) - 1];
-        if (refused === undefined || refused.limitMicros === null) {
-          throw new Error(`unexpected reserve reply from Redis: ${JSON.stringify(reply)}`);
-        }
-        return {
-          ok: false,
-          scope: refused.scope,
-          limitMicros: refused.limitMicros,
-          spentMicros: toMicros(spent),
-          reservedMicros: toMicros(reserved),
-        };
+        const refused = scopes[reply.scopeIndex]!;
+        return { ok: false, scope: refused.scope, limitMicros: refused.limitMicros!, ...reply.balance };
       }
     },
 
@@ -334,13 +486,9 @@ export function createRedisLedger({ redis, prefix, retryMs = 1_000 }: RedisLedge
 
     async read(scope: string, seed?: SeedSpend): Promise<ScopeBalance> {
       for (;;) {
-        const reply = (await runLedgerScript(redis, READ, scopeKeys(scope), [seed === undefined ? '' : '1'])) as unknown[];
-        if (reply.length === 0) {
-          await seedScope(scope, seed!);
-          continue;
-        }
-        const [spent, reserved] = reply;
-        return { spentMicros: toMicros(spent), reservedMicros: toMicros(reserved) };
+        const balance = await steps.read(scope, seed !== undefined);
+        if (balance !== undefined) return balance;
+        await steps.seed([{ scope, limitMicros: null, seed }], [0]);
       }
     },
 
