@@ -150,16 +150,7 @@ export async function relay(principal: Principal, request: IncomingMessage, resp
     'x-spendgate-budget-remaining': remainingMicros === undefined ? 'unlimited' : microsToDecimalString(remainingMicros),
   };
   if ('error' in forwarded) {
-    deps.metering.record(metered, {
-      model: served.model,
-      usage: emptyUsage(),
-      estimated: false,
-      statusCode: forwarded.error.statusCode,
-      streamed: call.stream,
-      route: forwarded.route,
-    });
-    for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
-    throw forwarded.error;
+    unanswered(response, headers, forwarded.error, deps.metering, metered, { model: served.model, streamed: call.stream, route: forwarded.route });
   }
 
   const upstream = forwarded.response;
@@ -177,6 +168,23 @@ export async function relay(principal: Principal, request: IncomingMessage, resp
   return relayAnswer(response, upstream, context);
 }
 
+/**
+ * A request no provider answered whole: recorded with no usage (its reservation settled
+ * at nothing), and the error thrown to be answered with the x-spendgate-* headers.
+ */
+function unanswered(
+  response: ServerResponse,
+  headers: Record<string, string>,
+  error: UpstreamError,
+  metering: Metering,
+  metered: MeteredRequest,
+  outcome: { model: string; streamed: boolean; route: string },
+): never {
+  metering.record(metered, { ...outcome, usage: emptyUsage(), estimated: false, statusCode: error.statusCode });
+  for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
+  throw error;
+}
+
 interface ExchangeContext {
   call: RelayCall;
   caller: WireFormat;
@@ -191,19 +199,10 @@ interface ExchangeContext {
 }
 
 async function relayAnswer(response: ServerResponse, upstream: UpstreamResponse, ctx: ExchangeContext) {
-  const text = await upstream.text().catch((error: UpstreamError) => {
+  const text = await upstream.text().catch((error: UpstreamError) =>
     // The provider cut its answer: nothing to bill that we know of, but the request is recorded.
-    ctx.metering.record(ctx.metered, {
-      model: ctx.call.model,
-      usage: emptyUsage(),
-      estimated: false,
-      statusCode: error.statusCode,
-      streamed: false,
-      route: ctx.route,
-    });
-    for (const [name, value] of Object.entries(ctx.headers)) response.setHeader(name, value);
-    throw error;
-  });
+    unanswered(response, ctx.headers, error, ctx.metering, ctx.metered, { model: ctx.call.model, streamed: false, route: ctx.route }),
+  );
   let answer: unknown;
   try {
     answer = JSON.parse(text);

@@ -9,9 +9,9 @@ import { priceVersionAt, type PriceCatalog } from '@spendgate/core';
 import { z } from 'zod';
 import type { WireFormatId } from '../providers/formats/index.ts';
 import type { Principal } from '../services/principals.ts';
-import { relay, type RelayDeps } from './relay.ts';
-import { countedOnce, estimateInputTokens, estimatePromptTokens } from './token-estimate.ts';
+import { type RelayCall, relay, type RelayDeps } from './relay.ts';
 import { sendJson } from './respond.ts';
+import { countedOnce, estimateInputTokens, estimatePromptTokens } from './token-estimate.ts';
 
 /** One exchange as a route sees it: who calls, their checked body, the HTTP request and response. */
 export interface RouteExchange<Body> {
@@ -29,9 +29,8 @@ export interface DataPlaneRoute<Body = unknown> {
   handle(exchange: RouteExchange<Body>): Promise<void>;
 }
 
-/** A route whose handler is typed by its body schema. */
-const route = <S extends z.ZodType>(format: WireFormatId, body: S, handle: (exchange: RouteExchange<z.output<S>>) => Promise<void>) =>
-  ({ format, body, handle }) as DataPlaneRoute;
+/** What a route says of its call; the caller's format, the body and its model come from the route. */
+type RouteCall = Omit<RelayCall, 'caller' | 'body' | 'model'>;
 
 const positiveInt = z.number().int().positive();
 
@@ -73,86 +72,82 @@ const ResponsesBody = z.looseObject({
 
 /** The routes by `METHOD /path` (below /v1). */
 export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Map<string, DataPlaneRoute> {
+  /** A route whose body names a model; its handler relays the body in the route's format. */
+  const relayed = <S extends z.ZodType<{ model: string }>>(
+    format: WireFormatId,
+    schema: S,
+    handle: (exchange: RouteExchange<z.output<S>> & { relay(call: RouteCall): Promise<void> }) => Promise<void>,
+  ): DataPlaneRoute =>
+    ({
+      format,
+      body: schema,
+      handle: (exchange: RouteExchange<z.output<S>>) =>
+        handle({
+          ...exchange,
+          relay: (call) =>
+            relay(exchange.principal, exchange.request, exchange.response, { ...call, caller: format, body: exchange.body, model: exchange.body.model }, deps),
+        }),
+    }) as DataPlaneRoute;
+
   return new Map<string, DataPlaneRoute>([
     [
       'POST /chat/completions',
-      route('openai', ChatCompletionBody, ({ principal, body, request, response }) =>
-        relay(principal, request, response, {
-          caller: 'openai',
+      relayed('openai', ChatCompletionBody, ({ body, relay }) =>
+        relay({
           operation: 'chat',
           endpoint: 'chat.completions',
-          body,
-          model: body.model,
           stream: body.stream === true,
           promptTokens: countedOnce(() => estimatePromptTokens(body.messages)),
           maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
-        }, deps),
+        }),
       ),
     ],
     [
       'POST /messages',
-      route('anthropic', MessagesBody, ({ principal, body, request, response }) =>
-        relay(principal, request, response, {
-          caller: 'anthropic',
+      relayed('anthropic', MessagesBody, ({ body, relay }) =>
+        relay({
           operation: 'chat',
           endpoint: 'messages',
-          body,
-          model: body.model,
           stream: body.stream === true,
           promptTokens: countedOnce(() => estimatePromptTokens(body.messages, body.system)),
           maxOutputTokens: body.max_tokens,
-        }, deps),
+        }),
       ),
     ],
     [
       'POST /messages/count_tokens',
-      route('anthropic', CountTokensBody, async ({ principal, body, request, response }) => {
+      relayed('anthropic', CountTokensBody, async ({ principal, body, response, relay }) => {
         const promptTokens = estimatePromptTokens(body.messages, body.system);
         if (deps.upstreams.resolve(principal, body.model, new Date()).adapter.format !== 'anthropic') {
           // Only Anthropic counts natively; anyone else gets the tiktoken estimate.
           return sendJson(response, 200, { input_tokens: promptTokens });
         }
-        return relay(principal, request, response, {
-          caller: 'anthropic',
-          operation: 'count_tokens',
-          endpoint: 'messages.count_tokens',
-          body,
-          model: body.model,
-          stream: false,
-          promptTokens: () => promptTokens,
-          maxOutputTokens: 0,
-        }, deps);
+        return relay({ operation: 'count_tokens', endpoint: 'messages.count_tokens', stream: false, promptTokens: () => promptTokens, maxOutputTokens: 0 });
       }),
     ],
     [
       'POST /embeddings',
-      route('openai', EmbeddingsBody, ({ principal, body, request, response }) =>
-        relay(principal, request, response, {
-          caller: 'openai',
+      relayed('openai', EmbeddingsBody, ({ body, relay }) =>
+        relay({
           operation: 'embeddings',
           endpoint: 'embeddings',
-          body,
-          model: body.model,
           stream: false,
           promptTokens: countedOnce(() => estimateInputTokens(body.input)),
           maxOutputTokens: 0,
-        }, deps),
+        }),
       ),
     ],
     [
       'POST /responses',
-      route('openai', ResponsesBody, ({ principal, body, request, response }) => {
+      relayed('openai', ResponsesBody, ({ body, relay }) => {
         const input = typeof body.input === 'string' ? [{ content: body.input }] : body.input;
-        return relay(principal, request, response, {
-          caller: 'openai',
+        return relay({
           operation: 'responses',
           endpoint: 'responses',
-          body,
-          model: body.model,
           stream: body.stream === true,
           promptTokens: countedOnce(() => estimatePromptTokens(input, body.instructions ?? undefined)),
           maxOutputTokens: body.max_output_tokens ?? undefined,
-        }, deps);
+        });
       }),
     ],
     [

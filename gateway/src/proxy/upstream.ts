@@ -41,8 +41,8 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
   /** Wakes the reader waiting for more of the body. */
   #wake: (() => void) | undefined;
 
-  /** @internal Resolves once the head arrives. */
-  start(resolve: (response: UpstreamResponse) => void, reject: (error: Error) => void) {
+  /** `resolve` is called once the head arrives; `reject` if the exchange fails before. */
+  constructor(resolve: (response: UpstreamResponse) => void, reject: (error: Error) => void) {
     this.#head = { resolve, reject };
   }
 
@@ -142,9 +142,8 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
 /** Sends one POST; resolves with the answer once its status and headers are in. */
 export function sendUpstream(url: string, init: { headers: Record<string, string>; body: string; timeoutMs: number }): Promise<UpstreamResponse> {
   const pathStart = url.indexOf('/', url.indexOf('//') + 2);
-  const response = new UpstreamResponse();
   return new Promise((resolve, reject) => {
-    response.start(resolve, reject);
+    const response = new UpstreamResponse(resolve, reject);
     try {
       providers.dispatch(
         {
