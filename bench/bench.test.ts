@@ -53,6 +53,14 @@ describe('bench harness', () => {
       // Embedded: PGlite's own process, apart from the gateway's (its WebAssembly heap alone is over 100 MiB).
       expect(gateway.rssMiB.pglite).toBeGreaterThan(100);
       expect(gateway.cpuPercent.pglite).toBeGreaterThanOrEqual(0);
+      // Every process's wait for a core, the PGlite process's too (Linux: /proc/<pid>/schedstat).
+      for (const name of ['gateway', 'pglite', 'mock-upstream', 'load'] as const) {
+        expect(gateway.runQueueWaitPercent[name], name).toBeGreaterThanOrEqual(0);
+      }
+      const runtime = gateway.gatewayRuntime!;
+      expect(runtime.heapUsedBytes).toBeGreaterThan(0);
+      expect(runtime.heapTotalBytes).toBeGreaterThanOrEqual(runtime.heapUsedBytes);
+      expect(runtime.loopDelay.maxMs).toBeGreaterThanOrEqual(runtime.loopDelay.p99Ms);
     }
     for (const other of report.cells.filter((cell) => cell.scenario !== 'gateway')) expect(other.rssMiB.pglite).toBeUndefined();
     expect(report.soak).toMatchObject({ ratePerSec: 50, durationS: 2, load: { non2xx: 0, errors: 0, mismatches: 0 } });
@@ -75,6 +83,7 @@ describe('bench harness', () => {
     expect(table).toMatch(/Soak: gateway, json at 50\/s for 2 s .* 0 failed/);
     expect(table).toMatch(/^PGlite process RSS after each gateway cell: json\/1: [\d,]+ MiB, json\/50\/s: [\d,]+ MiB /m);
     expect(table).toMatch(/its PGlite process's RSS \d+ MiB at start, \d+ MiB at end \(max \d+\)/);
+    expect(table).toMatch(/^Gateway JavaScript heap after each cell .*: json\/1: [\d,]+ \/ [\d,]+, [\d,]+; [\d.,]+ \/ [\d.,]+ · json\/50\/s: /m);
   }, 180_000);
 
   it('reads its flags and refuses unbounded or unknown values', () => {

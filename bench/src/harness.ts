@@ -18,10 +18,10 @@ import { BenchChild, bundleBenchProcesses, type ProcessName, type StartOptions }
 import type { LoadResult, LoadRun } from './load-types.ts';
 import { type BenchOptions, DEFAULT_OPTIONS, type Scenario } from './options.ts';
 import { type SelfTimeSummary, topSelfTime } from './profile.ts';
-import { cpuPercent, type ProcessStats, processStats } from './protocol.ts';
+import { cpuPercent, type GatewayRuntime, type ProcessStats, processStats } from './protocol.ts';
 import { meteredRequests, type Provisioned, provisionIssuedKey } from './provision.ts';
 import { createScaledServices, type ScaledServices } from './scaled.ts';
-import { type CpuTimes, machineCpuPercent, readCpuTimes, readProcessesCpuSeconds, readProcessStats } from './machine.ts';
+import { type CpuTimes, machineCpuPercent, readCpuTimes, readProcessesCpuSeconds, readProcessStats, readRunQueueWaitMs } from './machine.ts';
 import { ANSWER_BODIES, type Format, requestBody, UPSTREAM_API_KEY } from './workload.ts';
 
 /** A bench child, or `pglite`: the embedded gateway's database process (its child, not the harness's). */
@@ -47,6 +47,12 @@ export interface CellResult {
   failed: number;
   /** Each process's CPU over the measured run, % of one core. */
   cpuPercent: Partial<Record<MeasuredProcess, number>>;
+  /**
+   * How long each process's main thread waited for a core while it had work, % of the
+   * run (Linux only): high for a server means the machine's cores, not the server, were
+   * the limit.
+   */
+  runQueueWaitPercent: Partial<Record<MeasuredProcess, number>>;
   /** Each server process's resident memory at the end of the run, MiB. */
   rssMiB: Partial<Record<MeasuredProcess, number>>;
   /**
@@ -62,6 +68,8 @@ export interface CellResult {
   servicesCpuPercent?: number;
   /** Gateway only: ms until the usage events still queued after the run were written. */
   meterDrainMs?: number;
+  /** Gateway only: its heap at the end of the run and its event loop's delays over it. */
+  gatewayRuntime?: GatewayRuntime;
   /** os.loadavg() right after the run (1, 5, 15 min). */
   loadAverageAfter: number[];
 }
@@ -251,13 +259,19 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
       }
 
       const watched = [upstream, ...target.servers];
+      const waitedPids: [MeasuredProcess, number | null | undefined][] = [
+        ...[load, ...watched].map((child): [MeasuredProcess, number | undefined] => [child.name, child.child.pid]),
+        ...(isGateway ? [['pglite', pglitePid] as [MeasuredProcess, number | null]] : []),
+      ];
       const snapshot = async () => ({
+        waitedMs: waitedPids.map(([, pid]) => (pid ? readRunQueueWaitMs(pid) : undefined)),
         children: await Promise.all(watched.map((child) => child.stats())),
         pglite: isGateway ? pgliteStats() : undefined,
         machine: readCpuTimes(),
         harness: processStats(),
         services: servicesCpuSeconds(),
       });
+      if (isGateway) await gateway!.call('runtime');
       const before = await snapshot();
       let profileFile: string | undefined;
       if (isGateway && options.profile) {
@@ -268,6 +282,7 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
       }
       const result = await load.call<LoadResult>('run', run, runTimeoutMs(options.durationS));
       const after = await snapshot();
+      const gatewayRuntime = isGateway ? await gateway!.call<GatewayRuntime>('runtime') : undefined;
       if (profileFile) {
         await gateway!.call('profile-stop', { path: profileFile });
         profileFiles.set(format, [...(profileFiles.get(format) ?? []), profileFile]);
@@ -276,6 +291,12 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
       if (isGateway) gatewayOkResponses += result.ok;
 
       const cell = cellResult(scenario, format, connections, ratePerSec, result, watched, before, after, meterDrainMs);
+      const runMs = after.harness.atMs - before.harness.atMs;
+      waitedPids.forEach(([name], index) => {
+        const [waitedBefore, waitedAfter] = [before.waitedMs[index], after.waitedMs[index]];
+        if (waitedBefore !== undefined && waitedAfter !== undefined) cell.runQueueWaitPercent[name] = (100 * (waitedAfter - waitedBefore)) / runMs;
+      });
+      if (gatewayRuntime) cell.gatewayRuntime = gatewayRuntime;
       if (isGateway && before.services !== undefined && after.services !== undefined) {
         cell.servicesCpuPercent = (100 * (after.services - before.services)) / ((after.harness.atMs - before.harness.atMs) / 1000);
       }
@@ -407,6 +428,7 @@ function cellResult(
     mismatches: result.mismatches,
     failed: result.non2xx + result.errors + result.mismatches,
     cpuPercent: cpu,
+    runQueueWaitPercent: {},
     rssMiB: rss,
     ...(meterDrainMs === undefined ? {} : { meterDrainMs }),
     loadAverageAfter: os.loadavg(),

@@ -3,7 +3,8 @@
  * machine's CPU went to processes that are not part of the bench (other engineers'
  * tests, a build) and how much the hypervisor stole — both make the numbers noisy.
  * Also the CPU and memory of processes the bench did not start itself (PostgreSQL and
- * Redis in the scaled mode, the gateway's PGlite process in the embedded mode).
+ * Redis in the scaled mode, the gateway's PGlite process in the embedded mode), and how
+ * long each process waited for a core.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { ProcessStats } from './protocol.ts';
@@ -63,6 +64,20 @@ export function readProcessStats(pid: number): ProcessStats | undefined {
       rssBytes: rssKiB * 1024,
       atMs,
     };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * How long a process's main thread has waited so far for a core while runnable (Linux
+ * schedstat), in ms, or undefined without it. Over a run, it shows when the machine,
+ * not the process, held a server back: it had work, and every core was busy.
+ */
+export function readRunQueueWaitMs(pid: number): number | undefined {
+  try {
+    const waitNs = Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]);
+    return Number.isFinite(waitNs) ? waitNs / 1e6 : undefined;
   } catch {
     return undefined;
   }

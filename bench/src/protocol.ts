@@ -13,6 +13,16 @@ export interface ProcessStats {
   atMs: number;
 }
 
+/** The gateway's `runtime` command: its JavaScript heap now, its event loop since the last call. */
+export interface GatewayRuntime {
+  heapUsedBytes: number;
+  heapTotalBytes: number;
+  /** Memory of C++ objects bound to JavaScript ones (Buffers among them). */
+  externalBytes: number;
+  /** How late the event loop ran what was due (monitorEventLoopDelay, 1 ms resolution). */
+  loopDelay: { p99Ms: number; maxMs: number };
+}
+
 export interface ChildReady {
   kind: 'ready';
   /** Where a server child listens, e.g. http://127.0.0.1:40123. */

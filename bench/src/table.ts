@@ -26,13 +26,12 @@ const cellLabel = (cell: CellResult) => `${cell.format}/${cell.ratePerSec === un
 
 const serverOf = (cell: CellResult) => (cell.scenario === 'gateway' ? 'gateway' : cell.scenario === 'bare-proxy' ? 'bare-proxy' : undefined);
 
-function cpuColumn(cell: CellResult): string {
+/** Per-process percentages as srv(+PGlite)(+worker)(+services) / up / load. */
+function processesColumn(cell: CellResult, byProcess: CellResult['cpuPercent'], services?: number): string {
   const name = serverOf(cell);
-  const server = name && cell.cpuPercent[name];
-  const pglite = cell.cpuPercent.pglite === undefined ? '' : `+${percent(cell.cpuPercent.pglite)}`;
-  const worker = cell.cpuPercent.worker === undefined ? '' : `+${percent(cell.cpuPercent.worker)}`;
-  const services = cell.servicesCpuPercent === undefined ? '' : `+${percent(cell.servicesCpuPercent)}`;
-  return `${percent(server)}${pglite}${worker}${services} / ${percent(cell.cpuPercent['mock-upstream'])} / ${percent(cell.cpuPercent.load)}`;
+  const server = name && byProcess[name];
+  const plus = (value: number | undefined) => (value === undefined ? '' : `+${percent(value)}`);
+  return `${percent(server)}${plus(byProcess.pglite)}${plus(byProcess.worker)}${plus(services)} / ${percent(byProcess['mock-upstream'])} / ${percent(byProcess.load)}`;
 }
 
 function renderRows(header: string[], rows: string[][], rightAligned: boolean[]): string[] {
@@ -66,6 +65,7 @@ export function formatReport(report: BenchReport): string {
     'failed',
     'RSS MiB',
     'CPU% srv/up/load',
+    'wait% srv/up/load',
     'other/steal',
     'gateway vs bare proxy: ÷ (req/s, p50, p99) or + (p99, TTFB p99)',
   ];
@@ -85,7 +85,8 @@ export function formatReport(report: BenchReport): string {
       `${formatMs(cell.ttfbMs.p50)} / ${formatMs(cell.ttfbMs.p99)}`,
       String(cell.failed),
       rss === undefined ? '–' : thousands.format(rss),
-      cpuColumn(cell),
+      processesColumn(cell, cell.cpuPercent, cell.servicesCpuPercent),
+      processesColumn(cell, cell.runQueueWaitPercent),
       cell.machine ? `${percent(cell.machine.otherPercent)} / ${percent(cell.machine.stealPercent)}` : '–',
       ratio
         ? `${formatRatio(ratio.reqPerSec)}  ${formatRatio(ratio.p50)}  ${formatRatio(ratio.p99)}`
@@ -94,7 +95,7 @@ export function formatReport(report: BenchReport): string {
           : '',
     ];
   });
-  lines.push(...renderRows(header, rows, [false, true, false, true, true, true, true, true, true, true, true, false]));
+  lines.push(...renderRows(header, rows, [false, true, false, true, true, true, true, true, true, true, true, true, false]));
   if (report.soak) lines.push('', formatSoak(report.soak));
   const pgliteCells = report.cells.filter((cell) => cell.rssMiB.pglite !== undefined);
   lines.push(
@@ -107,6 +108,7 @@ export function formatReport(report: BenchReport): string {
     `CPU% = each process's CPU time over the measured run, 100 = one core (srv = bare proxy or gateway${pgliteCells.length ? ' + its PGlite process' : ''}${options.mode === 'scaled' ? ' + its BullMQ worker + PostgreSQL and Redis' : ''}, up = mock upstream, load = autocannon).`,
     `  All of them share ${machine.cpus} cores: when srv + up + load nears ${machine.cpus * 100}, the machine, not the server alone, is the limit.`,
     '  other = CPU of processes outside this bench (e.g. other engineers\' tests), steal = CPU the hypervisor gave to other machines; both add noise.',
+    'wait% = how long each process\'s main thread waited for a core while it had work (Linux schedstat): high for srv means the cores, not the server, held it back.',
   );
   const drains = report.cells.filter((cell) => cell.meterDrainMs !== undefined);
   if (drains.length) {
@@ -114,6 +116,18 @@ export function formatReport(report: BenchReport): string {
       `Usage events still queued after each gateway cell were written within ${drains
         .map((cell) => `${cellLabel(cell)}: ${formatMs(cell.meterDrainMs!)} ms`)
         .join(', ')}${options.mode === 'embedded' ? ' (the embedded meter runs in the gateway process).' : '.'}`,
+    );
+  }
+  const runtimes = report.cells.filter((cell) => cell.gatewayRuntime !== undefined);
+  if (runtimes.length) {
+    const mib = (bytes: number) => thousands.format(bytes / 2 ** 20);
+    lines.push(
+      `Gateway JavaScript heap after each cell (used / total, external MiB) and its event loop's delay over it (p99 / max ms): ${runtimes
+        .map((cell) => {
+          const { heapUsedBytes, heapTotalBytes, externalBytes, loopDelay } = cell.gatewayRuntime!;
+          return `${cellLabel(cell)}: ${mib(heapUsedBytes)} / ${mib(heapTotalBytes)}, ${mib(externalBytes)}; ${formatMs(loopDelay.p99Ms)} / ${formatMs(loopDelay.maxMs)}`;
+        })
+        .join(' · ')}.`,
     );
   }
   if (pgliteCells.length) {

@@ -10,15 +10,19 @@
  * long that took; `database-pid` answers the process id of the embedded PGlite process
  * (null in the scaled mode), whose CPU and memory are not in this process's `stats`;
  * `profile-start` / `profile-stop {path}` record a CPU profile of this process (V8's
- * sampling profiler through node:inspector) into a .cpuprofile file.
+ * sampling profiler through node:inspector) into a .cpuprofile file; `runtime` answers
+ * the JavaScript heap's make-up now and the event loop's delays since the last
+ * `runtime` (what the gateway's own stalls add to a request's latency).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildApp } from '@spendgate/gateway';
 import { loadConfig } from '@spendgate/store';
 import { beginChild } from '../child-side.ts';
+import type { GatewayRuntime } from '../protocol.ts';
 
 const child = beginChild();
 const embedded = !process.env.DATABASE_URL;
@@ -37,6 +41,10 @@ child.onClose(() => app.close());
 const url = await app.listen({ port: 0, host: '127.0.0.1' });
 
 let profiler: Session | undefined;
+/** The delay monitor's timer period; each sample is that period plus how late it ran. */
+const LOOP_DELAY_RESOLUTION_MS = 10;
+const loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
+loopDelay.enable();
 
 child.ready({
   url,
@@ -48,6 +56,13 @@ child.ready({
       return performance.now() - startedAt;
     },
     'database-pid': () => app.runtime.stores.sql.pid ?? null,
+    runtime: (): GatewayRuntime => {
+      const { heapUsed, heapTotal, external } = process.memoryUsage();
+      const lateMs = (ns: number) => Math.max(0, ns / 1e6 - LOOP_DELAY_RESOLUTION_MS);
+      const delays = { p99Ms: lateMs(loopDelay.percentile(99)), maxMs: lateMs(loopDelay.max) };
+      loopDelay.reset();
+      return { heapUsedBytes: heapUsed, heapTotalBytes: heapTotal, externalBytes: external, loopDelay: delays };
+    },
     'profile-start': async () => {
       profiler = new Session();
       profiler.connect();
