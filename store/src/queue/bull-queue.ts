@@ -160,7 +160,10 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
       closing ??= (async () => {
         await Promise.all([...workers.values()].map((worker) => worker.close()));
         await Promise.all([...queues.values()].map((queue) => queue.close()));
-        await Promise.all([producerConnection?.quit(), workerConnection?.quit()]);
+        // Nothing is pending once workers and queues are closed. disconnect(), unlike quit(),
+        // cannot fail: closing during a Redis outage must not throw.
+        producerConnection?.disconnect();
+        workerConnection?.disconnect();
       })();
       return closing;
     },
