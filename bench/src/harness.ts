@@ -259,12 +259,12 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
       }
 
       const watched = [upstream, ...target.servers];
-      const waitedPids: [MeasuredProcess, number | null | undefined][] = [
-        ...[load, ...watched].map((child): [MeasuredProcess, number | undefined] => [child.name, child.child.pid]),
-        ...(isGateway ? [['pglite', pglitePid] as [MeasuredProcess, number | null]] : []),
+      const waiting: { name: MeasuredProcess; pid: number | null | undefined }[] = [
+        ...[load, ...watched].map((child) => ({ name: child.name, pid: child.child.pid })),
+        ...(isGateway ? [{ name: 'pglite' as const, pid: pglitePid }] : []),
       ];
       const snapshot = async () => ({
-        waitedMs: waitedPids.map(([, pid]) => (pid ? readRunQueueWaitMs(pid) : undefined)),
+        waitedMs: waiting.map(({ pid }) => (pid ? readRunQueueWaitMs(pid) : undefined)),
         children: await Promise.all(watched.map((child) => child.stats())),
         pglite: isGateway ? pgliteStats() : undefined,
         machine: readCpuTimes(),
@@ -290,15 +290,19 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
       const meterDrainMs = isGateway ? await gateway!.call<number>('drain') : undefined;
       if (isGateway) gatewayOkResponses += result.ok;
 
-      const cell = cellResult(scenario, format, connections, ratePerSec, result, watched, before, after, meterDrainMs);
       const runMs = after.harness.atMs - before.harness.atMs;
-      waitedPids.forEach(([name], index) => {
+      const runQueueWaitPercent: CellResult['runQueueWaitPercent'] = {};
+      waiting.forEach(({ name }, index) => {
         const [waitedBefore, waitedAfter] = [before.waitedMs[index], after.waitedMs[index]];
-        if (waitedBefore !== undefined && waitedAfter !== undefined) cell.runQueueWaitPercent[name] = (100 * (waitedAfter - waitedBefore)) / runMs;
+        if (waitedBefore !== undefined && waitedAfter !== undefined) runQueueWaitPercent[name] = (100 * (waitedAfter - waitedBefore)) / runMs;
       });
-      if (gatewayRuntime) cell.gatewayRuntime = gatewayRuntime;
+      const cell: CellResult = {
+        ...cellResult(scenario, format, connections, ratePerSec, result, watched, before, after, meterDrainMs),
+        runQueueWaitPercent,
+        ...(gatewayRuntime ? { gatewayRuntime } : {}),
+      };
       if (isGateway && before.services !== undefined && after.services !== undefined) {
-        cell.servicesCpuPercent = (100 * (after.services - before.services)) / ((after.harness.atMs - before.harness.atMs) / 1000);
+        cell.servicesCpuPercent = (100 * (after.services - before.services)) / (runMs / 1000);
       }
       const machine = machineShare(cell, before, after);
       return machine ? { ...cell, machine } : cell;
@@ -402,7 +406,7 @@ function cellResult(
   before: { children: ProcessStats[]; pglite: ProcessStats | undefined },
   after: { children: ProcessStats[]; pglite: ProcessStats | undefined },
   meterDrainMs: number | undefined,
-): CellResult {
+): Omit<CellResult, 'runQueueWaitPercent'> {
   const cpu: CellResult['cpuPercent'] = { load: result.cpuPercent };
   const rss: CellResult['rssMiB'] = {};
   watched.forEach((child, index) => {
@@ -428,7 +432,6 @@ function cellResult(
     mismatches: result.mismatches,
     failed: result.non2xx + result.errors + result.mismatches,
     cpuPercent: cpu,
-    runQueueWaitPercent: {},
     rssMiB: rss,
     ...(meterDrainMs === undefined ? {} : { meterDrainMs }),
     loadAverageAfter: os.loadavg(),

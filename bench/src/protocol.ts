@@ -19,7 +19,7 @@ export interface GatewayRuntime {
   heapTotalBytes: number;
   /** Memory of C++ objects bound to JavaScript ones (Buffers among them). */
   externalBytes: number;
-  /** How late the event loop ran what was due (monitorEventLoopDelay, 1 ms resolution). */
+  /** How late the event loop ran what was due (monitorEventLoopDelay, its 10 ms timer period subtracted). */
   loopDelay: { p99Ms: number; maxMs: number };
 }
 
