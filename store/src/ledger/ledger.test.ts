@@ -2,7 +2,8 @@
 // ledger with and without budget leases when TEST_REDIS_URL is set. The in-process
 // ledger runs on a fake clock; the Redis ledger uses Redis server time, so its `elapse`
 // really waits. Then what only leases do: admit without a script per request, flush
-// spend, share a budget between two gateways, outlive a dead gateway only by the ttl.
+// spend, share a budget between two gateways, outlive a dead gateway only by their short
+// hold, which a live gateway renews.
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
@@ -202,21 +203,64 @@ if (redis !== undefined) {
       }
     });
 
-    it('lets the budget a dead gateway leased go once its ttl has passed', async () => {
+    it('lets the budget a dead gateway leased go once its hold lapses, long before the ttl', async () => {
       const prefix = newPrefix();
       const doomed = connect();
-      const dying = createRedisLedger({ redis: doomed, prefix });
+      const dying = createRedisLedger({ redis: doomed, prefix, leases: { holdMs: 300 } });
       const scopes = [{ scope: TEAM, limitMicros: 1_000n }];
-      // A quarter of the headroom: a 250 lease for a request of 100, never settled.
-      expect(await dying.reserve({ reservationId: 'r1', scopes, amountMicros: 100n, ttlMs: 400 })).toMatchObject({ ok: true });
+      const reservedAt = performance.now();
+      // A quarter of the headroom: a 250 lease for a request of 100 with the default ttl (5 minutes), never settled.
+      expect(await dying.reserve({ reservationId: 'r1', scopes, amountMicros: 100n })).toMatchObject({ ok: true });
       doomed.disconnect();
 
       const survivor = createRedisLedger({ redis, prefix });
       expect(await survivor.read(TEAM)).toEqual({ spentMicros: 0n, reservedMicros: 250n });
       expect(await survivor.reserve({ reservationId: 's1', scopes, amountMicros: 800n })).toMatchObject({ ok: false });
-      await expect.poll(() => survivor.read(TEAM), { interval: 50, timeout: 3_000 }).toEqual({ spentMicros: 0n, reservedMicros: 0n });
+      await expect.poll(() => survivor.read(TEAM), { interval: 20, timeout: 3_000 }).toEqual({ spentMicros: 0n, reservedMicros: 0n });
+      expect(performance.now() - reservedAt).toBeLessThan(300 + 250);
       expect(await survivor.reserve({ reservationId: 's2', scopes, amountMicros: 800n })).toMatchObject({ ok: true });
       await survivor.close();
+      await dying.close();
+    });
+
+    it('keeps a live gateway’s hold for a long request past many hold times, and counts its spend when it settles', async () => {
+      const prefix = newPrefix();
+      // Updates every 50 ms renew a hold of 300 ms whenever less than 200 ms of it is left.
+      const ledger = createRedisLedger({ redis, prefix, leases: { holdMs: 300, flushMs: 50 } });
+      const elsewhere = createRedisLedger({ redis, prefix, leases: false });
+      const scopes = [{ scope: TEAM, limitMicros: 1_000n }];
+      // A 250 lease for a stream of 100; retired after half its hold, it keeps only the stream's 100.
+      expect(await ledger.reserve({ reservationId: 'stream', scopes, amountMicros: 100n })).toMatchObject({ ok: true });
+      await expect.poll(() => elsewhere.read(TEAM), { interval: 20, timeout: 1_000 }).toEqual({ spentMicros: 0n, reservedMicros: 100n });
+
+      const until = performance.now() + 1_200;
+      while (performance.now() < until) {
+        expect(await elsewhere.read(TEAM)).toEqual({ spentMicros: 0n, reservedMicros: 100n });
+        await sleep(25);
+      }
+      await ledger.settle('stream', 90n);
+      await expect.poll(() => elsewhere.read(TEAM), { interval: 20, timeout: 1_000 }).toEqual({ spentMicros: 90n, reservedMicros: 0n });
+      await ledger.close();
+    });
+
+    it('renews a leased request’s hold only up to its ttl, and still records its spend when it settles after twice the ttl', async () => {
+      const prefix = newPrefix();
+      const ledger = createRedisLedger({ redis, prefix, leases: { holdMs: 300, flushMs: 50 } });
+      const elsewhere = createRedisLedger({ redis, prefix, leases: false });
+      const scopes = [{ scope: TEAM, limitMicros: 1_000n }];
+      const reservedAt = performance.now();
+      expect(await ledger.reserve({ reservationId: 'long', scopes, amountMicros: 100n, ttlMs: 1_000 })).toMatchObject({ ok: true });
+      await expect.poll(() => elsewhere.read(TEAM), { interval: 20, timeout: 1_000 }).toEqual({ spentMicros: 0n, reservedMicros: 100n });
+      await sleep(reservedAt + 800 - performance.now());
+      expect(await elsewhere.read(TEAM)).toEqual({ spentMicros: 0n, reservedMicros: 100n });
+      await expect.poll(() => elsewhere.read(TEAM), { interval: 20, timeout: 1_000 }).toEqual({ spentMicros: 0n, reservedMicros: 0n });
+      expect(performance.now() - reservedAt).toBeLessThan(1_000 + 150);
+
+      // Its updates kept the lease's record 2 × ttl past the last of them.
+      await sleep(reservedAt + 2_300 - performance.now());
+      await ledger.settle('long', 90n);
+      await expect.poll(() => elsewhere.read(TEAM), { interval: 20, timeout: 1_000 }).toEqual({ spentMicros: 90n, reservedMicros: 0n });
+      await ledger.close();
     });
 
     it('stops a lease at once when its budget gets another limit', async () => {

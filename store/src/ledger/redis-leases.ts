@@ -2,10 +2,10 @@
  * Budget leases: how the Redis ledger admits most requests without a Redis round trip.
  *
  * A gateway process takes a LEASE, a slice of the budget, as one reservation in Redis
- * (`lease:<uuid>`, held on every scope of one scope list, with the request's ttl), and
- * admits the later requests on that same list (same scopes, limits, seeds and ttl) in
- * memory: a request fits when the lease's unsettled amounts, plus the spend its settled
- * requests reported, plus the request's amount stay within what the lease holds.
+ * (`lease:<uuid>`, held on every scope of one scope list), and admits the later requests
+ * on that same list (same scopes, limits, seeds and ttl) in memory: a request fits when
+ * the lease's unsettled amounts, plus the spend its settled requests reported, plus the
+ * request's amount stay within what the lease holds.
  * Settling and releasing a leased request are in memory too.
  *
  * - Size: up to max(64 × the amount, twice what the previous lease of the list admitted),
@@ -13,7 +13,7 @@
  *   scopes, so that several gateways share a budget near its cap. When that is below the
  *   request's amount, the lease is exactly the amount: a plain per-request reservation.
  *   Seeding works as for any reservation (the lease is taken by RESERVE).
- * - Life: a lease admits for at most 1 s (half its ttl if that is shorter). It stops
+ * - Life: a lease admits for at most 1 s (half its hold if that is shorter). It stops
  *   (retires) sooner when a request does not fit, when its spare would not fit another
  *   request of the same amount, when this process takes a lease under another limit of
  *   one of its scopes, or when the connection fails. Every 250 ms, and at once when it
@@ -21,6 +21,13 @@
  *   spent and gives back the hold it no longer needs; once its last request is settled
  *   or released, a last update finishes it. Redis sees a handful of scripts per scope
  *   list and second instead of two per request.
+ * - Hold: Redis drops a lease's hold 10 s (holdMs, at most the ttl) after its RESERVE
+ *   unless an update renews it: every update but the last renews it for holdMs more, up
+ *   to one ttl after the lease was taken (so no request is held past its ttl). Until the
+ *   lease is finished, this process sends an update (a heartbeat) whenever its hold would
+ *   otherwise come within half of holdMs of expiring before the next 250 ms tick. Each
+ *   update also keeps the lease's record 2 × ttl longer, so a late settle still records
+ *   its spend.
  *
  * Bounds they keep:
  * - Admission: a lease admits only within a hold Redis granted against the limits, so
@@ -31,23 +38,27 @@
  *   API shows, lag by that much). Reads and balances in this process add what it has not
  *   sent yet, so they are exact here. A gateway killed outright loses at most 250 ms of
  *   counter updates (its usage events still reach PostgreSQL through the meter), and its
- *   leases' holds expire with their ttl.
+ *   leases' holds expire within holdMs (10 s).
  * - A budget changed through the API (say, a lower limit) is a new scope list, hence a
  *   new lease at once; the old lease admits nothing after its 1 s.
  * - Redis unreachable: leases admit nothing once the connection is not ready or a
  *   command failed (a hung Redis is noticed by the next command's timeout); reserve then
  *   asks Redis and throws LedgerUnavailableError. Spend not yet in Redis stays in memory
  *   and is sent again every 250 ms (updates carry totals, so sending twice is harmless).
+ *   Cut off for longer than holdMs, a lease loses its hold (an update does not bring back
+ *   a hold that expired): its in-flight requests then count only when they settle.
  *
  * Trade-offs: a lease's spare counts as reserved for everyone else, and a dead gateway's
- * leases stay held until their ttl (5 minutes by default), as its in-flight requests'
- * reservations would without leases. When Redis refuses a request, this process gives
- * its own spare on those scopes back and asks once more, so one gateway admits exactly
- * as without leases; another gateway's spare (at most a quarter of the headroom, for at
- * most 1 s) may still refuse a request that would fit. The balances of a leased
- * admission (`x-spendgate-budget-remaining`) are Redis's at the lease's last update plus
- * this process's changes since. A leased reservation is known only to the process that
- * made it: settling it from another process does nothing.
+ * leases stay held for up to holdMs (10 s; without leases its in-flight requests'
+ * reservations would stay for their ttl, 5 minutes by default); in exchange a live
+ * gateway sends one update per lease every ~5 s while long requests run on it. When
+ * Redis refuses a request, this process gives its own spare on those scopes back and
+ * asks once more, so one gateway admits exactly as without leases; another gateway's
+ * spare (at most a quarter of the headroom, for at most 1 s) may still refuse a request
+ * that would fit. The balances of a leased admission (`x-spendgate-budget-remaining`)
+ * are Redis's at the lease's last update plus this process's changes since. A leased
+ * reservation is known only to the process that made it: settling it from another
+ * process does nothing.
  */
 import { randomUUID } from 'node:crypto';
 import type { RedisLedgerSteps } from './redis-ledger.ts';
@@ -55,7 +66,12 @@ import { LedgerUnavailableError, type ReserveRequest, type ReserveResult, type S
 import { assertValidMicros, MAX_MICROS, validateReserveRequest } from './validation.ts';
 
 export interface LeaseOptions {
-  /** How long a lease admits requests (default 1 s; never more than half the ttl). */
+  /**
+   * How long a lease's hold stays in Redis without an update from this process (default
+   * 10 s; never more than the ttl). Updates renew it, so keep it well above flushMs.
+   */
+  holdMs?: number;
+  /** How long a lease admits requests (default 1 s; never more than half its hold). */
   maxAgeMs?: number;
   /** How often the spend of leased requests is sent to Redis (default 250 ms). */
   flushMs?: number;
@@ -84,8 +100,13 @@ interface Lease {
   /** Admits nothing more; finished once its requests are. */
   retired: boolean;
   retireAt: number;
-  /** When Redis drops its hold, and one ttl later its record. */
+  /** The ttl of the requests it admits. */
+  ttlMs: number;
+  /** When Redis drops its hold at the soonest, unless an update renews it: reckoned from when the update Redis last answered was sent. */
   expiresAt: number;
+  /** One ttl after it was taken: no update renews its hold past this. */
+  expiresBy: number;
+  /** When Redis drops its record at the soonest: 2 × ttl after it was taken, or after the update Redis last answered was sent. */
   forgetAt: number;
   /** What Redis was last sent: the spend moved into spent, and the hold it keeps. */
   sentSpentMicros: bigint;
@@ -141,6 +162,7 @@ const limitsDiffer = (a: Lease, b: Lease) =>
 /** Leases on top of the Redis ledger's steps; `plain` settles reservations this process did not lease. */
 export function createLeasedLedger(steps: RedisLedgerSteps, plain: SpendLedger, options: LeaseOptions): SpendLedger {
   const { redis } = steps;
+  const holdMs = options.holdMs ?? 10_000;
   const maxAgeMs = options.maxAgeMs ?? 1_000;
   const flushMs = options.flushMs ?? 250;
   const requestsPerLease = BigInt(options.requestsPerLease ?? 64);
@@ -232,25 +254,35 @@ export function createLeasedLedger(steps: RedisLedgerSteps, plain: SpendLedger, 
 
   /**
    * Sends the lease's settled spend and the hold it still needs (all of it when it is
-   * finished), if Redis does not have them yet. Answers whether it sent anything.
+   * finished), if Redis does not have them yet, or when its hold needs renewing: before
+   * the next tick it would come within half of holdMs of expiring. Every update but the
+   * last renews the hold, up to one ttl after the lease was taken, and the records.
+   * Answers whether it sent anything.
    */
   function update(lease: Lease): boolean {
     if (lease.finishing && !lease.unsent) return false;
+    const sentAt = Date.now();
     const finish = lease.retired && lease.requests.size === 0;
     const needed = lease.retired ? lease.inFlightMicros : max(lease.inFlightMicros, lease.heldMicros - lease.settledMicros);
     const holdMicros = finish ? 0n : min(needed, lease.sentHoldMicros);
     const current = lease.settledMicros === lease.sentSpentMicros && holdMicros === lease.sentHoldMicros;
-    if (!finish && !lease.unsent && current) return false;
+    const renew = sentAt < lease.expiresAt && lease.expiresAt < lease.expiresBy && lease.expiresAt - sentAt < holdMs / 2 + flushMs;
+    if (!finish && !lease.unsent && current && !renew) return false;
     lease.sentSpentMicros = lease.settledMicros;
     lease.sentHoldMicros = holdMicros;
     lease.unsent = false;
     lease.finishing = finish;
     updatesSent += 1;
+    const holdFor = Math.max(0, Math.min(holdMs, lease.expiresBy - sentAt));
+    const recordMs = 2 * lease.ttlMs;
     const { views } = snapshot(lease.scopes);
-    const sent = run(steps.updateLease(lease.id, lease.scopes, lease.settledMicros, holdMicros, finish)).then(
-      (balances) => {
-        if (balances === undefined || finish) drop(lease);
-        else lease.views = views(balances);
+    const sent = run(steps.updateLease(lease.id, lease.scopes, lease.settledMicros, holdMicros, finish, holdFor, recordMs)).then(
+      (answer) => {
+        if (answer === undefined || finish) return drop(lease);
+        lease.views = views(answer.balances);
+        // Redis renewed the hold when it ran the update, no sooner than it was sent; a hold already gone stays gone.
+        lease.expiresAt = answer.holding ? Math.max(lease.expiresAt, sentAt + holdFor) : Math.min(lease.expiresAt, sentAt);
+        lease.forgetAt = Math.max(lease.forgetAt, sentAt + recordMs);
       },
       (error: unknown) => {
         if (!(error instanceof LedgerUnavailableError)) console.error('spend ledger: a lease update failed', error);
@@ -317,6 +349,7 @@ export function createLeasedLedger(steps: RedisLedgerSteps, plain: SpendLedger, 
     const names = scopes.map(({ scope }) => scope);
     const wantedMicros = min(MAX_MICROS, max(requestsPerLease * amountMicros, 2n * slot.lastAdmittedMicros));
     const id = `lease:${randomUUID()}`;
+    const holdFor = Math.min(holdMs, ttlMs);
     let retries = 0;
     grantsUnderWay += 1;
     try {
@@ -324,7 +357,7 @@ export function createLeasedLedger(steps: RedisLedgerSteps, plain: SpendLedger, 
         const sentAt = Date.now();
         const updatesBefore = updatesSent;
         const { corrections, views } = snapshot(names);
-        const reply = await run(steps.reserve(id, scopes, amountMicros, ttlMs, { wantedMicros, headroomShare }));
+        const reply = await run(steps.reserve(id, scopes, amountMicros, ttlMs, { wantedMicros, headroomShare, holdMs: holdFor }));
         if (reply.outcome === 'unseeded') {
           await steps.seed(scopes, reply.scopeIndexes);
           continue;
@@ -350,8 +383,11 @@ export function createLeasedLedger(steps: RedisLedgerSteps, plain: SpendLedger, 
           settledMicros: 0n,
           requests: new Map(),
           retired: false,
-          retireAt: sentAt + Math.min(maxAgeMs, ttlMs / 2),
-          expiresAt: sentAt + ttlMs,
+          // It admits only while its hold is sure to last, even if no update renews it.
+          retireAt: sentAt + Math.min(maxAgeMs, holdFor / 2),
+          ttlMs,
+          expiresAt: sentAt + holdFor,
+          expiresBy: sentAt + ttlMs,
           forgetAt: sentAt + 2 * ttlMs,
           sentSpentMicros: 0n,
           sentHoldMicros: heldMicros,
@@ -385,7 +421,7 @@ export function createLeasedLedger(steps: RedisLedgerSteps, plain: SpendLedger, 
     return slot;
   }
 
-  /** Every `flushMs` while there are leases: retire old ones, send what Redis lacks, forget what expired. */
+  /** Every `flushMs` while there are leases: retire old ones, send what Redis lacks, renew holds, forget what expired. */
   function tick(): void {
     const now = Date.now();
     for (const lease of leases) {

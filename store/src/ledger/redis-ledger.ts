@@ -5,10 +5,13 @@
  * Keys (P = prefix, S = scope, R = reservation id):
  *   P:scope:S        hash  spent, reserved (integer micros as strings) and one field
  *                          `hold:R` = amount per live reservation on the scope
- *   P:expiry:S       zset  R scored by the hold's expiry (ms, Redis server time)
+ *   P:expiry:S       zset  R scored by the hold's expiry (ms, Redis server time): one
+ *                          ttl after reserve; for a lease, its hold time (10 s by
+ *                          default) after reserve and after each update, but never
+ *                          more than one ttl after reserve
  *   P:reservation:R  string  the reservation's scopes as JSON; expires 2 × ttl after
  *                          reserve (one ttl as a hold, one more so a late settle still
- *                          records the spend)
+ *                          records the spend); a lease's also 2 × ttl after each update
  *   P:reservation:R:spent  string  for a lease (R = `lease:<uuid>`, see redis-leases.ts):
  *                          the spend it has moved into spent so far; expires with the record
  *
@@ -36,8 +39,9 @@
  * from the database before anything is admitted on them.
  *
  * Leases (the default): a gateway reserves a slice of a budget with RESERVE and admits
- * requests against it in memory; UPDATE_LEASE moves their spend into spent every 250 ms
- * and finishes the lease. `redis-leases.ts` describes them and the bounds they keep.
+ * requests against it in memory; UPDATE_LEASE moves their spend into spent every 250 ms,
+ * renews the lease's short hold while its gateway lives, and finishes the lease.
+ * `redis-leases.ts` describes them and the bounds they keep.
  *
  * Outages: give the ledger a connection with `enableOfflineQueue: false` and a
  * `commandTimeout`, so an unreachable Redis fails each command at once: `reserve` and
@@ -92,9 +96,11 @@ end
  * KEYS: reservation, then (scope, expiry) per scope.
  * ARGV: reservation id, amount, ttl ms, scopes JSON, one limit per scope ('' = none),
  * then one flag per scope ('1' = must be seeded first), then for a lease the amount
- * wanted and the share of the headroom it may take (a divisor; both absent otherwise).
+ * wanted, the share of the headroom it may take (a divisor) and how long its hold lasts
+ * (ms, at most the ttl; all three absent otherwise: the hold lasts the ttl).
  * A lease holds min(wanted, smallest headroom of the limited scopes / share), and never
- * less than the amount: near a limit it is a plain reservation of the amount.
+ * less than the amount: near a limit it is a plain reservation of the amount. The record
+ * expires 2 × ttl after reserve either way.
  * Returns {1, spent, reserved per scope…, amount held} when admitted (or already held),
  * {0, scope index, spent, reserved} when refused, {2, scope index…} when scopes
  * must be seeded first (nothing reserved).
@@ -123,7 +129,9 @@ local now = nowMs()
 for i = 1, scopeCount do dropExpiredHolds(KEYS[2 * i], KEYS[2 * i + 1], now) end
 if redis.call('EXISTS', KEYS[1]) == 1 then return admitted() end
 local wanted = ARGV[5 + 2 * scopeCount]
+local holdMs = ttlMs
 if wanted then
+  holdMs = tonumber(ARGV[7 + 2 * scopeCount])
   local size, share = tonumber(wanted), tonumber(ARGV[6 + 2 * scopeCount])
   for i = 1, scopeCount do
     local limit = ARGV[4 + i]
@@ -146,7 +154,7 @@ for i = 1, scopeCount do
     end
   end
 end
-local expiresAt = string.format('%d', now + ttlMs)
+local expiresAt = string.format('%d', now + holdMs)
 for i = 1, scopeCount do
   local scopeKey = KEYS[2 * i]
   redis.call('HINCRBY', scopeKey, 'reserved', amount)
@@ -193,13 +201,15 @@ return redis.call('HMGET', KEYS[1], 'spent', 'reserved')
 /**
  * A lease's progress (see redis-leases.ts). KEYS: the lease's reservation record, its
  * spent record, then (scope, expiry) per scope. ARGV: lease id, the spend its requests
- * have settled in total, the hold it still needs, '1' to finish it.
+ * have settled in total, the hold it still needs, '1' to finish it, then (when not
+ * finishing) how long the hold lasts from now and the records from now (ms).
  * Adds to each scope's spent what the spent record does not count yet, and lowers the
  * lease's hold to the one given (never raises it); finishing frees the hold and deletes
- * both records. Totals rather than increments, so a repeated or late update does nothing
- * twice. Amounts are compared as decimal strings and changed with HINCRBY: exact.
- * Returns {1, spent, reserved per scope…}, or {0} when the lease's record is gone
- * (expired, or Redis lost it).
+ * both records. Otherwise it renews the hold (ZADD XX: a hold that already expired stays
+ * gone) and both records. Totals rather than increments, so a repeated or late update
+ * does nothing twice. Amounts are compared as decimal strings and changed with HINCRBY:
+ * exact. Returns {1, spent, reserved per scope…, 1 if it renewed a hold still there
+ * else 0}, or {0} when the lease's record is gone (expired, or Redis lost it).
  */
 const UPDATE_LEASE = luaScript(`${LUA_HELPERS}
 local function greater(a, b)
@@ -212,8 +222,10 @@ local counted = redis.call('GET', KEYS[2]) or '0'
 local spends = greater(settled, counted)
 local field = 'hold:' .. leaseId
 local now = nowMs()
+local scopeCount = (#KEYS - 2) / 2
 local reply = {1}
-for i = 1, (#KEYS - 2) / 2 do
+local holding = 0
+for i = 1, scopeCount do
   local scopeKey, expiryKey = KEYS[2 * i + 1], KEYS[2 * i + 2]
   dropExpiredHolds(scopeKey, expiryKey, now)
   if spends then
@@ -225,20 +237,25 @@ for i = 1, (#KEYS - 2) / 2 do
     redis.call('ZREM', expiryKey, leaseId)
   else
     local held = redis.call('HGET', scopeKey, field)
+    if held then holding = 1 end
     if held and greater(held, hold) then
       redis.call('HINCRBY', scopeKey, 'reserved', hold)
       redis.call('HINCRBY', scopeKey, 'reserved', '-' .. held)
       redis.call('HSET', scopeKey, field, hold)
     end
+    redis.call('ZADD', expiryKey, 'XX', string.format('%d', now + tonumber(ARGV[5])), leaseId)
   end
   local balance = redis.call('HMGET', scopeKey, 'spent', 'reserved')
   reply[2 * i] = balance[1] or '0'
   reply[2 * i + 1] = balance[2] or '0'
 end
+reply[2 * scopeCount + 2] = holding
 if finishing then
   redis.call('DEL', KEYS[1], KEYS[2])
-elseif spends then
-  redis.call('SET', KEYS[2], settled, 'PX', string.format('%d', math.max(redis.call('PTTL', KEYS[1]), 1)))
+else
+  if spends then redis.call('SET', KEYS[2], settled) end
+  redis.call('PEXPIRE', KEYS[1], ARGV[6])
+  redis.call('PEXPIRE', KEYS[2], ARGV[6])
 end
 return reply
 `);
@@ -289,20 +306,32 @@ export type ReserveReply =
  */
 export interface RedisLedgerSteps {
   redis: Redis;
-  /** Reserves `amountMicros`, or with `lease` holds up to `wantedMicros` (see RESERVE). */
+  /** Reserves `amountMicros`, or with `lease` holds up to `wantedMicros` for `holdMs` (see RESERVE). */
   reserve(
     reservationId: string,
     scopes: readonly ScopeLimit[],
     amountMicros: bigint,
     ttlMs: number,
-    lease?: { wantedMicros: bigint; headroomShare: number },
+    lease?: { wantedMicros: bigint; headroomShare: number; holdMs: number },
   ): Promise<ReserveReply>;
   /** Seeds the scopes at these indexes (each once per process at a time). */
   seed(scopes: readonly ScopeLimit[], scopeIndexes: number[]): Promise<void>;
   /** A scope's balance, or undefined when it has a seed and must be seeded first. */
   read(scope: string, seeded: boolean): Promise<ScopeBalance | undefined>;
-  /** A lease's settled spend and remaining hold (see UPDATE_LEASE); undefined when its record is gone. */
-  updateLease(leaseId: string, scopes: readonly string[], settledMicros: bigint, holdMicros: bigint, finish: boolean): Promise<ScopeBalance[] | undefined>;
+  /**
+   * A lease's settled spend and remaining hold, and unless it finishes, its hold renewed
+   * for `holdMs` and its records for `recordMs` (see UPDATE_LEASE). Answers the balances
+   * and whether the hold was still there; undefined when its record is gone.
+   */
+  updateLease(
+    leaseId: string,
+    scopes: readonly string[],
+    settledMicros: bigint,
+    holdMicros: bigint,
+    finish: boolean,
+    holdMs: number,
+    recordMs: number,
+  ): Promise<{ balances: ScopeBalance[]; holding: boolean } | undefined>;
 }
 
 function createRedisLedgerSteps(redis: Redis, prefix: string): RedisLedgerSteps {
@@ -335,7 +364,7 @@ function createRedisLedgerSteps(redis: Redis, prefix: string): RedisLedgerSteps 
         ...scopes.map(({ limitMicros }) => (limitMicros === null ? '' : limitMicros.toString())),
         ...scopes.map(({ seed }) => (seed === undefined ? '' : '1')),
       ];
-      if (lease !== undefined) args.push(lease.wantedMicros.toString(), String(lease.headroomShare));
+      if (lease !== undefined) args.push(lease.wantedMicros.toString(), String(lease.headroomShare), String(lease.holdMs));
       const keys = [reservationKey(reservationId), ...scopes.flatMap(({ scope }) => scopeKeys(scope))];
       const reply = (await runLedgerScript(redis, RESERVE, keys, args)) as [number, ...unknown[]];
       if (reply[0] === 1) return { outcome: 'admitted', balances: balancesOf(reply, scopes.length, 1), heldMicros: toMicros(reply[2 * scopes.length + 1]) };
@@ -360,11 +389,12 @@ function createRedisLedgerSteps(redis: Redis, prefix: string): RedisLedgerSteps 
       return reply.length === 0 ? undefined : balancesOf(reply, 1, 0)[0];
     },
 
-    async updateLease(leaseId, scopes, settledMicros, holdMicros, finish) {
+    async updateLease(leaseId, scopes, settledMicros, holdMicros, finish, holdMs, recordMs) {
       const keys = [reservationKey(leaseId), `${reservationKey(leaseId)}:spent`, ...scopes.flatMap(scopeKeys)];
-      const args = [leaseId, settledMicros.toString(), holdMicros.toString(), finish ? '1' : ''];
+      const args = [leaseId, settledMicros.toString(), holdMicros.toString(), finish ? '1' : '', String(holdMs), String(recordMs)];
       const reply = (await runLedgerScript(redis, UPDATE_LEASE, keys, args)) as unknown[];
-      return reply[0] === 1 ? balancesOf(reply, scopes.length, 1) : undefined;
+      if (reply[0] !== 1) return undefined;
+      return { balances: balancesOf(reply, scopes.length, 1), holding: reply[2 * scopes.length + 1] === 1 };
     },
   };
 }
