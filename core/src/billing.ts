@@ -9,6 +9,7 @@
  */
 import { roundHalfUpDiv } from './money.ts';
 import type { PlanTerms } from './plans.ts';
+import { effectiveFromMs } from './pricing/catalog.ts';
 import type { RequestCost } from './pricing/cost.ts';
 
 export type KeyKind = 'byok' | 'optimised' | 'byom';
@@ -25,7 +26,7 @@ export const FX_RATES: readonly FxRate[] = [{ usdToGbpPpm: 750_000n, effectiveFr
 /** The rate in force at `at` (the oldest one for earlier times). */
 export function fxRateAt(at: Date, rates: readonly FxRate[] = FX_RATES): FxRate {
   let current = rates[0]!;
-  for (const rate of rates) if (Date.parse(rate.effectiveFrom) <= at.getTime()) current = rate;
+  for (const rate of rates) if (effectiveFromMs(rate.effectiveFrom) <= at.getTime()) current = rate;
   return current;
 }
 

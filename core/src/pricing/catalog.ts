@@ -42,12 +42,24 @@ export interface PriceCatalog {
 /** Every catalog version Spendgate ships, oldest first. */
 export const priceCatalog: PriceCatalog = { versions: [catalog20260821] };
 
+const effectiveFromTimes = new Map<string, number>();
+
+/** An `effectiveFrom` instant in ms, parsed once: prices and rates are looked up several times per request. */
+export function effectiveFromMs(effectiveFrom: string): number {
+  let time = effectiveFromTimes.get(effectiveFrom);
+  if (time === undefined) {
+    time = Date.parse(effectiveFrom);
+    effectiveFromTimes.set(effectiveFrom, time);
+  }
+  return time;
+}
+
 /** The version in force at `at`: the newest whose effectiveFrom is not after it. */
 export function priceVersionAt(catalog: PriceCatalog, at: Date): PriceCatalogVersion | undefined {
   const time = at.getTime();
   for (let i = catalog.versions.length - 1; i >= 0; i--) {
     const version = catalog.versions[i];
-    if (version && Date.parse(version.effectiveFrom) <= time) return version;
+    if (version && effectiveFromMs(version.effectiveFrom) <= time) return version;
   }
   return undefined;
 }

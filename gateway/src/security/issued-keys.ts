@@ -7,7 +7,7 @@
  *   const { plaintext, hash, prefix } = generateIssuedKey();
  *   isWellFormedKey(plaintext) // true
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 const KEY_PREFIX = 'sg_live_';
@@ -30,7 +30,7 @@ function checksumOf(body: string): string {
 }
 
 export function hashIssuedKey(plaintext: string): string {
-  return createHash('sha256').update(plaintext).digest('hex');
+  return hash('sha256', plaintext, 'hex');
 }
 
 export function generateIssuedKey(): { plaintext: string; hash: string; prefix: string } {

@@ -4,6 +4,8 @@ import type { BudgetMode, BudgetScope, BudgetWindow, KeyKind, KeySettings } from
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+/** An int8 read as bigint, written also as a safe integer or exact decimal digits (a usage event comes so from its job). */
+type Int8 = ColumnType<bigint, bigint | number | string, bigint | number | string>;
 type Json<T> = ColumnType<T, string | undefined, string>;
 
 export type TeamRole = 'ADMIN' | 'MEMBER';
@@ -160,24 +162,24 @@ export interface UsageEventsTable {
   status_code: number;
   streamed: boolean;
   estimated: boolean;
-  input_tokens: bigint;
-  cached_read_tokens: bigint;
-  cache_write_5m_tokens: bigint;
-  cache_write_1h_tokens: bigint;
-  output_tokens: bigint;
-  reasoning_tokens: bigint;
-  cost_micros: bigint | null;
+  input_tokens: Int8;
+  cached_read_tokens: Int8;
+  cache_write_5m_tokens: Int8;
+  cache_write_1h_tokens: Int8;
+  output_tokens: Int8;
+  reasoning_tokens: Int8;
+  cost_micros: Int8 | null;
   currency: string;
   price_version: string | null;
   latency_ms: number;
   key_kind: ColumnType<string, string | undefined, string>;
   /** What Spendgate charges for the request, GBP micros; null when it could not be priced. */
-  billed_micros: bigint | null;
+  billed_micros: Int8 | null;
   billed_currency: ColumnType<string, string | undefined, string>;
-  fx_rate_ppm: bigint | null;
+  fx_rate_ppm: Int8 | null;
   billing_rule: string | null;
   /** GBP micros this event counted on budgets (what the spend ledger settled). */
-  budget_spend_micros: bigint | null;
+  budget_spend_micros: Int8 | null;
   /** How the request was routed, e.g. `requested`, `auto: cost 0.6 …`, `fallback: …`. */
   route: string | null;
 }

@@ -4,6 +4,7 @@ import type { NewUsageEvent, SqlStore } from '@spendgate/store';
 import { insertUsageEvents } from '@spendgate/store';
 import type { UsageBatchJob, UsageEventJob } from '../jobs.ts';
 
+/** The event's row; the job's token counts (safe integers) and amounts (exact decimal strings) go as they are. */
 export function usageEventRow(job: UsageEventJob): NewUsageEvent {
   const { usage } = job;
   return {
@@ -19,22 +20,22 @@ export function usageEventRow(job: UsageEventJob): NewUsageEvent {
     status_code: job.statusCode,
     streamed: job.streamed,
     estimated: job.estimated,
-    input_tokens: BigInt(usage.inputTokens),
-    cached_read_tokens: BigInt(usage.cachedReadTokens),
-    cache_write_5m_tokens: BigInt(usage.cacheWrite5mTokens),
-    cache_write_1h_tokens: BigInt(usage.cacheWrite1hTokens),
-    output_tokens: BigInt(usage.outputTokens),
-    reasoning_tokens: BigInt(usage.reasoningTokens),
-    cost_micros: job.costMicros === null ? null : BigInt(job.costMicros),
+    input_tokens: usage.inputTokens,
+    cached_read_tokens: usage.cachedReadTokens,
+    cache_write_5m_tokens: usage.cacheWrite5mTokens,
+    cache_write_1h_tokens: usage.cacheWrite1hTokens,
+    output_tokens: usage.outputTokens,
+    reasoning_tokens: usage.reasoningTokens,
+    cost_micros: job.costMicros,
     currency: job.currency,
     price_version: job.priceVersion,
     latency_ms: job.latencyMs,
     key_kind: job.keyKind,
-    billed_micros: job.billedMicros === null ? null : BigInt(job.billedMicros),
+    billed_micros: job.billedMicros,
     billed_currency: 'GBP',
-    fx_rate_ppm: BigInt(job.fxRatePpm),
+    fx_rate_ppm: job.fxRatePpm,
     billing_rule: job.billingRule,
-    budget_spend_micros: BigInt(job.budgetSpendMicros),
+    budget_spend_micros: job.budgetSpendMicros,
     route: job.route,
   };
 }
