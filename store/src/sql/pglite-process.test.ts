@@ -78,6 +78,24 @@ describe('PGlite process', () => {
     expect((await database.query('select count(*)::int8 as n from pglite_process_test', [])).rows).toEqual([{ n: 2n }]);
   });
 
+  it('runs each statement prepared: again after its table changed, and after hundreds of others', async () => {
+    const database = await open();
+    await database.query('create table pglite_process_prepared (id int)', []);
+    await database.query('insert into pglite_process_prepared values ($1), ($2)', [1, 2]);
+    const everything = 'select * from pglite_process_prepared order by id';
+    expect((await database.query(everything, [])).rows).toEqual([{ id: 1 }, { id: 2 }]);
+    // The prepared plan's columns no longer match the table: it is prepared again.
+    await database.query("alter table pglite_process_prepared add column note text default 'new'", []);
+    expect((await database.query(everything, [])).rows).toEqual([
+      { id: 1, note: 'new' },
+      { id: 2, note: 'new' },
+    ]);
+    // Past the statements kept prepared, the oldest are closed; each still runs, with its parameters.
+    for (let n = 0; n < 300; n++) expect((await database.query(`select $1::int + ${n} as sum`, [n])).rows).toEqual([{ sum: 2 * n }]);
+    expect((await database.query(`select $1::int + 0 as sum`, [7])).rows).toEqual([{ sum: 7 }]);
+    expect((await database.query('select count(*)::int as prepared from pg_prepared_statements', [])).rows).toEqual([{ prepared: 256 }]);
+  });
+
   it('clones a database through dump()', async () => {
     const original = await open();
     await original.query('create table pglite_process_clone (note text)', []);

@@ -3,12 +3,17 @@
 // instance and answers each request message from its parent — open, query, dump. Plain
 // JavaScript, so the process runs on Node alone, without a TypeScript loader.
 //
+// Each distinct statement text is prepared once, as a named statement of PostgreSQL's
+// extended protocol, and then only bound and executed: PGlite's own query() parses and
+// plans every statement again, which costs more than running most of ours (a usage
+// event batch of 20: ~1.4 ms against ~0.7). The most recently used are kept prepared.
+//
 // It lives exactly as long as its IPC channel: when the parent disconnects (its
 // close(), or its exit — even by SIGKILL) it closes PGlite and exits. It ignores SIGINT
 // and SIGTERM, which reach it together with its parent (Ctrl-C in a terminal, a service
 // manager stopping the group): the parent still needs the database while it shuts down
 // (it writes the usage events it holds), and closes it last.
-import { PGlite, types } from '@electric-sql/pglite';
+import { parse, PGlite, protocol, types } from '@electric-sql/pglite';
 
 /** @typedef {import('./pglite-process.ts').PGliteRequest} PGliteRequest */
 /** @typedef {import('./pglite-process.ts').PGliteReply} PGliteReply */
@@ -25,10 +30,93 @@ let client;
  */
 const SHARED_BUFFERS = '32MB';
 
+/** Statements kept prepared; past this many, the least recently used is closed. */
+const PREPARED_STATEMENTS = 256;
+
 function open() {
   if (!client) throw new Error('PGlite is not open');
   return client;
 }
+
+const { serialize } = protocol;
+
+/** @param {Uint8Array[]} messages */
+function concat(...messages) {
+  const bytes = new Uint8Array(messages.reduce((size, message) => size + message.length, 0));
+  let at = 0;
+  for (const message of messages) {
+    bytes.set(message, at);
+    at += message.length;
+  }
+  return bytes;
+}
+
+/**
+ * Prepared statements by SQL text, least recently used first.
+ * @type {Map<string, { name: string; paramTypes: number[] }>}
+ */
+const statements = new Map();
+let statementsPrepared = 0;
+
+/**
+ * The named statement for this text, prepared now if it is not yet.
+ * @param {PGlite} db
+ * @param {string} sql
+ */
+async function prepared(db, sql) {
+  const known = statements.get(sql);
+  if (known) {
+    statements.delete(sql);
+    statements.set(sql, known);
+    return known;
+  }
+  statementsPrepared += 1;
+  const name = `s${statementsPrepared}`;
+  const { messages } = await db.execProtocol(concat(serialize.parse({ name, text: sql }), serialize.describe({ type: 'S', name }), serialize.sync()));
+  const statement = { name, paramTypes: parse.parseDescribeStatementResults(messages) };
+  statements.set(sql, statement);
+  if (statements.size > PREPARED_STATEMENTS) {
+    const [oldestSql, oldest] = /** @type {[string, { name: string }]} */ (statements.entries().next().value);
+    statements.delete(oldestSql);
+    await db.execProtocol(concat(serialize.close({ type: 'S', name: oldest.name }), serialize.sync()));
+  }
+  return statement;
+}
+
+/**
+ * Runs one statement, prepared; parameters are sent as text, serialised by their type
+ * as PGlite's query() does. A statement whose cached plan no longer fits its tables (a
+ * migration changed them) is prepared again.
+ * @param {string} sql
+ * @param {unknown[]} params
+ * @returns {Promise<{ rows: unknown[]; affectedRows?: number }>}
+ */
+async function query(sql, params) {
+  const db = open();
+  for (let attempt = 1; ; attempt++) {
+    const { name, paramTypes } = await prepared(db, sql);
+    const values = params.map((value, index) => {
+      if (value === null || value === undefined) return null;
+      const serializer = db.serializers[/** @type {number} */ (paramTypes[index])];
+      return serializer ? serializer(value) : String(value);
+    });
+    try {
+      const { messages } = await db.execProtocol(
+        concat(serialize.bind({ statement: name, values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()),
+      );
+      const [result] = parse.parseResults(messages, db.parsers);
+      return { rows: result?.rows ?? [], affectedRows: result?.affectedRows };
+    } catch (error) {
+      const stale = /** @type {{ code?: string }} */ (error).code === '0A000' && String(/** @type {Error} */ (error).message).startsWith('cached plan must not change result type');
+      if (!stale || attempt > 1) throw error;
+      statements.delete(sql);
+      await db.execProtocol(concat(serialize.close({ type: 'S', name }), serialize.sync()));
+    }
+  }
+}
+
+/** One statement at a time, in the order they came: a named statement is bound and executed in one piece. */
+let queue = Promise.resolve();
 
 /** @param {PGliteRequest} request */
 async function answer(request) {
@@ -43,8 +131,12 @@ async function answer(request) {
       });
       return null;
     case 'query': {
-      const { rows, affectedRows } = await open().query(request.sql, [...request.params]);
-      return { rows, affectedRows };
+      const result = queue.then(() => query(request.sql, [...request.params]));
+      queue = result.then(
+        () => undefined,
+        () => undefined,
+      );
+      return result;
     }
     case 'dump':
       return new Uint8Array(await (await open().dumpDataDir('none')).arrayBuffer());
