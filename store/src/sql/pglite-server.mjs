@@ -5,8 +5,9 @@
 //
 // Each distinct statement text is prepared once, as a named statement of PostgreSQL's
 // extended protocol, and then only bound and executed: PGlite's own query() parses and
-// plans every statement again, which costs more than running most of ours (a usage
-// event batch of 20: ~1.4 ms against ~0.7). The most recently used are kept prepared.
+// plans every statement again, which costs more than running most of ours (inserting
+// one usage event: ~1.7 ms of CPU here against ~3.8, on a 2-core cloud machine). The
+// most recently used are kept prepared.
 //
 // It lives exactly as long as its IPC channel: when the parent disconnects (its
 // close(), or its exit — even by SIGKILL) it closes PGlite and exits. It ignores SIGINT
