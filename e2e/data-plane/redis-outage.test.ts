@@ -1,10 +1,12 @@
 /**
  * Redis stopped mid-load (scaled mode, on a Redis of the test's own): requests on a
  * hard-capped key are refused with 503 at once while it is away, requests on an uncapped
- * key keep being served, nothing hangs, and once Redis is back every request that reached
- * the provider has exactly one usage event — those served during the outage waited in
- * the usage outbox. Then the ledger's counters are deleted from Redis and rebuilt from
- * the usage events in PostgreSQL before anything is admitted on them.
+ * key and on a key with a soft budget keep being served, nothing hangs, and once Redis is
+ * back every request that reached the provider has exactly one usage event — those
+ * served during the outage waited in the usage outbox — and the soft budget's counter
+ * includes, once, the spend of the requests it let through unreserved. Then the ledger's
+ * counters are deleted from Redis and rebuilt from the usage events in PostgreSQL before
+ * anything is admitted on them.
  */
 import { listUsageEvents } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,8 +17,10 @@ import { signUpTeam, type Tenant } from './tenant.ts';
 
 const runs = testModes.includes('scaled') && redisServerAvailable;
 
+type KeyName = 'capped' | 'uncapped' | 'soft';
+
 interface Sent {
-  key: 'capped' | 'uncapped';
+  key: KeyName;
   status: number;
   code: string | undefined;
   ms: number;
@@ -28,7 +32,8 @@ describe.skipIf(!runs)('Redis outage under load (scaled)', () => {
   let spendgate: RunningSpendgate;
   let fake: FakeOpenAI;
   let tenant: Tenant;
-  const keys = { capped: '', uncapped: '' };
+  const keys = { capped: '', uncapped: '', soft: '' };
+  const keyIds = { capped: '', uncapped: '', soft: '' };
   let cappedKeyId = '';
 
   beforeAll(async () => {
@@ -41,19 +46,25 @@ describe.skipIf(!runs)('Redis outage under load (scaled)', () => {
       token: tenant.token,
       body: { teamId: tenant.teamId, provider: 'openai', name: 'fake', apiKey: 'sk-fake-upstream', baseUrl: fake.url },
     });
-    for (const name of ['capped', 'uncapped'] as const) {
+    for (const name of ['capped', 'uncapped', 'soft'] as const) {
       const key = await callApi(spendgate.url, 'POST', `/synthetic-group/provider-key/create/${tenant.groupId}`, {
         token: tenant.token,
         body: { name, kind: 'byok', connectionId: connection.body.data.newConnection.id },
       });
       keys[name] = key.body.data.key;
-      if (name === 'capped') cappedKeyId = key.body.data.providerKey.id;
+      keyIds[name] = key.body.data.providerKey.id;
     }
-    const budget = await callApi(spendgate.url, 'POST', '/budgets', {
-      token: tenant.token,
-      body: { scope: 'key', scopeId: cappedKeyId, amount: '1000', window: 'month', mode: 'hard' },
-    });
-    expect(budget.status).toBe(201);
+    cappedKeyId = keyIds.capped;
+    for (const [scopeId, mode] of [
+      [cappedKeyId, 'hard'],
+      [keyIds.soft, 'soft'],
+    ]) {
+      const budget = await callApi(spendgate.url, 'POST', '/budgets', {
+        token: tenant.token,
+        body: { scope: 'key', scopeId, amount: '1000', window: 'month', mode },
+      });
+      expect(budget.status).toBe(201);
+    }
   }, 60_000);
 
   afterAll(async () => {
@@ -62,7 +73,7 @@ describe.skipIf(!runs)('Redis outage under load (scaled)', () => {
     await redis?.close();
   });
 
-  async function send(key: 'capped' | 'uncapped', phase: Sent['phase']): Promise<Sent> {
+  async function send(key: KeyName, phase: Sent['phase']): Promise<Sent> {
     const startedAt = performance.now();
     const response = await fetch(`${spendgate.url}/v1/chat/completions`, {
       method: 'POST',
@@ -73,14 +84,14 @@ describe.skipIf(!runs)('Redis outage under load (scaled)', () => {
     return { key, status: response.status, code: body.error?.code, ms: performance.now() - startedAt, phase };
   }
 
-  /** Two request loops per key until `stop()` says so. */
+  /** Two request loops per capped or uncapped key, one for the soft one, until `stop()` says so. */
   function load(phase: () => Sent['phase']) {
     const sent: Sent[] = [];
     let running = true;
-    const loop = async (key: 'capped' | 'uncapped') => {
+    const loop = async (key: KeyName) => {
       while (running) sent.push(await send(key, phase()));
     };
-    const loops = [loop('capped'), loop('capped'), loop('uncapped'), loop('uncapped')];
+    const loops = [loop('capped'), loop('capped'), loop('uncapped'), loop('uncapped'), loop('soft')];
     return {
       sent,
       stop: async () => {
@@ -114,8 +125,10 @@ describe.skipIf(!runs)('Redis outage under load (scaled)', () => {
     for (const request of sent) statuses[`${request.phase} ${request.key} ${request.status}`] = (statuses[`${request.phase} ${request.key} ${request.status}`] ?? 0) + 1;
     console.info(`redis outage: ${sent.length} requests, slowest during the outage ${slowest.toFixed(0)} ms; ${JSON.stringify(statuses)}`);
     expect(slowest).toBeLessThan(500);
-    expect(during.filter((request) => request.key === 'uncapped').length).toBeGreaterThan(0);
-    expect(during.filter((request) => request.key === 'uncapped').every((request) => request.status === 200)).toBe(true);
+    for (const key of ['uncapped', 'soft'] as const) {
+      expect(during.filter((request) => request.key === key).length, key).toBeGreaterThan(0);
+      expect(during.filter((request) => request.key === key).every((request) => request.status === 200), key).toBe(true);
+    }
     const refusedCapped = during.filter((request) => request.key === 'capped' && request.status !== 200);
     expect(refusedCapped.length).toBeGreaterThan(0);
     expect(refusedCapped.every((request) => request.status === 503 && request.code === 'budget_unavailable')).toBe(true);
@@ -130,10 +143,17 @@ describe.skipIf(!runs)('Redis outage under load (scaled)', () => {
     expect(new Set(events.map((event) => event.request_id)).size).toBe(reached);
     expect(await sql.db.selectFrom('usage_outbox').select('request_id').execute()).toEqual([]);
 
-    // The budget counted exactly what the capped key's recorded events say it spent.
-    const recordedSpend = events.filter((event) => event.key_id === cappedKeyId).reduce((sum, event) => sum + BigInt(event.budget_spend_micros ?? 0), 0n);
-    const budgets = await callApi(spendgate.url, 'GET', `/budgets?scope=key&scopeId=${cappedKeyId}`, { token: tenant.token });
-    expect(budgets.body.data[0].spent).toBe((Number(recordedSpend) / 1e6).toFixed(6));
+    // Each budget counted exactly what its key's recorded events say it spent: the soft
+    // one also the requests it let through unreserved during the outage (their spend,
+    // kept by the gateway while Redis was away, reaches the counter once it is back).
+    const spentBy = (name: 'capped' | 'soft') => events.filter((event) => event.key_id === keyIds[name]).reduce((sum, event) => sum + BigInt(event.budget_spend_micros ?? 0), 0n);
+    const budgetSpent = async (name: 'capped' | 'soft') =>
+      (await callApi(spendgate.url, 'GET', `/budgets?scope=key&scopeId=${keyIds[name]}`, { token: tenant.token })).body.data[0].spent;
+    expect(await budgetSpent('capped')).toBe((Number(spentBy('capped')) / 1e6).toFixed(6));
+    await expect.poll(() => budgetSpent('soft'), { timeout: 5_000, interval: 100 }).toBe((Number(spentBy('soft')) / 1e6).toFixed(6));
+    // And it stays there: nothing is counted twice.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await budgetSpent('soft')).toBe((Number(spentBy('soft')) / 1e6).toFixed(6));
   }, 90_000);
 
   it('rebuilds counters Redis lost from PostgreSQL before admitting again', async () => {

@@ -7,8 +7,11 @@
  * each request id, so an event is counted once however often it is delivered).
  *
  * When the ledger is unreachable, a request under a hard budget is refused (503) at
- * once and any other goes through unreserved. When the queue cannot take an event in
- * time it goes to the usage outbox, which delivers it later: no event is ever dropped.
+ * once and any other goes through unreserved; its cost then goes to its budgets' counters
+ * as unreserved spend (`ledger.spend`, kept by the ledger until it is reachable) instead
+ * of a settlement, so soft and downgrade budgets still count what was served meanwhile.
+ * When the queue cannot take an event in time it goes to the usage outbox, which
+ * delivers it later: no event is ever dropped.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -68,6 +71,8 @@ export interface MeteredRequest {
   provider: string;
   endpoint: string;
   startedAt: Date;
+  /** Set by admission: the ledger was unreachable and the request went through without a reservation. */
+  unreserved?: boolean;
 }
 
 /**
@@ -263,6 +268,7 @@ export function createMetering(deps: {
           throw new AppError(503, 'budget_unavailable', 'Budgets cannot be checked right now, so requests on keys with a hard budget are refused; try again shortly');
         }
         deps.log.warn({ requestId: request.requestId }, 'spend ledger unreachable; admitting a request without a hard budget unreserved');
+        request.unreserved = true;
         return { remainingMicros: undefined, rateLimitHeaders: rateHeaders, downgradeBudgetId: undefined };
       }
       if (!admission.ok) {
@@ -288,7 +294,7 @@ export function createMetering(deps: {
 
     /** Frees a request's reservation when it ends before reaching any provider (nothing to record). */
     async release(request: MeteredRequest): Promise<void> {
-      if (request.principal.budgets.length === 0) return;
+      if (request.principal.budgets.length === 0 || request.unreserved) return;
       await deps.ledger.release(request.requestId).catch((error: unknown) => {
         deps.log.error({ err: error, requestId: request.requestId }, 'ledger release failed');
       });
@@ -301,7 +307,9 @@ export function createMetering(deps: {
      * before this returns, so a later request from this gateway finds it counted (the
      * in-process ledger applies it at once; the Redis ledger counts it at once in the
      * lease that admitted the request, or sends it at once for a plain reservation this
-     * process made, and Redis runs one connection's commands in order).
+     * process made, and Redis runs one connection's commands in order). A request admitted
+     * unreserved adds its cost as unreserved spend on the budget counters admission
+     * computed (the windows of `startedAt`).
      * Never throws.
      */
     record(
@@ -343,7 +351,13 @@ export function createMetering(deps: {
         budgetSpendMicros: spent.toString(),
         route: outcome.route ?? 'requested',
       };
-      if (principal.budgets.length > 0) {
+      if (request.unreserved) {
+        track(
+          deps.ledger.spend(request.requestId, budgetScopes(principal, request.startedAt), spent).catch((error: unknown) => {
+            deps.log.error({ err: error, requestId: request.requestId }, 'ledger spend failed');
+          }),
+        );
+      } else if (principal.budgets.length > 0) {
         track(
           deps.ledger.settle(request.requestId, spent).catch((error: unknown) => {
             deps.log.error({ err: error, requestId: request.requestId }, 'ledger settle failed');

@@ -11,8 +11,8 @@
  * seed starts from it (one seeding at a time per scope); since this ledger lives in the
  * process, every start seeds its counters again from the database.
  */
-import type { ReserveRequest, ReserveResult, ScopeBalance, SeedSpend, SpendLedger } from './types.ts';
-import { assertValidMicros, validateReserveRequest } from './validation.ts';
+import type { ReserveRequest, ReserveResult, ScopeBalance, ScopeLimit, SeedSpend, SpendLedger } from './types.ts';
+import { assertValidMicros, SPEND_REMEMBERED_MS, validateReserveRequest, validateScopes } from './validation.ts';
 
 interface Hold {
   amountMicros: bigint;
@@ -38,6 +38,9 @@ export function createInProcessLedger(clock: () => number = Date.now): SpendLedg
   const reservations = new Map<string, Reservation>();
   const seeding = new Map<string, Promise<void>>();
   let nextForgetAt = Number.POSITIVE_INFINITY;
+  /** Ids whose unreserved spend was counted: when each is forgotten. */
+  const spendsCounted = new Map<string, number>();
+  let nextSpendForgetAt = Number.POSITIVE_INFINITY;
 
   function newScopeState(spentMicros: bigint): ScopeState {
     return { spentMicros, reservedMicros: 0n, holds: new Map(), nextExpiryAt: Number.POSITIVE_INFINITY };
@@ -78,6 +81,15 @@ export function createInProcessLedger(clock: () => number = Date.now): SpendLedg
     for (const [reservationId, reservation] of reservations) {
       if (now > reservation.forgetAt) reservations.delete(reservationId);
       else nextForgetAt = Math.min(nextForgetAt, reservation.forgetAt);
+    }
+  }
+
+  function forgetOldSpends(now: number): void {
+    if (now <= nextSpendForgetAt) return;
+    nextSpendForgetAt = Number.POSITIVE_INFINITY;
+    for (const [reservationId, forgetAt] of spendsCounted) {
+      if (now > forgetAt) spendsCounted.delete(reservationId);
+      else nextSpendForgetAt = Math.min(nextSpendForgetAt, forgetAt);
     }
   }
 
@@ -150,6 +162,22 @@ export function createInProcessLedger(clock: () => number = Date.now): SpendLedg
       finish(reservationId, null);
     },
 
+    async spend(reservationId: string, scopes: readonly ScopeLimit[], actualMicros: bigint): Promise<void> {
+      assertValidMicros('actualMicros', actualMicros);
+      validateScopes(scopes);
+      const now = clock();
+      forgetOldSpends(now);
+      if (spendsCounted.has(reservationId)) return;
+      for (const { scope, seed } of scopes) {
+        // A scope with a seed not started yet (or being seeded) gets this spend from its seed.
+        if (seed !== undefined && !scopeStates.has(scope)) continue;
+        currentScopeState(scope, now).spentMicros += actualMicros;
+      }
+      const forgetAt = now + SPEND_REMEMBERED_MS;
+      spendsCounted.set(reservationId, forgetAt);
+      nextSpendForgetAt = Math.min(nextSpendForgetAt, forgetAt);
+    },
+
     async read(scope: string, seed?: SeedSpend): Promise<ScopeBalance> {
       await ensureSeeded(scope, seed);
       const state = scopeStates.get(scope);
@@ -161,6 +189,7 @@ export function createInProcessLedger(clock: () => number = Date.now): SpendLedg
     async close(): Promise<void> {
       scopeStates.clear();
       reservations.clear();
+      spendsCounted.clear();
     },
   };
 }

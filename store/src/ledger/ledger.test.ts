@@ -77,13 +77,15 @@ if (outageRedisUrl !== undefined) {
       const prefix = `${redisPrefix}:outage:${leases === false ? 'plain' : 'leased'}`;
       afterAll(() => connection.quit().catch(() => undefined));
 
-      it('refuses to reserve at once, even with a lease that has room, keeps settlements and applies them when Redis is back', async () => {
+      it('refuses to reserve at once, even with a lease that has room, keeps settlements and unreserved spend and applies them when Redis is back', async () => {
         await connection.connect();
         const ledger = createRedisLedger({ redis: connection, prefix, retryMs: 50, leases });
         const scopes = [{ scope: TEAM, limitMicros: 1_000n }];
         const roomy = [{ scope: GROUP, limitMicros: 1_000_000n }];
         await ledger.reserve({ reservationId: 'before', scopes, amountMicros: 400n });
         await ledger.reserve({ reservationId: 'roomy-before', scopes: roomy, amountMicros: 10n });
+        const seed = async () => 1_000n;
+        expect(await ledger.read(KEY, seed)).toEqual({ spentMicros: 1_000n, reservedMicros: 0n });
 
         const closed = once(connection, 'end');
         connection.disconnect();
@@ -93,13 +95,25 @@ if (outageRedisUrl !== undefined) {
         await expect(ledger.read(TEAM)).rejects.toThrow(LedgerUnavailableError);
         await ledger.settle('before', 300n);
         await ledger.settle('roomy-before', 7n);
+        // Requests admitted unreserved meanwhile: their spend is kept too, once per id.
+        const unreserved = [
+          { scope: KEY, limitMicros: null, seed },
+          { scope: TEAM, limitMicros: null },
+        ];
+        await ledger.spend('unreserved-1', unreserved, 50n);
+        await ledger.spend('unreserved-2', unreserved, 20n);
+        await ledger.spend('unreserved-1', unreserved, 50n);
         expect(performance.now() - startedAt).toBeLessThan(500);
 
         await closed;
         await connection.connect();
         const elsewhere = createRedisLedger({ redis: connection, prefix, leases: false });
-        await expect.poll(() => elsewhere.read(TEAM), { timeout: 5_000 }).toEqual({ spentMicros: 300n, reservedMicros: 0n });
+        await expect.poll(() => elsewhere.read(TEAM), { timeout: 5_000 }).toEqual({ spentMicros: 370n, reservedMicros: 0n });
         await expect.poll(() => elsewhere.read(GROUP), { timeout: 5_000 }).toEqual({ spentMicros: 7n, reservedMicros: 0n });
+        await expect.poll(() => elsewhere.read(KEY, seed), { timeout: 5_000 }).toEqual({ spentMicros: 1_070n, reservedMicros: 0n });
+        // Applied once: a spend of an id already counted changes nothing.
+        await ledger.spend('unreserved-1', unreserved, 50n);
+        expect(await elsewhere.read(TEAM)).toEqual({ spentMicros: 370n, reservedMicros: 0n });
         await ledger.close();
       });
     });
@@ -543,6 +557,51 @@ for (const implementation of IMPLEMENTATIONS) {
       expect(await ledger.read('team:nobody:2026-11')).toEqual({ spentMicros: 0n, reservedMicros: 0n });
     });
 
+    it('adds unreserved spend to each scope, once per id, without touching reservations', async () => {
+      const { ledger } = create();
+      const seed = async () => 500n;
+      await ledger.reserve({ reservationId: 'r1', scopes: [{ scope: TEAM, limitMicros: 10_000n, seed }], amountMicros: 100n });
+      const scopes = [
+        { scope: KEY, limitMicros: 1_000n },
+        { scope: TEAM, limitMicros: null, seed },
+      ];
+      await ledger.spend('u1', scopes, 300n);
+      await ledger.spend('u1', scopes, 300n);
+      expect(await ledger.read(KEY)).toEqual({ spentMicros: 300n, reservedMicros: 0n });
+      expect(await ledger.read(TEAM, seed)).toEqual({ spentMicros: 800n, reservedMicros: 100n });
+
+      // Spend goes past a limit (nothing is refused), and is no reservation to settle.
+      await ledger.spend('u2', scopes, 900n);
+      await ledger.settle('u2', 5n);
+      await ledger.release('u1');
+      expect(await ledger.read(KEY)).toEqual({ spentMicros: 1_200n, reservedMicros: 0n });
+      expect(await ledger.read(TEAM, seed)).toEqual({ spentMicros: 1_700n, reservedMicros: 100n });
+      expect(await ledger.reserve({ reservationId: 'r2', scopes: [{ scope: KEY, limitMicros: 1_000n }], amountMicros: 1n })).toMatchObject({
+        ok: false,
+        spentMicros: 1_200n,
+      });
+      await ledger.settle('r1', 40n);
+      expect(await ledger.read(TEAM, seed)).toEqual({ spentMicros: 1_740n, reservedMicros: 0n });
+    });
+
+    it('leaves the unreserved spend of a scope not seeded yet to its seed', async () => {
+      const { ledger } = create();
+      let seeds = 0;
+      const seed = async () => {
+        seeds += 1;
+        return 700n;
+      };
+      const scopes = [{ scope: GROUP, limitMicros: null, seed }];
+      await ledger.spend('u1', scopes, 300n);
+      expect(seeds).toBe(0);
+      // The seed (the database's spend) already counts this request.
+      expect(await ledger.read(GROUP, seed)).toEqual({ spentMicros: 700n, reservedMicros: 0n });
+      await ledger.spend('u1', scopes, 300n);
+      await ledger.spend('u2', scopes, 300n);
+      expect(await ledger.read(GROUP, seed)).toEqual({ spentMicros: 1_000n, reservedMicros: 0n });
+      expect(seeds).toBe(1);
+    });
+
     it('refuses amounts from 2^53 micros up, negative amounts and a scope named twice', async () => {
       const { ledger } = create();
       const scopes = [{ scope: TEAM, limitMicros: null }];
@@ -555,6 +614,9 @@ for (const implementation of IMPLEMENTATIONS) {
       ).rejects.toThrow(RangeError);
       await ledger.reserve({ reservationId: 'r4', scopes, amountMicros: 1n });
       await expect(ledger.settle('r4', 2n ** 53n)).rejects.toThrow(RangeError);
+      await expect(ledger.spend('u1', scopes, 2n ** 53n)).rejects.toThrow(RangeError);
+      await expect(ledger.spend('u2', scopes, -1n)).rejects.toThrow(RangeError);
+      await expect(ledger.spend('u3', [...scopes, ...scopes], 1n)).rejects.toThrow(RangeError);
       expect(await ledger.read(TEAM)).toEqual({ spentMicros: 0n, reservedMicros: 1n });
     });
   });

@@ -514,6 +514,9 @@ export function createLeasedLedger(steps: RedisLedgerSteps, plain: SpendLedger, 
       endRequest(lease, reservationId, null);
     },
 
+    /** Unreserved spend involves no lease: the plain ledger adds it (or keeps it while Redis is away). */
+    spend: (reservationId, scopes, actualMicros) => plain.spend(reservationId, scopes, actualMicros),
+
     read,
 
     async close(): Promise<void> {

@@ -14,15 +14,17 @@
  *                          records the spend); a lease's also 2 × ttl after each update
  *   P:reservation:R:spent  string  for a lease (R = `lease:<uuid>`, see redis-leases.ts):
  *                          the spend it has moved into spent so far; expires with the record
+ *   P:spent:R        string  marks that the unreserved spend of R (see `spend` below) is
+ *                          in spent; expires 2 × the default ttl (10 minutes) after SPEND
  *
- * Every script first drops the expired holds of each scope it touches (ZRANGEBYSCORE on
- * the expiry zset, subtract each `hold:R` from reserved), so an expired reservation
- * stops counting without any sweeper. `reserve` checks spent + reserved + amount ≤ limit
- * on every scope with a limit, and only if all pass adds the hold to each scope and
- * writes the record. `settle` / `release` read the record's scopes, then run one script
- * that re-checks the record (it names every key it touches, as Redis Cluster requires),
- * frees each scope's hold, adds the actual cost to spent (settle only) and deletes the
- * record, so a second call finds nothing and does nothing.
+ * Every script but SEED and SPEND first drops the expired holds of each scope it touches
+ * (ZRANGEBYSCORE on the expiry zset, subtract each `hold:R` from reserved), so an expired
+ * reservation stops counting without any sweeper. `reserve` checks spent + reserved +
+ * amount ≤ limit on every scope with a limit, and only if all pass adds the hold to each
+ * scope and writes the record. `settle` / `release` read the record's scopes, then run
+ * one script that re-checks the record (it names every key it touches, as Redis Cluster
+ * requires), frees each scope's hold, adds the actual cost to spent (settle only) and
+ * deletes the record, so a second call finds nothing and does nothing.
  *
  * Counters change with HINCRBY on decimal strings (exact 64-bit integers); only the limit
  * check goes through Lua numbers (doubles), exact while spent + reserved + amount stays
@@ -38,6 +40,12 @@
  * So counters that Redis lost (a restart without persistence, an eviction) are rebuilt
  * from the database before anything is admitted on them.
  *
+ * Unreserved spend: `spend` (a request admitted while Redis was unreachable) runs SPEND,
+ * which does nothing if the marker `P:spent:R` exists, and otherwise adds the cost to
+ * spent on each scope that needs no seed or is seeded already (one not seeded will get
+ * it from the database) and sets the marker. It does not use the reservation record,
+ * which FINISH would take for a changed one.
+ *
  * Leases (the default): a gateway reserves a slice of a budget with RESERVE and admits
  * requests against it in memory; UPDATE_LEASE moves their spend into spent every 250 ms,
  * renews the lease's short hold while its gateway lives, and finishes the lease.
@@ -45,16 +53,17 @@
  *
  * Outages: give the ledger a connection with `enableOfflineQueue: false` and a
  * `commandTimeout`, so an unreachable Redis fails each command at once: `reserve` and
- * `read` throw LedgerUnavailableError; `settle` and `release` keep the settlement in
- * memory and apply it when Redis answers again (retried every second, bounded), so the
- * spend of requests served during an outage still reaches the counters.
+ * `read` throw LedgerUnavailableError; `settle`, `release` and `spend` keep the change in
+ * memory and apply it when Redis answers again (retried every second, bounded, in the
+ * order they came), so the spend of requests served during an outage — reserved before
+ * it, or admitted unreserved during it — still reaches the counters.
  * The ledger does not close the connection it is given.
  */
 import { type Redis, ReplyError } from 'ioredis';
 import { type LuaScript, luaScript, runScript } from '../redis-script.ts';
 import { createLeasedLedger, type LeaseOptions } from './redis-leases.ts';
 import { LedgerUnavailableError, type ReserveRequest, type ReserveResult, type ScopeBalance, type ScopeLimit, type SeedSpend, type SpendLedger } from './types.ts';
-import { assertValidMicros, validateReserveRequest } from './validation.ts';
+import { assertValidMicros, SPEND_REMEMBERED_MS, validateReserveRequest, validateScopes } from './validation.ts';
 
 export interface RedisLedgerOptions {
   redis: Redis;
@@ -66,8 +75,8 @@ export interface RedisLedgerOptions {
   leases?: LeaseOptions | false;
 }
 
-/** Settlements kept while Redis is unreachable; past this many the oldest are dropped (and logged). */
-const MAX_DEFERRED_SETTLEMENTS = 100_000;
+/** Settlements and spends kept while Redis is unreachable; past this many the oldest are dropped (and logged). */
+const MAX_DEFERRED_CHANGES = 100_000;
 
 const LUA_HELPERS = `
 local function nowMs()
@@ -260,6 +269,23 @@ end
 return reply
 `);
 
+/**
+ * Unreserved spend. KEYS: the spend's marker, then each scope. ARGV: the actual cost, how
+ * long the marker lasts (ms), then one flag per scope ('1' = only if already seeded).
+ * Returns 1 when it added the spend, 0 when the marker says it was added before.
+ */
+const SPEND = luaScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local actual = ARGV[1]
+for i = 2, #KEYS do
+  if ARGV[i + 1] ~= '1' or redis.call('HEXISTS', KEYS[i], 'seeded') == 1 then
+    redis.call('HINCRBY', KEYS[i], 'spent', actual)
+  end
+end
+redis.call('SET', KEYS[1], '1', 'PX', ARGV[2])
+return 1
+`);
+
 /** KEYS: scope. ARGV: seeded spend. Adds it unless the scope was seeded meanwhile. */
 const SEED = luaScript(`${LUA_HELPERS}
 if redis.call('HSETNX', KEYS[1], 'seeded', '1') == 1 then redis.call('HINCRBY', KEYS[1], 'spent', ARGV[1]) end
@@ -292,6 +318,12 @@ function balancesOf(reply: unknown[], count: number, from: number): ScopeBalance
   }));
 }
 
+/** A scope unreserved spend goes to: one with a seed (`onlyIfSeeded`) gets it only once seeded. */
+export interface SpendScope {
+  scope: string;
+  onlyIfSeeded: boolean;
+}
+
 /** What one RESERVE answers (scope indexes count from 0). */
 export type ReserveReply =
   | { outcome: 'admitted'; balances: ScopeBalance[]; heldMicros: bigint }
@@ -318,6 +350,8 @@ export interface RedisLedgerSteps {
   seed(scopes: readonly ScopeLimit[], scopeIndexes: number[]): Promise<void>;
   /** A scope's balance, or undefined when it has a seed and must be seeded first. */
   read(scope: string, seeded: boolean): Promise<ScopeBalance | undefined>;
+  /** Adds unreserved spend once per id, skipping the scopes `onlyIfSeeded` not seeded yet (see SPEND). */
+  spend(reservationId: string, scopes: readonly SpendScope[], actualMicros: bigint): Promise<void>;
   /**
    * A lease's settled spend and remaining hold, and unless it finishes, its hold renewed
    * for `holdMs` and its records for `recordMs` (see UPDATE_LEASE). Answers the balances
@@ -389,6 +423,12 @@ function createRedisLedgerSteps(redis: Redis, prefix: string): RedisLedgerSteps 
       return reply.length === 0 ? undefined : balancesOf(reply, 1, 0)[0];
     },
 
+    async spend(reservationId, scopes, actualMicros) {
+      const keys = [`${prefix}:spent:${reservationId}`, ...scopes.map(({ scope }) => scopeKeys(scope)[0]!)];
+      const args = [actualMicros.toString(), String(SPEND_REMEMBERED_MS), ...scopes.map(({ onlyIfSeeded }) => (onlyIfSeeded ? '1' : ''))];
+      await runLedgerScript(redis, SPEND, keys, args);
+    },
+
     async updateLease(leaseId, scopes, settledMicros, holdMicros, finish, holdMs, recordMs) {
       const keys = [reservationKey(leaseId), `${reservationKey(leaseId)}:spent`, ...scopes.flatMap(scopeKeys)];
       const args = [leaseId, settledMicros.toString(), holdMicros.toString(), finish ? '1' : '', String(holdMs), String(recordMs)];
@@ -410,12 +450,20 @@ export function createRedisLedger({ redis, prefix, retryMs = 1_000, leases = {} 
   return leases === false ? plain : createLeasedLedger(steps, plain, leases);
 }
 
+/** A change the plain ledger keeps while Redis is unreachable. */
+type DeferredChange =
+  | { kind: 'finish'; reservationId: string; actualMicros: bigint | null }
+  | { kind: 'spend'; reservationId: string; scopes: readonly SpendScope[]; actualMicros: bigint };
+
 function createPlainRedisLedger(steps: RedisLedgerSteps, prefix: string, retryMs: number): SpendLedger {
   const { redis } = steps;
   const reservationKey = (reservationId: string) => `${prefix}:reservation:${reservationId}`;
   const scopeKeys = (scope: string) => [`${prefix}:scope:${scope}`, `${prefix}:expiry:${scope}`];
-  /** Settlements Redis could not take yet, by reservation id (actual cost, or null to release). */
-  const deferred = new Map<string, bigint | null>();
+  /**
+   * Changes Redis could not take yet, oldest first, by kind and reservation id: a later
+   * settle or release of an id replaces the one kept, but not its unreserved spend.
+   */
+  const deferred = new Map<string, DeferredChange>();
   let retryTimer: NodeJS.Timeout | undefined;
 
   /** Reservations this process made and has not finished: their record's scopes, newest last. */
@@ -456,12 +504,17 @@ function createPlainRedisLedger(steps: RedisLedgerSteps, prefix: string, retryMs
     }
   }
 
+  function apply(change: DeferredChange): Promise<void> {
+    if (change.kind === 'spend') return steps.spend(change.reservationId, change.scopes, change.actualMicros);
+    return finish(change.reservationId, change.actualMicros);
+  }
+
   async function retryDeferred(): Promise<void> {
     retryTimer = undefined;
-    for (const [reservationId, actualMicros] of deferred) {
+    for (const [key, change] of deferred) {
       try {
-        await finish(reservationId, actualMicros);
-        deferred.delete(reservationId);
+        await apply(change);
+        deferred.delete(key);
       } catch (error) {
         if (!(error instanceof LedgerUnavailableError)) throw error;
         break;
@@ -470,18 +523,19 @@ function createPlainRedisLedger(steps: RedisLedgerSteps, prefix: string, retryMs
     if (deferred.size > 0) retryTimer = setTimeout(() => void retryDeferred(), retryMs).unref();
   }
 
-  /** Finishes now, or keeps the settlement for when Redis is back. */
-  async function finishOrDefer(reservationId: string, actualMicros: bigint | null): Promise<void> {
+  /** Applies the change now, or keeps it for when Redis is back. */
+  async function applyOrDefer(change: DeferredChange): Promise<void> {
     try {
-      await finish(reservationId, actualMicros);
+      await apply(change);
     } catch (error) {
       if (!(error instanceof LedgerUnavailableError)) throw error;
-      if (deferred.size >= MAX_DEFERRED_SETTLEMENTS) {
-        const oldest = deferred.keys().next().value as string;
-        deferred.delete(oldest);
-        console.error(`spend ledger: dropped the settlement of ${oldest}: too many kept while Redis is unreachable`);
+      if (deferred.size >= MAX_DEFERRED_CHANGES) {
+        const [oldestKey, oldest] = deferred.entries().next().value as [string, DeferredChange];
+        deferred.delete(oldestKey);
+        const what = oldest.kind === 'spend' ? 'unreserved spend' : 'settlement';
+        console.error(`spend ledger: dropped the ${what} of ${oldest.reservationId}: too many kept while Redis is unreachable`);
       }
-      deferred.set(reservationId, actualMicros);
+      deferred.set(`${change.kind}:${change.reservationId}`, change);
       retryTimer ??= setTimeout(() => void retryDeferred(), retryMs).unref();
     }
   }
@@ -507,11 +561,19 @@ function createPlainRedisLedger(steps: RedisLedgerSteps, prefix: string, retryMs
 
     async settle(reservationId: string, actualMicros: bigint): Promise<void> {
       assertValidMicros('actualMicros', actualMicros);
-      await finishOrDefer(reservationId, actualMicros);
+      await applyOrDefer({ kind: 'finish', reservationId, actualMicros });
     },
 
     async release(reservationId: string): Promise<void> {
-      await finishOrDefer(reservationId, null);
+      await applyOrDefer({ kind: 'finish', reservationId, actualMicros: null });
+    },
+
+    async spend(reservationId: string, scopes: readonly ScopeLimit[], actualMicros: bigint): Promise<void> {
+      assertValidMicros('actualMicros', actualMicros);
+      validateScopes(scopes);
+      // Only whether each scope has a seed matters: the seeds themselves are not kept.
+      const kept = scopes.map(({ scope, seed }) => ({ scope, onlyIfSeeded: seed !== undefined }));
+      await applyOrDefer({ kind: 'spend', reservationId, scopes: kept, actualMicros });
     },
 
     async read(scope: string, seed?: SeedSpend): Promise<ScopeBalance> {

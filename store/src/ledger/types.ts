@@ -13,6 +13,10 @@
  * `settle` replaces the reservation with the actual cost (which becomes spend);
  * `release` drops it without spending (the request never reached the provider).
  * Reservations not settled or released within `ttlMs` expire on their own.
+ *
+ * A request admitted without a reservation (the ledger was unreachable, and none of its
+ * budgets is a hard cap) reports its cost with `spend` instead of `settle`, so that its
+ * spend still reaches the counters of its budgets.
  */
 /** Answers the spend already recorded for a scope (micro-units). */
 export type SeedSpend = () => Promise<bigint>;
@@ -64,6 +68,19 @@ export interface SpendLedger {
   settle(reservationId: string, actualMicros: bigint): Promise<void>;
   /** Idempotent: releasing an unknown or finished reservation does nothing. Kept like settle. */
   release(reservationId: string): Promise<void>;
+  /**
+   * Adds spend that was never reserved (a request admitted while the ledger was
+   * unreachable) to each scope's spent; `scopes` are those the request would have
+   * reserved on (limits do not matter: nothing is refused). A scope given with a seed
+   * gets the spend only if its counter is already started: one not seeded yet will be
+   * seeded from the database, whose usage events include this request, so adding it
+   * too would count it twice (a seed read before the request's event reaches the
+   * database misses it, as for a settlement whose scope Redis lost). A scope without a
+   * seed gets it as a reservation would (from 0). Idempotent per reservation id: a second spend of the same id (within
+   * 2 × the default ttl of the first) does nothing; it does not settle a reservation of
+   * that id. Never fails for an unreachable store: kept and applied like settle.
+   */
+  spend(reservationId: string, scopes: readonly ScopeLimit[], actualMicros: bigint): Promise<void>;
   /** Throws LedgerUnavailableError when the backing store is unreachable. */
   read(scope: string, seed?: SeedSpend): Promise<ScopeBalance>;
   close(): Promise<void>;
