@@ -76,9 +76,10 @@ export interface SpendLedger {
    * seeded from the database, whose usage events include this request, so adding it
    * too would count it twice (a seed read before the request's event reaches the
    * database misses it, as for a settlement whose scope Redis lost). A scope without a
-   * seed gets it as a reservation would (from 0). Idempotent per reservation id: a second spend of the same id (within
-   * 2 × the default ttl of the first) does nothing; it does not settle a reservation of
-   * that id. Never fails for an unreachable store: kept and applied like settle.
+   * seed gets it as a reservation would (from 0). Idempotent per reservation id: a
+   * second spend of the same id (within 2 × the default ttl of the first) does nothing;
+   * it does not settle a reservation of that id. Never fails for an unreachable store:
+   * kept and applied like settle.
    */
   spend(reservationId: string, scopes: readonly ScopeLimit[], actualMicros: bigint): Promise<void>;
   /** Throws LedgerUnavailableError when the backing store is unreachable. */
