@@ -3,8 +3,10 @@
 // PostgreSQL + Redis/BullMQ when DATABASE_URL and REDIS_URL are set.
 import { loadConfigOrExit } from '@spendgate/store';
 import { buildApp } from './app.ts';
+import { boundHeapGrowth } from './heap.ts';
 
 const startedAt = performance.now();
+boundHeapGrowth();
 const config = await loadConfigOrExit();
 const app = await buildApp(config);
 const address = await app.listen({ port: config.port, host: config.host });

@@ -19,7 +19,7 @@ import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildApp } from '@spendgate/gateway';
+import { boundHeapGrowth, buildApp } from '@spendgate/gateway';
 import { loadConfig } from '@spendgate/store';
 import { beginChild } from '../child-side.ts';
 import type { GatewayRuntime } from '../protocol.ts';
@@ -36,6 +36,7 @@ const config = await loadConfig({
   PORT: '0',
   CONSOLE_DIR: path.join(tmpdir(), 'spendgate-bench-no-console'),
 });
+boundHeapGrowth();
 const app = await buildApp(config, { redisPrefix: process.env.BENCH_REDIS_PREFIX });
 child.onClose(() => app.close());
 const url = await app.listen({ port: 0, host: '127.0.0.1' });
