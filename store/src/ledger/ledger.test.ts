@@ -231,7 +231,8 @@ if (redis !== undefined) {
       expect(await survivor.read(TEAM)).toEqual({ spentMicros: 0n, reservedMicros: 250n });
       expect(await survivor.reserve({ reservationId: 's1', scopes, amountMicros: 800n })).toMatchObject({ ok: false });
       await expect.poll(() => survivor.read(TEAM), { interval: 20, timeout: 3_000 }).toEqual({ spentMicros: 0n, reservedMicros: 0n });
-      expect(performance.now() - reservedAt).toBeLessThan(300 + 250);
+      // Within its hold time and some slack for a busy machine (without the heartbeat's short hold: the 5-minute ttl).
+      expect(performance.now() - reservedAt).toBeLessThan(300 + 700);
       expect(await survivor.reserve({ reservationId: 's2', scopes, amountMicros: 800n })).toMatchObject({ ok: true });
       await survivor.close();
       await dying.close();
@@ -239,15 +240,15 @@ if (redis !== undefined) {
 
     it('keeps a live gateway’s hold for a long request past many hold times, and counts its spend when it settles', async () => {
       const prefix = newPrefix();
-      // Updates every 50 ms renew a hold of 300 ms whenever less than 200 ms of it is left.
-      const ledger = createRedisLedger({ redis, prefix, leases: { holdMs: 300, flushMs: 50 } });
+      // Updates every 50 ms renew a hold of 600 ms whenever less than 350 ms of it is left.
+      const ledger = createRedisLedger({ redis, prefix, leases: { holdMs: 600, flushMs: 50 } });
       const elsewhere = createRedisLedger({ redis, prefix, leases: false });
       const scopes = [{ scope: TEAM, limitMicros: 1_000n }];
       // A 250 lease for a stream of 100; retired after half its hold, it keeps only the stream's 100.
       expect(await ledger.reserve({ reservationId: 'stream', scopes, amountMicros: 100n })).toMatchObject({ ok: true });
       await expect.poll(() => elsewhere.read(TEAM), { interval: 20, timeout: 1_000 }).toEqual({ spentMicros: 0n, reservedMicros: 100n });
 
-      const until = performance.now() + 1_200;
+      const until = performance.now() + 2_400;
       while (performance.now() < until) {
         expect(await elsewhere.read(TEAM)).toEqual({ spentMicros: 0n, reservedMicros: 100n });
         await sleep(25);
@@ -268,7 +269,7 @@ if (redis !== undefined) {
       await sleep(reservedAt + 800 - performance.now());
       expect(await elsewhere.read(TEAM)).toEqual({ spentMicros: 0n, reservedMicros: 100n });
       await expect.poll(() => elsewhere.read(TEAM), { interval: 20, timeout: 1_000 }).toEqual({ spentMicros: 0n, reservedMicros: 0n });
-      expect(performance.now() - reservedAt).toBeLessThan(1_000 + 150);
+      expect(performance.now() - reservedAt).toBeLessThan(1_000 + 400);
 
       // Its updates kept the lease's record 2 × ttl past the last of them.
       await sleep(reservedAt + 2_300 - performance.now());
