@@ -27,20 +27,44 @@ interface ScopeState {
   nextExpiryAt: number;
 }
 
-interface Reservation {
-  scopes: string[];
-  forgetAt: number;
+/** Entries kept each until its own time, then forgotten at the next look past it (no timer). */
+class Remembered<V> {
+  readonly #entries = new Map<string, { value: V; forgetAt: number }>();
+  #nextForgetAt = Number.POSITIVE_INFINITY;
+
+  get(id: string, now: number): V | undefined {
+    if (now > this.#nextForgetAt) {
+      this.#nextForgetAt = Number.POSITIVE_INFINITY;
+      for (const [key, { forgetAt }] of this.#entries) {
+        if (now > forgetAt) this.#entries.delete(key);
+        else this.#nextForgetAt = Math.min(this.#nextForgetAt, forgetAt);
+      }
+    }
+    return this.#entries.get(id)?.value;
+  }
+
+  set(id: string, value: V, forgetAt: number): void {
+    this.#entries.set(id, { value, forgetAt });
+    this.#nextForgetAt = Math.min(this.#nextForgetAt, forgetAt);
+  }
+
+  delete(id: string): void {
+    this.#entries.delete(id);
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
 }
 
 /** `clock` gives milliseconds since the epoch; tests inject one to move time. */
 export function createInProcessLedger(clock: () => number = Date.now): SpendLedger {
   const scopeStates = new Map<string, ScopeState>();
-  const reservations = new Map<string, Reservation>();
+  /** Each reservation's scopes, until one ttl after its hold expired. */
+  const reservations = new Remembered<string[]>();
   const seeding = new Map<string, Promise<void>>();
-  let nextForgetAt = Number.POSITIVE_INFINITY;
-  /** Ids whose unreserved spend was counted: when each is forgotten. */
-  const spendsCounted = new Map<string, number>();
-  let nextSpendForgetAt = Number.POSITIVE_INFINITY;
+  /** Ids whose unreserved spend was counted. */
+  const spendsCounted = new Remembered<true>();
 
   function newScopeState(spentMicros: bigint): ScopeState {
     return { spentMicros, reservedMicros: 0n, holds: new Map(), nextExpiryAt: Number.POSITIVE_INFINITY };
@@ -75,24 +99,6 @@ export function createInProcessLedger(clock: () => number = Date.now): SpendLedg
     state.nextExpiryAt = nextExpiryAt;
   }
 
-  function forgetOldReservations(now: number): void {
-    if (now <= nextForgetAt) return;
-    nextForgetAt = Number.POSITIVE_INFINITY;
-    for (const [reservationId, reservation] of reservations) {
-      if (now > reservation.forgetAt) reservations.delete(reservationId);
-      else nextForgetAt = Math.min(nextForgetAt, reservation.forgetAt);
-    }
-  }
-
-  function forgetOldSpends(now: number): void {
-    if (now <= nextSpendForgetAt) return;
-    nextSpendForgetAt = Number.POSITIVE_INFINITY;
-    for (const [reservationId, forgetAt] of spendsCounted) {
-      if (now > forgetAt) spendsCounted.delete(reservationId);
-      else nextSpendForgetAt = Math.min(nextSpendForgetAt, forgetAt);
-    }
-  }
-
   function currentScopeState(scope: string, now: number): ScopeState {
     let state = scopeStates.get(scope);
     if (state === undefined) {
@@ -105,11 +111,10 @@ export function createInProcessLedger(clock: () => number = Date.now): SpendLedg
 
   function finish(reservationId: string, actualMicros: bigint | null): void {
     const now = clock();
-    forgetOldReservations(now);
-    const reservation = reservations.get(reservationId);
-    if (reservation === undefined) return;
+    const scopes = reservations.get(reservationId, now);
+    if (scopes === undefined) return;
     reservations.delete(reservationId);
-    for (const scope of reservation.scopes) {
+    for (const scope of scopes) {
       const state = currentScopeState(scope, now);
       const hold = state.holds.get(reservationId);
       if (hold !== undefined) {
@@ -126,13 +131,12 @@ export function createInProcessLedger(clock: () => number = Date.now): SpendLedg
       const { reservationId, amountMicros } = request;
       for (const { scope, seed } of request.scopes) if (seed !== undefined && !scopeStates.has(scope)) await ensureSeeded(scope, seed);
       const now = clock();
-      forgetOldReservations(now);
       const checked = request.scopes.map((scopeLimit) => ({
         ...scopeLimit,
         state: currentScopeState(scopeLimit.scope, now),
       }));
       const balances = () => checked.map(({ state }) => ({ spentMicros: state.spentMicros, reservedMicros: state.reservedMicros }));
-      if (reservations.has(reservationId)) return { ok: true, balances: balances() };
+      if (reservations.get(reservationId, now) !== undefined) return { ok: true, balances: balances() };
 
       for (const { scope, limitMicros, state } of checked) {
         if (limitMicros !== null && state.spentMicros + state.reservedMicros + amountMicros > limitMicros) {
@@ -147,9 +151,11 @@ export function createInProcessLedger(clock: () => number = Date.now): SpendLedg
         state.holds.set(reservationId, { amountMicros, expiresAt });
         state.nextExpiryAt = Math.min(state.nextExpiryAt, expiresAt);
       }
-      const forgetAt = expiresAt + ttlMs;
-      reservations.set(reservationId, { scopes: request.scopes.map(({ scope }) => scope), forgetAt });
-      nextForgetAt = Math.min(nextForgetAt, forgetAt);
+      reservations.set(
+        reservationId,
+        request.scopes.map(({ scope }) => scope),
+        expiresAt + ttlMs,
+      );
       return { ok: true, balances: balances() };
     },
 
@@ -166,16 +172,13 @@ export function createInProcessLedger(clock: () => number = Date.now): SpendLedg
       assertValidMicros('actualMicros', actualMicros);
       validateScopes(scopes);
       const now = clock();
-      forgetOldSpends(now);
-      if (spendsCounted.has(reservationId)) return;
+      if (spendsCounted.get(reservationId, now)) return;
       for (const { scope, seed } of scopes) {
         // A scope with a seed not started yet (or being seeded) gets this spend from its seed.
         if (seed !== undefined && !scopeStates.has(scope)) continue;
         currentScopeState(scope, now).spentMicros += actualMicros;
       }
-      const forgetAt = now + SPEND_REMEMBERED_MS;
-      spendsCounted.set(reservationId, forgetAt);
-      nextSpendForgetAt = Math.min(nextSpendForgetAt, forgetAt);
+      spendsCounted.set(reservationId, true, now + SPEND_REMEMBERED_MS);
     },
 
     async read(scope: string, seed?: SeedSpend): Promise<ScopeBalance> {
