@@ -28,7 +28,7 @@ export interface ProviderAdapter {
   defaultBaseUrl: string | undefined;
   /** Provider key of its models in the price catalog. */
   catalogProvider: string;
-  /** Headers that authenticate a request with the connection's secret. */
+  /** Headers that authenticate a request with the connection's secret: a new object each call, which the caller may add to. */
   authHeaders(secret: string): Record<string, string>;
   /** Where an operation is sent, or undefined when the provider does not offer it. */
   url(operation: Operation, target: UpstreamTarget): string | undefined;

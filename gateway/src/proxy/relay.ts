@@ -5,6 +5,9 @@
  * pass the answer (or the stream, event by event) back in the caller's format, and
  * record exactly one usage event whatever happens — provider usage when reported, a
  * tiktoken estimate (marked estimated) when a stream is cut short.
+ *
+ * Objects on this path are built field by field, never with object spread: the spreads
+ * it had cost a fifth of the gateway's CPU per request (bench, json, 10 connections).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -59,7 +62,7 @@ function exchangesFor(plan: RoutePlan, call: RelayCall): Exchange[] {
     const translator = adapter.format === call.caller ? undefined : translatorFor(call.caller, adapter.format, call.operation);
     const target: UpstreamTarget = { baseUrl: attempt.upstream.baseUrl, model: attempt.model, stream: call.stream, options: attempt.upstream.options };
     const url = adapter.format === call.caller || translator ? adapter.url(call.operation, target) : undefined;
-    return url ? [{ ...attempt, native: wireFormats[adapter.format], translator, target, url }] : [];
+    return url ? [{ upstream: attempt.upstream, model: attempt.model, native: wireFormats[adapter.format], translator, target, url }] : [];
   });
 }
 
@@ -72,12 +75,15 @@ function requestBytes(request: IncomingMessage): number | undefined {
 export async function relay(principal: Principal, request: IncomingMessage, response: ServerResponse, call: RelayCall, deps: RelayDeps) {
   const startedAt = new Date();
   const caller = wireFormats[call.caller];
+  const { tools, images, jsonMode } = caller.requestFeatures(call.operation, call.body);
   const needs = {
     get promptTokens() {
       return call.promptTokens();
     },
     maxOutputTokens: call.maxOutputTokens,
-    ...caller.requestFeatures(call.operation, call.body),
+    tools,
+    images,
+    jsonMode,
   };
   let plan = deps.router.plan(principal, { model: call.model, operation: call.operation, needs }, startedAt);
   let exchanges = exchangesFor(plan, call);
@@ -117,12 +123,11 @@ export async function relay(principal: Principal, request: IncomingMessage, resp
         (exchange.translator ? exchange.translator.request(body) : body) as Record<string, unknown>,
         exchange.target,
       );
+      const headers = exchange.upstream.adapter.authHeaders(exchange.upstream.secret);
+      headers['content-type'] = 'application/json';
+      headers.accept = call.stream ? 'text/event-stream' : 'application/json';
       return sendUpstream(exchange.url, {
-        headers: {
-          'content-type': 'application/json',
-          accept: call.stream ? 'text/event-stream' : 'application/json',
-          ...exchange.upstream.adapter.authHeaders(exchange.upstream.secret),
-        },
+        headers,
         body: JSON.stringify(nativeBody),
         timeoutMs,
       });
@@ -142,20 +147,23 @@ export async function relay(principal: Principal, request: IncomingMessage, resp
   metered.provider = served.upstream.adapter.catalogProvider;
   metered.connectionId = served.upstream.connectionId;
 
-  const headers: Record<string, string> = {
-    ...rateLimitHeaders,
-    'x-spendgate-request-id': metered.requestId,
-    'x-spendgate-model': served.model,
-    'x-spendgate-route': forwarded.route,
-    'x-spendgate-budget-remaining': remainingMicros === undefined ? 'unlimited' : microsToDecimalString(remainingMicros),
-  };
+  const headers: Record<string, string> = Object.assign(
+    {
+      'x-spendgate-request-id': metered.requestId,
+      'x-spendgate-model': served.model,
+      'x-spendgate-route': forwarded.route,
+      'x-spendgate-budget-remaining': remainingMicros === undefined ? 'unlimited' : microsToDecimalString(remainingMicros),
+    },
+    rateLimitHeaders,
+  );
   if ('error' in forwarded) {
     unanswered(response, headers, forwarded.error, deps.metering, metered, { model: served.model, streamed: call.stream, route: forwarded.route });
   }
 
   const upstream = forwarded.response;
   const context: ExchangeContext = {
-    call: { ...call, model: served.model },
+    call,
+    model: served.model,
     caller,
     native: served.native,
     translator: served.translator,
@@ -187,6 +195,8 @@ function unanswered(
 
 interface ExchangeContext {
   call: RelayCall;
+  /** The model asked of the provider that answered. */
+  model: string;
   caller: WireFormat;
   native: WireFormat;
   translator: AnyTranslator | undefined;
@@ -201,7 +211,7 @@ interface ExchangeContext {
 async function relayAnswer(response: ServerResponse, upstream: UpstreamResponse, ctx: ExchangeContext) {
   const text = await upstream.text().catch((error: UpstreamError) =>
     // The provider cut its answer: nothing to bill that we know of, but the request is recorded.
-    unanswered(response, ctx.headers, error, ctx.metering, ctx.metered, { model: ctx.call.model, streamed: false, route: ctx.route }),
+    unanswered(response, ctx.headers, error, ctx.metering, ctx.metered, { model: ctx.model, streamed: false, route: ctx.route }),
   );
   let answer: unknown;
   try {
@@ -209,7 +219,7 @@ async function relayAnswer(response: ServerResponse, upstream: UpstreamResponse,
   } catch {
     answer = undefined;
   }
-  const model = ctx.native.modelFromAnswer(answer) ?? ctx.call.model;
+  const model = ctx.native.modelFromAnswer(answer) ?? ctx.model;
   const usage = upstream.statusCode < 400 ? ctx.native.usageFromAnswer(ctx.call.operation, answer) : undefined;
   const cost = ctx.metering.record(ctx.metered, {
     model,
@@ -219,7 +229,8 @@ async function relayAnswer(response: ServerResponse, upstream: UpstreamResponse,
     streamed: false,
     route: ctx.route,
   });
-  const headers: Record<string, string> = { ...ctx.headers, 'x-spendgate-model': model };
+  const { headers } = ctx;
+  headers['x-spendgate-model'] = model;
   if (cost.status === 'priced') headers['x-spendgate-cost'] = microsToDecimalString(cost.totalMicros);
 
   if (answer === undefined && upstream.statusCode < 400) {
@@ -231,17 +242,11 @@ async function relayAnswer(response: ServerResponse, upstream: UpstreamResponse,
     return sendJson(response, upstream.statusCode, text, headers, typeof contentType === 'string' ? contentType : 'application/json');
   }
   if (upstream.statusCode >= 400) return sendJson(response, upstream.statusCode, ctx.translator.error(upstream.statusCode, answer ?? text), headers);
-  return sendJson(response, upstream.statusCode, ctx.translator.response(answer, { requestedModel: ctx.call.model }), headers);
+  return sendJson(response, upstream.statusCode, ctx.translator.response(answer, { requestedModel: ctx.model }), headers);
 }
 
 async function relayStream(out: ServerResponse, upstream: UpstreamResponse, ctx: ExchangeContext) {
-  out.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    ...ctx.headers,
-    'x-spendgate-model': ctx.call.model,
-  });
+  out.writeHead(200, Object.assign({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' }, ctx.headers));
   let clientGone = false;
   out.on('close', () => {
     if (!out.writableFinished) {
@@ -251,7 +256,7 @@ async function relayStream(out: ServerResponse, upstream: UpstreamResponse, ctx:
   });
 
   const observer = ctx.native.observeStream(ctx.call.operation);
-  const translation = ctx.translator?.stream({ requestedModel: ctx.call.model });
+  const translation = ctx.translator?.stream({ requestedModel: ctx.model });
   // OpenAI chat callers who did not ask for the usage chunk do not get the one we asked for.
   const callerWantsUsage = (ctx.call.body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
   const hideUsageChunk = ctx.caller.id === 'openai' && ctx.call.operation === 'chat' && !callerWantsUsage;
@@ -327,7 +332,7 @@ async function relayStream(out: ServerResponse, upstream: UpstreamResponse, ctx:
         ? { ...reported, outputTokens: Math.max(reported.outputTokens, generated()) }
         : { ...emptyUsage(), inputTokens: ctx.call.promptTokens(), outputTokens: generated() };
   ctx.metering.record(ctx.metered, {
-    model: observer.model() ?? ctx.call.model,
+    model: observer.model() ?? ctx.model,
     usage,
     estimated: !(completed && reported),
     statusCode: completed ? 200 : clientGone ? 499 : 502,

@@ -12,6 +12,6 @@ export function sendJson(
   contentType = JSON_TYPE,
 ): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  response.writeHead(statusCode, { ...headers, 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
+  response.writeHead(statusCode, Object.assign({ 'content-type': contentType, 'content-length': Buffer.byteLength(text) }, headers));
   response.end(text);
 }

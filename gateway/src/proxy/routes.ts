@@ -76,23 +76,36 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
   const relayed = <S extends z.ZodType<{ model: string }>>(
     format: WireFormatId,
     schema: S,
-    handle: (exchange: RouteExchange<z.output<S>> & { relay(call: RouteCall): Promise<void> }) => Promise<void>,
+    handle: (exchange: RouteExchange<z.output<S>>, relay: (call: RouteCall) => Promise<void>) => Promise<void>,
   ): DataPlaneRoute =>
     ({
       format,
       body: schema,
       handle: (exchange: RouteExchange<z.output<S>>) =>
-        handle({
-          ...exchange,
-          relay: (call) =>
-            relay(exchange.principal, exchange.request, exchange.response, { ...call, caller: format, body: exchange.body, model: exchange.body.model }, deps),
-        }),
+        handle(exchange, (call) =>
+          relay(
+            exchange.principal,
+            exchange.request,
+            exchange.response,
+            {
+              caller: format,
+              operation: call.operation,
+              endpoint: call.endpoint,
+              body: exchange.body,
+              model: exchange.body.model,
+              stream: call.stream,
+              promptTokens: call.promptTokens,
+              maxOutputTokens: call.maxOutputTokens,
+            },
+            deps,
+          ),
+        ),
     }) as DataPlaneRoute;
 
   return new Map<string, DataPlaneRoute>([
     [
       'POST /chat/completions',
-      relayed('openai', ChatCompletionBody, ({ body, relay }) =>
+      relayed('openai', ChatCompletionBody, ({ body }, relay) =>
         relay({
           operation: 'chat',
           endpoint: 'chat.completions',
@@ -104,7 +117,7 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
     ],
     [
       'POST /messages',
-      relayed('anthropic', MessagesBody, ({ body, relay }) =>
+      relayed('anthropic', MessagesBody, ({ body }, relay) =>
         relay({
           operation: 'chat',
           endpoint: 'messages',
@@ -116,7 +129,7 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
     ],
     [
       'POST /messages/count_tokens',
-      relayed('anthropic', CountTokensBody, async ({ principal, body, response, relay }) => {
+      relayed('anthropic', CountTokensBody, async ({ principal, body, response }, relay) => {
         const promptTokens = estimatePromptTokens(body.messages, body.system);
         if (deps.upstreams.resolve(principal, body.model, new Date()).adapter.format !== 'anthropic') {
           // Only Anthropic counts natively; anyone else gets the tiktoken estimate.
@@ -127,7 +140,7 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
     ],
     [
       'POST /embeddings',
-      relayed('openai', EmbeddingsBody, ({ body, relay }) =>
+      relayed('openai', EmbeddingsBody, ({ body }, relay) =>
         relay({
           operation: 'embeddings',
           endpoint: 'embeddings',
@@ -139,7 +152,7 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
     ],
     [
       'POST /responses',
-      relayed('openai', ResponsesBody, ({ body, relay }) => {
+      relayed('openai', ResponsesBody, ({ body }, relay) => {
         const input = typeof body.input === 'string' ? [{ content: body.input }] : body.input;
         return relay({
           operation: 'responses',

@@ -142,11 +142,10 @@ export function createMetering(deps: {
 
   /** The ledger counters a request counts on: each budget's current window; hard ones capped. */
   const budgetScopes = (principal: Principal, at: Date) =>
-    principal.budgets.map((budget) => ({
-      budget,
-      ...budgetCounter(deps.sql, principal.teamId, principal.timeZone, budget, at),
-      limitMicros: budget.mode === 'hard' ? budget.amountMicros : null,
-    }));
+    principal.budgets.map((budget) => {
+      const { scope, seed } = budgetCounter(deps.sql, principal.teamId, principal.timeZone, budget, at);
+      return { budget, scope, seed, limitMicros: budget.mode === 'hard' ? budget.amountMicros : null };
+    });
 
   /**
    * Counts the request against the key's per-minute limits; 429 with retry-after when it
@@ -249,7 +248,9 @@ export function createMetering(deps: {
       const scopes = budgetScopes(principal, startedAt);
       if (scopes.length === 0) return { remainingMicros: undefined, rateLimitHeaders: rateHeaders, downgradeBudgetId: undefined };
       const reserveFor = (promptTokens: number) => {
-        const usage = { ...emptyUsage(), inputTokens: promptTokens, outputTokens: estimate.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS };
+        const usage = emptyUsage();
+        usage.inputTokens = promptTokens;
+        usage.outputTokens = estimate.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
         const worstCase = priceOf(request, estimate.model, usage);
         const bill = billRequest({ kind: principal.kind, plan: principal.plan, cost: worstCase, totalTokens: totalTokens(usage), at: startedAt });
         return deps.ledger.reserve({

@@ -83,7 +83,9 @@ export type UpstreamHealth = ReturnType<typeof createUpstreamHealth>;
 export function createRouter(deps: { upstreams: UpstreamResolver; catalog: PriceCatalog; health: UpstreamHealth }) {
   /** What the request would cost on an attempt (micro-USD), undefined when unpriced. */
   const estimatedCost = ({ upstream, model }: Attempt, needs: RequestNeeds, at: Date): bigint | undefined => {
-    const usage = { ...emptyUsage(), inputTokens: needs.promptTokens, outputTokens: needs.maxOutputTokens ?? EXPECTED_OUTPUT_TOKENS };
+    const usage = emptyUsage();
+    usage.inputTokens = needs.promptTokens;
+    usage.outputTokens = needs.maxOutputTokens ?? EXPECTED_OUTPUT_TOKENS;
     const cost = costOfRequest(deps.catalog, { provider: upstream.adapter.catalogProvider, model, usage, at });
     return cost.status === 'priced' ? cost.totalMicros : undefined;
   };

@@ -131,10 +131,7 @@ export function createInProcessLedger(clock: () => number = Date.now): SpendLedg
       const { reservationId, amountMicros } = request;
       for (const { scope, seed } of request.scopes) if (seed !== undefined && !scopeStates.has(scope)) await ensureSeeded(scope, seed);
       const now = clock();
-      const checked = request.scopes.map((scopeLimit) => ({
-        ...scopeLimit,
-        state: currentScopeState(scopeLimit.scope, now),
-      }));
+      const checked = request.scopes.map(({ scope, limitMicros }) => ({ scope, limitMicros, state: currentScopeState(scope, now) }));
       const balances = () => checked.map(({ state }) => ({ spentMicros: state.spentMicros, reservedMicros: state.reservedMicros }));
       if (reservations.get(reservationId, now) !== undefined) return { ok: true, balances: balances() };
 
