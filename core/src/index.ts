@@ -21,7 +21,7 @@ export {
   priceVersionAt,
 } from './pricing/catalog.ts';
 export { costOfRequest, type RequestCost } from './pricing/cost.ts';
-export { addUsage, emptyUsage, totalTokens, type Usage, validateUsage } from './usage.ts';
+export { addUsage, emptyUsage, plainUsage, totalTokens, type Usage, validateUsage } from './usage.ts';
 export { type AlertChannel, FREE_TRIAL_DAYS, PLANS, type PlanSlug, type PlanTerms, planTerms } from './plans.ts';
 export {
   type Bill,

@@ -28,12 +28,17 @@ const TOKEN_FIELDS = [
 ] as const;
 
 export function emptyUsage(): Usage {
+  return plainUsage(0, 0);
+}
+
+/** Usage of plain input and output tokens only (no cache, no reasoning): estimates and worst cases. */
+export function plainUsage(inputTokens: number, outputTokens: number): Usage {
   return {
-    inputTokens: 0,
+    inputTokens,
     cachedReadTokens: 0,
     cacheWrite5mTokens: 0,
     cacheWrite1hTokens: 0,
-    outputTokens: 0,
+    outputTokens,
     reasoningTokens: 0,
   };
 }

@@ -40,7 +40,7 @@ const PICO_PER_MICRO = 1_000_000n;
  *
  * @example
  * costOfRequest(priceCatalog, { provider: 'openai', model: 'gpt-4o', at: new Date(),
- *   usage: { ...emptyUsage(), inputTokens: 1000, outputTokens: 500 } })
+ *   usage: plainUsage(1000, 500) })
  * // { status: 'priced', totalMicros: 7500n, … }   (1000 × $2.50/M + 500 × $10/M = $0.0075)
  */
 export function costOfRequest(

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { emptyUsage, microsToDecimalString } from '@spendgate/core';
+import { emptyUsage, microsToDecimalString, plainUsage } from '@spendgate/core';
 import { AppError, type UpstreamError } from '../errors.ts';
 import { isUsageOnlyChunk, type Operation, parseStreamEvent, wireFormats, type WireFormat, type WireFormatId } from '../providers/formats/index.ts';
 import { type AnyTranslator, translatorFor } from '../providers/translation.ts';
@@ -330,7 +330,7 @@ async function relayStream(out: ServerResponse, upstream: UpstreamResponse, ctx:
       ? reported
       : reported
         ? { ...reported, outputTokens: Math.max(reported.outputTokens, generated()) }
-        : { ...emptyUsage(), inputTokens: ctx.call.promptTokens(), outputTokens: generated() };
+        : plainUsage(ctx.call.promptTokens(), generated());
   ctx.metering.record(ctx.metered, {
     model: observer.model() ?? ctx.model,
     usage,

@@ -24,6 +24,7 @@ import {
   fxRateAt,
   microsToDecimalString,
   emptyUsage,
+  plainUsage,
   type PriceCatalog,
   type RequestCost,
   teamSpendMicros,
@@ -248,9 +249,7 @@ export function createMetering(deps: {
       const scopes = budgetScopes(principal, startedAt);
       if (scopes.length === 0) return { remainingMicros: undefined, rateLimitHeaders: rateHeaders, downgradeBudgetId: undefined };
       const reserveFor = (promptTokens: number) => {
-        const usage = emptyUsage();
-        usage.inputTokens = promptTokens;
-        usage.outputTokens = estimate.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+        const usage = plainUsage(promptTokens, estimate.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
         const worstCase = priceOf(request, estimate.model, usage);
         const bill = billRequest({ kind: principal.kind, plan: principal.plan, cost: worstCase, totalTokens: totalTokens(usage), at: startedAt });
         return deps.ledger.reserve({

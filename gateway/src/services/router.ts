@@ -14,11 +14,11 @@ import {
   CircuitBreaker,
   costOfRequest,
   describeWeights,
-  emptyUsage,
   LatencyAverage,
   MODEL_PROFILES,
   modelProfile,
   type PriceCatalog,
+  plainUsage,
   rankCandidates,
   type RequestNeeds,
   type RouteCandidate,
@@ -83,9 +83,7 @@ export type UpstreamHealth = ReturnType<typeof createUpstreamHealth>;
 export function createRouter(deps: { upstreams: UpstreamResolver; catalog: PriceCatalog; health: UpstreamHealth }) {
   /** What the request would cost on an attempt (micro-USD), undefined when unpriced. */
   const estimatedCost = ({ upstream, model }: Attempt, needs: RequestNeeds, at: Date): bigint | undefined => {
-    const usage = emptyUsage();
-    usage.inputTokens = needs.promptTokens;
-    usage.outputTokens = needs.maxOutputTokens ?? EXPECTED_OUTPUT_TOKENS;
+    const usage = plainUsage(needs.promptTokens, needs.maxOutputTokens ?? EXPECTED_OUTPUT_TOKENS);
     const cost = costOfRequest(deps.catalog, { provider: upstream.adapter.catalogProvider, model, usage, at });
     return cost.status === 'priced' ? cost.totalMicros : undefined;
   };
