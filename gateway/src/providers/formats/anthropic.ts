@@ -31,14 +31,14 @@ function messagesObserver() {
       state.usage = usageFromAnthropic(reported);
     } else if (type === 'content_block_delta') {
       const delta = fields(payload.delta);
-      if (typeof delta.text === 'string') state.text += delta.text;
+      if (typeof delta.text === 'string') state.text.push(delta.text);
     } else if (type === 'message_stop') {
       state.completed = true;
     }
-  }, ({ event, data }) => {
+  }, {
     // Only message_start, message_delta and message_stop change more than text.
-    if (event === 'content_block_delta') return stringField(data, 'text');
-    return event === 'content_block_start' || event === 'content_block_stop' || event === 'ping' ? '' : undefined;
+    textOnly: ({ event }) => event === 'content_block_delta' || event === 'content_block_start' || event === 'content_block_stop' || event === 'ping',
+    text: ({ event, data }) => (event === 'content_block_delta' ? stringField(data, 'text') : ''),
   });
 }
 

@@ -189,7 +189,7 @@ describe('unparsed stream events', () => {
   });
   const usage = { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 };
 
-  it('parse only the chat chunks that can carry the model, usage or the end; text is read as it is', () => {
+  it('parse only the chat chunks that can carry usage or the end; text is read when asked for', () => {
     const events: StreamEvent[] = [
       { data: chatChunk({ role: 'assistant', content: '' }) },
       { data: chatChunk({ content: 'Say "hi"\n' }) },
@@ -201,7 +201,34 @@ describe('unparsed stream events', () => {
     const { seen, parsedCount } = observeRaw(openAIFormat, 'chat', events);
     expect(seen).toEqual(observe(openAIFormat, 'chat', events));
     expect(seen).toMatchObject({ text: 'Say "hi"\né ✓', completed: true, usage: { inputTokens: 12, outputTokens: 3 } });
-    expect(parsedCount).toBe(3); // the first chunk (model), the usage chunk, [DONE]
+    expect(parsedCount).toBe(2); // the usage chunk, [DONE]
+  });
+
+  it('read the model of a chat stream cut short from its first chunk, and its text in order', () => {
+    const observer = openAIFormat.observeStream('chat');
+    observer.observeRaw({ data: JSON.stringify({ ...chatChunk({ content: 'a' }), model: 'gpt-4o-first' }) });
+    observer.observeRaw({ data: JSON.stringify({ ...chatChunk({ content: 'b' }), model: 'gpt-4o-later' }) });
+    // A chunk with text and a usage object is parsed at once; its text stays in its place.
+    expect(observer.observeRaw({ data: JSON.stringify(chatChunk({ content: 'c' }, { prompt_tokens: 2, completion_tokens: 1 })) })).toBeDefined();
+    observer.observeRaw({ data: JSON.stringify(chatChunk({ content: 'd' })) });
+    expect(observer.model()).toBe('gpt-4o-2024-08-06'); // named by the parsed chunk
+    expect(observer.generatedText()).toBe('abcd');
+
+    const cut = openAIFormat.observeStream('chat');
+    cut.observeRaw({ data: JSON.stringify({ ...chatChunk({ role: 'assistant', content: '' }), model: 'gpt-4o-first' }) });
+    cut.observeRaw({ data: JSON.stringify(chatChunk({ content: 'Hel' })) });
+    expect(cut.model()).toBe('gpt-4o-first');
+    expect(cut.generatedText()).toBe('Hel');
+    expect(cut.usage()).toBeUndefined();
+    expect(cut.completed()).toBe(false);
+  });
+
+  it('read the kept events of a long stream as it goes, keeping every piece of text in order', () => {
+    const observer = openAIFormat.observeStream('chat');
+    const words = Array.from({ length: 300 }, (_, index) => `w${index} `);
+    for (const word of words) observer.observeRaw({ data: JSON.stringify(chatChunk({ content: word })) });
+    expect(observer.model()).toBe('gpt-4o-2024-08-06');
+    expect(observer.generatedText()).toBe(words.join(''));
   });
 
   it('parse a spaced usage object and a chunk whose content is not a plain string', () => {

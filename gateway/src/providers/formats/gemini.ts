@@ -22,7 +22,7 @@ const generateObserver = () =>
     const response = fields(data);
     if (response.usageMetadata) state.usage = usageFromGemini(response.usageMetadata);
     if (typeof response.modelVersion === 'string') state.model = response.modelVersion;
-    state.text += textOf(response);
+    state.text.push(textOf(response));
     const candidates = Array.isArray(response.candidates) ? response.candidates : [];
     if (candidates.some((candidate) => fields(candidate).finishReason)) state.completed = true;
   });

@@ -27,25 +27,26 @@ const chatObserver = () =>
     if (chunk.usage) state.usage = usageFromOpenAIChat(chunk.usage);
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
     const content = fields(fields(choices[0]).delta).content;
-    if (typeof content === 'string') state.text += content;
-  }, ({ data }, state) =>
-    // Once the model is known, a chunk without a usage object only adds its delta's text.
-    state.model === undefined || data === '[DONE]' || USAGE_OBJECT.test(data) ? undefined : stringField(data, 'content'),
-  );
+    if (typeof content === 'string') state.text.push(content);
+  }, {
+    // A chunk without a usage object adds its delta's text (and names the model every chunk names).
+    textOnly: ({ data }) => data !== '[DONE]' && !USAGE_OBJECT.test(data),
+    text: ({ data }) => stringField(data, 'content'),
+  });
 
 const responsesObserver = () =>
   streamObserver(({ event, data }, state) => {
     const payload = fields(data);
     const type = event ?? payload.type;
-    if (type === 'response.output_text.delta' && typeof payload.delta === 'string') state.text += payload.delta;
+    if (type === 'response.output_text.delta' && typeof payload.delta === 'string') state.text.push(payload.delta);
     const response = fields(payload.response);
     if (typeof response.model === 'string') state.model = response.model;
     if (response.usage) state.usage = usageFromOpenAIResponses(response.usage);
     if (type === 'response.completed' || type === 'response.incomplete') state.completed = true;
-  }, ({ event, data }) => {
+  }, {
     // Only events carrying the `response` object (created, completed…) change more than text.
-    if (event === undefined || data.includes('"response"')) return undefined;
-    return event === 'response.output_text.delta' ? stringField(data, 'delta') : '';
+    textOnly: ({ event, data }) => event !== undefined && !data.includes('"response"'),
+    text: ({ event, data }) => (event === 'response.output_text.delta' ? stringField(data, 'delta') : ''),
   });
 
 export const openAIFormat: WireFormat = {

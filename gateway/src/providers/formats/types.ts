@@ -21,8 +21,8 @@ export interface StreamObserver {
   observe(event: StreamEvent): void;
   /**
    * Follows an event not parsed yet. It is parsed only when it may carry usage, the
-   * model or the end; one that only adds text is read cheaply. Answers the parsed event
-   * when it had to parse it.
+   * model or the end; one that only adds text is kept, and read only if the text (or a
+   * model no other event named) is asked for. Answers the parsed event when it parsed it.
    */
   observeRaw(event: RawStreamEvent): StreamEvent | undefined;
   /** Usage the provider reported, or undefined if it reported none (yet). */
@@ -54,7 +54,11 @@ export interface WireFormat {
 export interface StreamState {
   usage: Usage | undefined;
   model: string | undefined;
-  text: string;
+  /**
+   * The generated text in order: pieces read, and text-only events kept unread until
+   * the text is asked for. Handlers push the text an event adds.
+   */
+  text: (string | RawStreamEvent)[];
   completed: boolean;
 }
 
@@ -71,26 +75,58 @@ export function someContentPart(messages: unknown, test: (part: Record<string, u
 }
 
 /**
- * A format's cheap look at an unparsed event: the text it adds when that is all it can
- * change, or undefined when it must be parsed (it may carry usage, the model or the end).
+ * A format's cheap look at unparsed events, so that the usual event, one that only adds
+ * text, costs no parse: `textOnly` tells such an event apart without parsing it (it
+ * cannot carry usage or the end, nor a model that another event does not name), and
+ * `text` reads its text, which is done only when the text is asked for (undefined when
+ * only a parse can read it).
  */
-export type TextOnlyRead = (event: RawStreamEvent, state: Readonly<StreamState>) => string | undefined;
+export interface RawEventReader {
+  textOnly(event: RawStreamEvent): boolean;
+  text(event: RawStreamEvent): string | undefined;
+}
+
+/**
+ * Text-only events kept unread at most: past this many they are read, so a long stream
+ * holds its text, not its events.
+ */
+const UNREAD_EVENTS_KEPT = 64;
+
+const emptyState = (): StreamState => ({ usage: undefined, model: undefined, text: [], completed: false });
 
 /**
  * A StreamObserver from a format's handler of one parsed event and, optionally, its
- * reader of text-only events (without one, every raw event is parsed).
+ * reader of unparsed events (without one, every raw event is parsed).
+ *
+ * Text-only events are kept unread: a stream that ends normally with its usage reported
+ * is billed without its text ever being read (nor, for most, its model: the events that
+ * carry the usage name it).
  */
-export function streamObserver(
-  onEvent: (event: StreamEvent, state: StreamState) => void,
-  readTextOnly: TextOnlyRead = () => undefined,
-): StreamObserver {
-  const state: StreamState = { usage: undefined, model: undefined, text: '', completed: false };
+export function streamObserver(onEvent: (event: StreamEvent, state: StreamState) => void, reader?: RawEventReader): StreamObserver {
+  const state = emptyState();
+  let unread = 0;
+
+  /** A kept event's text, read by the reader or, when it cannot (or the model is still unknown), parsed. */
+  const textOf = (raw: RawStreamEvent): string => {
+    const text = state.model === undefined ? undefined : reader?.text(raw);
+    if (text !== undefined) return text;
+    const seen = emptyState();
+    onEvent(parseStreamEvent(raw), seen);
+    state.model ??= seen.model;
+    return seen.text.join('');
+  };
+  const readUnread = () => {
+    if (unread === 0) return;
+    state.text = [state.text.map((piece) => (typeof piece === 'string' ? piece : textOf(piece))).join('')];
+    unread = 0;
+  };
+
   return {
     observe: (event) => onEvent(event, state),
     observeRaw(raw) {
-      const text = readTextOnly(raw, state);
-      if (text !== undefined) {
-        state.text += text;
+      if (reader?.textOnly(raw)) {
+        state.text.push(raw);
+        if (++unread >= UNREAD_EVENTS_KEPT) readUnread();
         return undefined;
       }
       const event = parseStreamEvent(raw);
@@ -98,8 +134,14 @@ export function streamObserver(
       return event;
     },
     usage: () => state.usage,
-    model: () => state.model,
-    generatedText: () => state.text,
+    model: () => {
+      if (state.model === undefined) readUnread();
+      return state.model;
+    },
+    generatedText: () => {
+      readUnread();
+      return state.text.join('');
+    },
     completed: () => state.completed,
   };
 }
