@@ -151,6 +151,41 @@ for (const backend of sqlBackends) {
       expect(otherTeam.requests).toBe(0);
     });
 
+    it('stores every value of an event as given, and the defaults of columns no event gives', async () => {
+      const given: NewUsageEvent = {
+        request_id: `odd-${randomUUID()}`,
+        occurred_at: '2026-11-20T10:00:00.123Z',
+        team_id: ids.teamA,
+        group_id: ids.group,
+        key_id: ids.key,
+        connection_id: null,
+        provider: 'openai-compatible',
+        model: 'my "model", {v2}\\ é ✓ \\u0000 as text',
+        endpoint: 'chat.completions',
+        status_code: 499,
+        streamed: true,
+        estimated: true,
+        input_tokens: 9_007_199_254_740_993n,
+        cached_read_tokens: 1n,
+        cache_write_5m_tokens: 2n,
+        cache_write_1h_tokens: 3n,
+        output_tokens: 4n,
+        reasoning_tokens: 5n,
+        cost_micros: null,
+        currency: 'USD',
+        price_version: null,
+        latency_ms: 30_000,
+        billed_micros: 7n,
+        fx_rate_ppm: 790_000n,
+        billing_rule: 'byok-free',
+        budget_spend_micros: 0n,
+        route: 'requested; failover: gpt-4o 503 x3 -> claude-haiku-4-5',
+      };
+      expect(await insertUsageEvents(store.db, [given])).toBe(1);
+      const stored = await store.db.selectFrom('usage_events').selectAll().where('request_id', '=', given.request_id).executeTakeFirstOrThrow();
+      expect(stored).toEqual({ ...given, occurred_at: new Date(given.occurred_at), key_kind: 'byok', billed_currency: 'GBP' });
+    });
+
     it('writes audit rows per team', async () => {
       await writeAudit(store.db, {
         teamId: ids.teamA,
