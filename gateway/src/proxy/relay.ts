@@ -13,7 +13,15 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { emptyUsage, microsToDecimalString, plainUsage } from '@spendgate/core';
 import { AppError, type UpstreamError } from '../errors.ts';
-import { isUsageOnlyChunk, type Operation, parseStreamEvent, wireFormats, type WireFormat, type WireFormatId } from '../providers/formats/index.ts';
+import {
+  isUsageOnlyChunk,
+  type Operation,
+  parseStreamEvent,
+  type RequestFeatures,
+  type WireFormat,
+  type WireFormatId,
+  wireFormats,
+} from '../providers/formats/index.ts';
 import { type AnyTranslator, translatorFor } from '../providers/translation.ts';
 import type { UpstreamTarget } from '../providers/types.ts';
 import type { MeteredRequest, Metering } from '../services/metering.ts';
@@ -75,15 +83,23 @@ function requestBytes(request: IncomingMessage): number | undefined {
 export async function relay(principal: Principal, request: IncomingMessage, response: ServerResponse, call: RelayCall, deps: RelayDeps) {
   const startedAt = new Date();
   const caller = wireFormats[call.caller];
-  const { tools, images, jsonMode } = caller.requestFeatures(call.operation, call.body);
+  // What the request needs of a model is looked at only when routing chooses among models.
+  let features: RequestFeatures | undefined;
+  const feature = () => (features ??= caller.requestFeatures(call.operation, call.body));
   const needs = {
     get promptTokens() {
       return call.promptTokens();
     },
     maxOutputTokens: call.maxOutputTokens,
-    tools,
-    images,
-    jsonMode,
+    get tools() {
+      return feature().tools;
+    },
+    get images() {
+      return feature().images;
+    },
+    get jsonMode() {
+      return feature().jsonMode;
+    },
   };
   let plan = deps.router.plan(principal, { model: call.model, operation: call.operation, needs }, startedAt);
   let exchanges = exchangesFor(plan, call);
