@@ -23,7 +23,6 @@ import {
   findPrice,
   fxRateAt,
   microsToDecimalString,
-  emptyUsage,
   plainUsage,
   type PriceCatalog,
   type RequestCost,
@@ -218,12 +217,13 @@ export function createMetering(deps: {
     if (gathering.events.length >= MAX_BATCH[deps.mode]) sendGathered();
   }
 
-  /** Priced with the team's own price when it has one for the model, else the list price. */
-  const priceOf = (request: MeteredRequest, model: string, usage: Usage): RequestCost => {
+  /** The team's own prices when they price the model, else the list prices. */
+  const catalogFor = (request: MeteredRequest, model: string): PriceCatalog => {
     const overrides = request.principal.priceOverrides;
-    const catalog = overrides && findPrice(overrides, request.provider, model, request.startedAt) ? overrides : deps.catalog;
-    return costOfRequest(catalog, { provider: request.provider, model, usage, at: request.startedAt });
+    return overrides && findPrice(overrides, request.provider, model, request.startedAt) ? overrides : deps.catalog;
   };
+  const priceOf = (request: MeteredRequest, model: string, usage: Usage): RequestCost =>
+    costOfRequest(catalogFor(request, model), { provider: request.provider, model, usage, at: request.startedAt });
 
   return {
     /**
@@ -243,7 +243,7 @@ export function createMetering(deps: {
       const { principal, startedAt } = request;
       const rateHeaders = await admitRate(request, estimate.promptTokens);
       // Whether a model has a price does not depend on the tokens: no need to count them for that.
-      if (!principal.allowUnpricedModels && priceOf(request, estimate.model, emptyUsage()).status === 'unpriced') {
+      if (!principal.allowUnpricedModels && !findPrice(catalogFor(request, estimate.model), request.provider, estimate.model, startedAt)) {
         throw new AppError(400, 'model_unpriced', `Model "${estimate.model}" has no price and this team does not allow unpriced models`);
       }
       const scopes = budgetScopes(principal, startedAt);
