@@ -6,8 +6,9 @@
  * record exactly one usage event whatever happens — provider usage when reported, a
  * tiktoken estimate (marked estimated) when a stream is cut short.
  *
- * Objects on this path are built field by field, never with object spread: the spreads
- * it had cost a fifth of the gateway's CPU per request (bench, json, 10 connections).
+ * Objects made for every request are built field by field, not with object spread: the
+ * spreads it had cost a fifth of the gateway's CPU per request (bench, json, 10
+ * connections). Spreads remain only on rare paths (a fallback model, a stream cut short).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';

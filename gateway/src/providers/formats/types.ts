@@ -77,9 +77,9 @@ export function someContentPart(messages: unknown, test: (part: Record<string, u
 /**
  * A format's cheap look at unparsed events, so that the usual event, one that only adds
  * text, costs no parse: `textOnly` tells such an event apart without parsing it (it
- * cannot carry usage or the end, nor a model that another event does not name), and
- * `text` reads its text, which is done only when the text is asked for (undefined when
- * only a parse can read it).
+ * cannot carry usage or the end; a model it names is read from it only when no parsed
+ * event named one), and `text` reads its text, which is done only when the text is
+ * asked for (undefined when only a parse can read it).
  */
 export interface RawEventReader {
   textOnly(event: RawStreamEvent): boolean;
