@@ -217,13 +217,16 @@ export function createMetering(deps: {
     if (gathering.events.length >= MAX_BATCH[deps.mode]) sendGathered();
   }
 
-  /** The team's own prices when they price the model, else the list prices. */
-  const catalogFor = (request: MeteredRequest, model: string): PriceCatalog => {
+  /** The team's own prices, when they price the model. */
+  const teamPricesFor = (request: MeteredRequest, model: string): PriceCatalog | undefined => {
     const overrides = request.principal.priceOverrides;
-    return overrides && findPrice(overrides, request.provider, model, request.startedAt) ? overrides : deps.catalog;
+    return overrides && findPrice(overrides, request.provider, model, request.startedAt) ? overrides : undefined;
   };
+  /** Priced with the team's own price when it has one for the model, else the list price. */
   const priceOf = (request: MeteredRequest, model: string, usage: Usage): RequestCost =>
-    costOfRequest(catalogFor(request, model), { provider: request.provider, model, usage, at: request.startedAt });
+    costOfRequest(teamPricesFor(request, model) ?? deps.catalog, { provider: request.provider, model, usage, at: request.startedAt });
+  const hasPrice = (request: MeteredRequest, model: string): boolean =>
+    teamPricesFor(request, model) !== undefined || findPrice(deps.catalog, request.provider, model, request.startedAt) !== undefined;
 
   return {
     /**
@@ -243,7 +246,7 @@ export function createMetering(deps: {
       const { principal, startedAt } = request;
       const rateHeaders = await admitRate(request, estimate.promptTokens);
       // Whether a model has a price does not depend on the tokens: no need to count them for that.
-      if (!principal.allowUnpricedModels && !findPrice(catalogFor(request, estimate.model), request.provider, estimate.model, startedAt)) {
+      if (!principal.allowUnpricedModels && !hasPrice(request, estimate.model)) {
         throw new AppError(400, 'model_unpriced', `Model "${estimate.model}" has no price and this team does not allow unpriced models`);
       }
       const scopes = budgetScopes(principal, startedAt);
