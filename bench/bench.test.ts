@@ -1,14 +1,14 @@
 /**
  * Smoke test of the bench harness (no timing assertions — the numbers depend on the
- * machine): one short closed-loop and one fixed-rate cell of every scenario and a short
- * soak must produce numbers, and every request through the gateway must succeed with
+ * machine): one short closed-loop and one fixed-rate cell of every scenario, in two
+ * rounds, and a short soak must produce numbers, and every request through the gateway must succeed with
  * the upstream's exact answer and be metered.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type BenchReport, runBench } from './src/harness.ts';
+import { type BenchReport, type CellResult, gatewayAddedLatency, gatewayRatios, runBench, summarizeRounds } from './src/harness.ts';
 import { DEFAULT_OPTIONS, parseBenchArgs, SCENARIOS } from './src/options.ts';
 import { formatReport } from './src/table.ts';
 
@@ -18,7 +18,7 @@ describe('bench harness', () => {
     if (resultsDir) await rm(resultsDir, { recursive: true, force: true });
   });
 
-  it('measures direct, bare proxy and gateway closed-loop and at a fixed rate, and soaks the gateway, without a failed request', async () => {
+  it('measures direct, bare proxy and gateway closed-loop and at a fixed rate in rounds, and soaks the gateway, without a failed request', async () => {
     resultsDir = await mkdtemp(path.join(tmpdir(), 'spendgate-bench-test-'));
     const report: BenchReport = await runBench({
       ...DEFAULT_OPTIONS,
@@ -28,13 +28,15 @@ describe('bench harness', () => {
       formats: ['json'],
       ratePerSec: 50,
       soakS: 2,
+      rounds: 2,
       resultsDir,
     });
 
-    expect(report.cells.map((cell) => [cell.scenario, cell.ratePerSec])).toEqual([
-      ...SCENARIOS.map((scenario) => [scenario, undefined]),
-      ...SCENARIOS.map((scenario) => [scenario, 50]),
-    ]);
+    const round = (number: number) => [
+      ...SCENARIOS.map((scenario) => [number, scenario, undefined]),
+      ...SCENARIOS.map((scenario) => [number, scenario, 50]),
+    ];
+    expect(report.cells.map((cell) => [cell.round, cell.scenario, cell.ratePerSec])).toEqual([...round(1), ...round(2)]);
     for (const cell of report.cells) {
       expect(cell.ok, cell.scenario).toBeGreaterThan(0);
       expect(cell.reqPerSec, cell.scenario).toBeGreaterThan(0);
@@ -70,20 +72,24 @@ describe('bench harness', () => {
     expect(report.soak!.pglite!.maxMiB).toBeGreaterThanOrEqual(report.soak!.pglite!.startMiB);
     expect(report.metering!.meteredRequests).toBeGreaterThanOrEqual(report.metering!.clientOkResponses);
 
-    expect(report.ratios).toHaveLength(1);
-    expect(report.ratios[0]!.reqPerSec).toBeGreaterThan(0);
-    expect(report.addedLatency).toHaveLength(1);
-    expect(Number.isFinite(report.addedLatency[0]!.p99)).toBe(true);
+    expect(report.ratios.map((ratio) => ratio.round)).toEqual([1, 2]);
+    expect(report.ratios.every((ratio) => ratio.reqPerSec > 0)).toBe(true);
+    expect(report.addedLatency.map((added) => added.round)).toEqual([1, 2]);
+    expect(report.addedLatency.every((added) => Number.isFinite(added.p99))).toBe(true);
+    expect(report.rounds!.ratios[0]!.reqPerSecByRound).toEqual(report.ratios.map((ratio) => ratio.reqPerSec));
     const table = formatReport(report);
     const rows = table.split('\n');
-    expect(rows.find((line) => /^json\s+1 conns\s+gateway\s/.test(line))).toMatch(
-      /^json\s+1 conns\s+gateway\s+[\d,]+\s+[\d.]+\s+[\d.,]+\s+[\d.,]+ \/ [\d.,]+\s+0\s+[\d,]+\s.*×[\d.]+\s+×[\d.]+\s+×[\d.]+$/,
-    );
+    expect(rows.filter((line) => /^json\s+1 conns\s+gateway\s/.test(line))).toEqual([
+      expect.stringMatching(/^json\s+1 conns\s+gateway\s+1\s+[\d,]+\s+[\d.]+\s+[\d.,]+\s+[\d.,]+ \/ [\d.,]+\s+0\s+[\d,]+\s.*×[\d.]+\s+×[\d.]+\s+×[\d.]+$/),
+      expect.stringMatching(/^json\s+1 conns\s+gateway\s+2\s/),
+    ]);
     expect(rows.find((line) => /^json\s+50\/s\s+gateway\s/.test(line))).toMatch(/[+−][\d.,]+ ms\s+[+−][\d.,]+ ms$/);
+    expect(table).toMatch(/^Gateway vs bare proxy over 2 rounds/m);
+    expect(rows.find((line) => /^json\s+1 conns\s+×[\d.]+/.test(line))).toMatch(/×[\d.]+\s+×[\d.]+\s+×[\d.]+\s+×[\d.]+ ×[\d.]+$/);
     expect(table).toMatch(/Soak: gateway, json at 50\/s for 2 s .* 0 failed/);
-    expect(table).toMatch(/^PGlite process RSS after each gateway cell: json\/1: [\d,]+ MiB, json\/50\/s: [\d,]+ MiB /m);
+    expect(table).toMatch(/^PGlite process RSS after each gateway cell: json\/1 #1: [\d,]+ MiB, json\/50\/s #1: [\d,]+ MiB, json\/1 #2: [\d,]+ MiB, json\/50\/s #2: [\d,]+ MiB /m);
     expect(table).toMatch(/its PGlite process's RSS \d+ MiB at start, \d+ MiB at end \(max \d+\)/);
-    expect(table).toMatch(/^Gateway JavaScript heap after each cell .*: json\/1: [\d,]+ \/ [\d,]+, [\d,]+; [\d.,]+ \/ [\d.,]+ · json\/50\/s: /m);
+    expect(table).toMatch(/^Gateway JavaScript heap after each cell .*: json\/1 #1: [\d,]+ \/ [\d,]+, [\d,]+; [\d.,]+ \/ [\d.,]+ · json\/50\/s #1: /m);
   }, 180_000);
 
   it('reads its flags and refuses unbounded or unknown values', () => {
@@ -95,7 +101,10 @@ describe('bench harness', () => {
       ratePerSec: 0,
       soakS: 300,
     });
-    expect(parseBenchArgs([])).toMatchObject({ connections: [1, 10, 50], ratePerSec: 200, soakS: 0 });
+    expect(parseBenchArgs([])).toMatchObject({ connections: [1, 10, 50], ratePerSec: 200, soakS: 0, rounds: 1 });
+    expect(parseBenchArgs(['--rounds', '3'])).toMatchObject({ rounds: 3 });
+    expect(() => parseBenchArgs(['--rounds', '0'])).toThrow(/--rounds/);
+    expect(() => parseBenchArgs(['--rounds', '1.5'])).toThrow(/--rounds/);
     expect(parseBenchArgs(['--help'])).toBeUndefined();
     expect(() => parseBenchArgs(['--duration', '9999'])).toThrow(/--duration/);
     expect(() => parseBenchArgs(['--connections', '0'])).toThrow(/--connections/);
@@ -103,5 +112,37 @@ describe('bench harness', () => {
     expect(() => parseBenchArgs(['--soak', '99999'])).toThrow(/--soak/);
     expect(() => parseBenchArgs(['--scenarios', 'nginx'])).toThrow(/--scenarios/);
     expect(() => parseBenchArgs(['--bogus'])).toThrow();
+  });
+
+  it('compares the gateway with the bare proxy of its own round and sums the rounds up as medians', () => {
+    const cell = (round: number, scenario: CellResult['scenario'], reqPerSec: number, p99: number, ratePerSec?: number) =>
+      ({ round, scenario, format: 'json', connections: 10, reqPerSec, latencyMs: { p50: 1, p99 }, ttfbMs: { p50: 1, p99 }, ...(ratePerSec ? { ratePerSec } : {}) }) as CellResult;
+    // Round 2's bare proxy ran in a noisy stretch: paired within rounds, it moves only round 2's ratio.
+    const cells = [
+      cell(1, 'gateway', 700, 4),
+      cell(1, 'bare-proxy', 1000, 3),
+      cell(1, 'gateway', 200, 2.5, 200),
+      cell(1, 'bare-proxy', 200, 2, 200),
+      cell(2, 'gateway', 720, 4),
+      cell(2, 'bare-proxy', 600, 3),
+      cell(2, 'gateway', 200, 5, 200),
+      cell(2, 'bare-proxy', 200, 2, 200),
+      cell(3, 'gateway', 800, 4),
+      cell(3, 'bare-proxy', 1000, 3),
+      cell(3, 'gateway', 200, 2.2, 200),
+      cell(3, 'bare-proxy', 200, 2, 200),
+    ];
+    const ratios = gatewayRatios(cells);
+    expect(ratios.map((ratio) => [ratio.round, ratio.reqPerSec])).toEqual([
+      [1, 0.7],
+      [2, 1.2],
+      [3, 0.8],
+    ]);
+    const added = gatewayAddedLatency(cells);
+    const summary = summarizeRounds(ratios, added);
+    expect(summary.ratios).toEqual([{ format: 'json', connections: 10, reqPerSec: 0.8, p50: 1, p99: 4 / 3, reqPerSecByRound: [0.7, 1.2, 0.8] }]);
+    expect(summary.addedLatency).toHaveLength(1);
+    expect(summary.addedLatency[0]!.p99).toBeCloseTo(0.5);
+    expect(summary.addedLatency[0]!.p99ByRound.map((value) => Number(value.toFixed(2)))).toEqual([0.5, 3, 0.2]);
   });
 });

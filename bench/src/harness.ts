@@ -3,7 +3,7 @@
  * bare proxy, gateway — plus its BullMQ worker in the scaled mode — and the load
  * generator), obtains an issued key through the gateway's API, then measures each cell
  * (format × connections × scenario, closed loop; then format × scenario at a fixed
- * rate): a warm-up, a measured run, each process's CPU and memory over it, and — for
+ * rate; all of them once per round when asked for several): a warm-up, a measured run, each process's CPU and memory over it, and — for
  * the gateway — the time to write the usage events still queued after it. In the
  * embedded mode the gateway's PGlite runs in a process of its own (forked by the
  * gateway, not by the harness): its CPU and memory are measured beside the gateway's.
@@ -28,6 +28,8 @@ import { ANSWER_BODIES, type Format, requestBody, UPSTREAM_API_KEY } from './wor
 export type MeasuredProcess = ProcessName | 'pglite';
 
 export interface CellResult {
+  /** Which round of the run measured it (1 = the first; see `BenchOptions.rounds`). */
+  round: number;
   scenario: Scenario;
   format: Format;
   /** Closed loop: requests in flight. Fixed rate: the load generator's connection pool. */
@@ -75,6 +77,7 @@ export interface CellResult {
 }
 
 export interface Ratio {
+  round: number;
   format: Format;
   connections: number;
   /** gateway ÷ bare proxy. */
@@ -85,12 +88,19 @@ export interface Ratio {
 
 /** At a fixed rate: what the gateway adds to the bare proxy's latency, ms (gateway − bare proxy). */
 export interface AddedLatency {
+  round: number;
   format: Format;
   ratePerSec: number;
   p50: number;
   p99: number;
   ttfbP50: number;
   ttfbP99: number;
+}
+
+/** Over several rounds: the median of each round's comparison, and every round's own (req/s ratio or added p99). */
+export interface RoundsSummary {
+  ratios: (Omit<Ratio, 'round'> & { reqPerSecByRound: number[] })[];
+  addedLatency: (Omit<AddedLatency, 'round'> & { p99ByRound: number[] })[];
 }
 
 export interface SoakResult {
@@ -115,8 +125,11 @@ export interface BenchReport {
   options: BenchOptions;
   machine: { node: string; cpus: number; cpuModel: string; loadAverageBefore: number[]; loadAverageAfter: number[] };
   cells: CellResult[];
+  /** Each round's comparisons. */
   ratios: Ratio[];
   addedLatency: AddedLatency[];
+  /** With more than one round: their medians. */
+  rounds?: RoundsSummary;
   soak?: SoakResult;
   /** Gateway requests answered 2xx to the client (warm-ups included) vs usage events metered. */
   metering?: { clientOkResponses: number; meteredRequests: number };
@@ -245,7 +258,7 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
     const runTimeoutMs = (seconds: number) => (seconds + 60) * 1000;
 
     /** Warm-up, then one measured run of a cell with every process's CPU around it. */
-    const measureCell = async (scenario: Scenario, format: Format, connections: number, ratePerSec?: number): Promise<CellResult> => {
+    const measureCell = async (round: number, scenario: Scenario, format: Format, connections: number, ratePerSec?: number): Promise<CellResult> => {
       const target = targets[scenario];
       const isGateway = scenario === 'gateway';
       const run = loadRun(scenario, format, connections, ratePerSec);
@@ -297,7 +310,7 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
         if (waitedBefore !== undefined && waitedAfter !== undefined) runQueueWaitPercent[name] = (100 * (waitedAfter - waitedBefore)) / runMs;
       });
       const cell: CellResult = {
-        ...cellResult(scenario, format, connections, ratePerSec, result, watched, before, after, meterDrainMs),
+        ...cellResult(round, scenario, format, connections, ratePerSec, result, watched, before, after, meterDrainMs),
         runQueueWaitPercent,
         ...(gatewayRuntime ? { gatewayRuntime } : {}),
       };
@@ -309,20 +322,20 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
     };
 
     const rates = options.ratePerSec > 0 ? [options.ratePerSec] : [];
-    const totalCells = options.formats.length * (options.connections.length + rates.length) * options.scenarios.length;
-    for (const format of options.formats) {
-      for (const connections of options.connections) {
-        for (const scenario of options.scenarios) {
-          checkNotAborted();
-          log(`cell ${cells.length + 1}/${totalCells}: ${scenario} · ${format} · ${connections} connection(s)`);
-          cells.push(await measureCell(scenario, format, connections));
+    const totalCells = options.rounds * options.formats.length * (options.connections.length + rates.length) * options.scenarios.length;
+    const measure = async (round: number, scenario: Scenario, format: Format, connections: number, ratePerSec?: number) => {
+      checkNotAborted();
+      const what = ratePerSec === undefined ? `${connections} connection(s)` : `${ratePerSec} req/s`;
+      log(`cell ${cells.length + 1}/${totalCells}: ${scenario} · ${format} · ${what}${options.rounds > 1 ? ` · round ${round}` : ''}`);
+      cells.push(await measureCell(round, scenario, format, connections, ratePerSec));
+    };
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const format of options.formats) {
+        for (const connections of options.connections) {
+          for (const scenario of options.scenarios) await measure(round, scenario, format, connections);
         }
-      }
-      for (const rate of rates) {
-        for (const scenario of options.scenarios) {
-          checkNotAborted();
-          log(`cell ${cells.length + 1}/${totalCells}: ${scenario} · ${format} · ${rate} req/s`);
-          cells.push(await measureCell(scenario, format, FIXED_RATE_CONNECTIONS, rate));
+        for (const rate of rates) {
+          for (const scenario of options.scenarios) await measure(round, scenario, format, FIXED_RATE_CONNECTIONS, rate);
         }
       }
     }
@@ -369,6 +382,8 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
       };
     }
 
+    const ratios = gatewayRatios(cells);
+    const addedLatency = gatewayAddedLatency(cells);
     const profiles: BenchReport['profiles'] = [];
     for (const [format, files] of profileFiles) profiles.push({ format, files, summary: await topSelfTime(files) });
 
@@ -384,8 +399,9 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
         loadAverageAfter: os.loadavg(),
       },
       cells,
-      ratios: gatewayRatios(cells),
-      addedLatency: gatewayAddedLatency(cells),
+      ratios,
+      addedLatency,
+      ...(options.rounds > 1 ? { rounds: summarizeRounds(ratios, addedLatency) } : {}),
       ...(soak ? { soak } : {}),
       ...(metering ? { metering } : {}),
       ...(profiles.length ? { profiles } : {}),
@@ -397,6 +413,7 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
 }
 
 function cellResult(
+  round: number,
   scenario: Scenario,
   format: Format,
   connections: number,
@@ -418,6 +435,7 @@ function cellResult(
     rss.pglite = after.pglite.rssBytes / 2 ** 20;
   }
   return {
+    round,
     scenario,
     format,
     connections,
@@ -452,13 +470,14 @@ function machineShare(
   return { busyPercent: busy, stealPercent: steal, otherPercent: Math.max(0, busy - ours) };
 }
 
-/** gateway ÷ bare proxy for each format × connections measured in both (closed loop). */
+/** gateway ÷ bare proxy for each round × format × connections measured in both (closed loop). */
 export function gatewayRatios(cells: CellResult[]): Ratio[] {
   const ratios: Ratio[] = [];
   for (const gateway of cells.filter((cell) => cell.scenario === 'gateway' && cell.ratePerSec === undefined)) {
     const bare = cells.find(
       (cell) =>
         cell.scenario === 'bare-proxy' &&
+        cell.round === gateway.round &&
         cell.ratePerSec === undefined &&
         cell.format === gateway.format &&
         cell.connections === gateway.connections,
@@ -466,6 +485,7 @@ export function gatewayRatios(cells: CellResult[]): Ratio[] {
     if (!bare) continue;
     const ratio = (a: number, b: number) => (b > 0 ? a / b : Number.NaN);
     ratios.push({
+      round: gateway.round,
       format: gateway.format,
       connections: gateway.connections,
       reqPerSec: ratio(gateway.reqPerSec, bare.reqPerSec),
@@ -476,15 +496,17 @@ export function gatewayRatios(cells: CellResult[]): Ratio[] {
   return ratios;
 }
 
-/** gateway − bare proxy for each format × rate measured in both (fixed rate). */
+/** gateway − bare proxy for each round × format × rate measured in both (fixed rate). */
 export function gatewayAddedLatency(cells: CellResult[]): AddedLatency[] {
   const added: AddedLatency[] = [];
   for (const gateway of cells.filter((cell) => cell.scenario === 'gateway' && cell.ratePerSec !== undefined)) {
     const bare = cells.find(
-      (cell) => cell.scenario === 'bare-proxy' && cell.format === gateway.format && cell.ratePerSec === gateway.ratePerSec,
+      (cell) =>
+        cell.scenario === 'bare-proxy' && cell.round === gateway.round && cell.format === gateway.format && cell.ratePerSec === gateway.ratePerSec,
     );
     if (!bare) continue;
     added.push({
+      round: gateway.round,
       format: gateway.format,
       ratePerSec: gateway.ratePerSec!,
       p50: gateway.latencyMs.p50 - bare.latencyMs.p50,
@@ -494,6 +516,41 @@ export function gatewayAddedLatency(cells: CellResult[]): AddedLatency[] {
     });
   }
   return added;
+}
+
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** Each cell's comparisons over the rounds: the median of every measure, in the order the cells were first measured. */
+export function summarizeRounds(ratios: Ratio[], addedLatency: AddedLatency[]): RoundsSummary {
+  const groups = <T extends { round: number }>(items: T[], key: (item: T) => string) => {
+    const byKey = new Map<string, T[]>();
+    for (const item of items) byKey.set(key(item), [...(byKey.get(key(item)) ?? []), item]);
+    return [...byKey.values()].map((group) => group.sort((a, b) => a.round - b.round));
+  };
+  return {
+    ratios: groups(ratios, (ratio) => `${ratio.format}/${ratio.connections}`).map((group) => ({
+      format: group[0]!.format,
+      connections: group[0]!.connections,
+      reqPerSec: median(group.map((ratio) => ratio.reqPerSec)),
+      p50: median(group.map((ratio) => ratio.p50)),
+      p99: median(group.map((ratio) => ratio.p99)),
+      reqPerSecByRound: group.map((ratio) => ratio.reqPerSec),
+    })),
+    addedLatency: groups(addedLatency, (added) => `${added.format}/${added.ratePerSec}`).map((group) => ({
+      format: group[0]!.format,
+      ratePerSec: group[0]!.ratePerSec,
+      p50: median(group.map((added) => added.p50)),
+      p99: median(group.map((added) => added.p99)),
+      ttfbP50: median(group.map((added) => added.ttfbP50)),
+      ttfbP99: median(group.map((added) => added.ttfbP99)),
+      p99ByRound: group.map((added) => added.p99),
+    })),
+  };
 }
 
 function soakResult(

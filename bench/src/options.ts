@@ -24,6 +24,11 @@ export interface BenchOptions {
   ratePerSec: number;
   /** Seconds of the gateway soak at the fixed rate (0: none). */
   soakS: number;
+  /**
+   * How often every cell is measured, in rounds (round 1 of every cell, then round 2, …),
+   * so a noisy stretch of the machine hits one round, not one scenario.
+   */
+  rounds: number;
   /** Record a CPU profile of the gateway during its measured cells. */
   profile: boolean;
   resultsDir: string;
@@ -40,6 +45,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   mode: 'embedded',
   ratePerSec: 200,
   soakS: 0,
+  rounds: 1,
   profile: false,
   resultsDir: DEFAULT_RESULTS_DIR,
 };
@@ -48,6 +54,7 @@ const MAX_DURATION_S = 300;
 const MAX_SOAK_S = 1800;
 const MAX_RATE = 20_000;
 const MAX_CONNECTIONS = 1000;
+const MAX_ROUNDS = 20;
 
 export const USAGE = `Usage: npm run bench -- [flags]
 
@@ -59,6 +66,8 @@ export const USAGE = `Usage: npm run bench -- [flags]
   --rate N           requests per second of the fixed-rate cells, evenly spaced (default ${DEFAULT_OPTIONS.ratePerSec}; 0 for none)
   --soak S           after the cells, run the gateway at the fixed rate for S seconds (at most ${MAX_SOAK_S})
                      and report its RSS at start and end and its slope
+  --rounds N         measure every cell N times, interleaved (default 1); the comparisons with
+                     the bare proxy are made within each round and summed up as their median
   --mode MODE        embedded (PGlite, in-process queue; default) or scaled (PostgreSQL + Redis +
                      a BullMQ worker process; TEST_DATABASE_URL / TEST_REDIS_URL or local defaults)
   --profile          CPU-profile the gateway during its cells; prints its top self-time functions
@@ -117,6 +126,13 @@ export function parseBenchArgs(args: string[]): BenchOptions | undefined {
     }
     options.ratePerSec = rate;
   }
+  if (values.rounds !== undefined) {
+    const rounds = Number(values.rounds);
+    if (!Number.isInteger(rounds) || rounds < 1 || rounds > MAX_ROUNDS) {
+      throw new UsageError(`--rounds must be a whole number from 1 to ${MAX_ROUNDS} (got "${values.rounds}")`);
+    }
+    options.rounds = rounds;
+  }
   if (values.soak !== undefined) options.soakS = seconds('soak', values.soak, 1, MAX_SOAK_S);
   if (values.scenarios !== undefined) options.scenarios = list('scenarios', values.scenarios, SCENARIOS);
   if (values.formats !== undefined) options.formats = list('formats', values.formats, FORMATS);
@@ -140,6 +156,7 @@ function parse(args: string[]) {
       mode: { type: 'string' },
       rate: { type: 'string' },
       soak: { type: 'string' },
+      rounds: { type: 'string' },
       profile: { type: 'boolean' },
       results: { type: 'string' },
       help: { type: 'boolean', short: 'h' },

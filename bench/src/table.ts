@@ -2,11 +2,12 @@
  * The bench's one printed table: a row per cell (format × connections or fixed rate ×
  * scenario) with req/s, latency and time-to-first-byte percentiles, failures, the
  * server's RSS, each process's CPU, and on gateway rows the comparison with the bare
- * proxy of the same cell (ratios in a closed loop, added ms at a fixed rate); then the
+ * proxy of the same cell and round (ratios in a closed loop, added ms at a fixed rate);
+ * with several rounds, each cell's rounds together and the medians of their comparisons; then the
  * soak, when run, and short notes on reading it — among them, in the embedded mode, the
  * RSS of the gateway's PGlite process, which is not in the gateway's.
  */
-import type { BenchReport, CellResult, SoakResult } from './harness.ts';
+import type { BenchReport, CellResult, RoundsSummary, SoakResult } from './harness.ts';
 import type { SelfTimeSummary } from './profile.ts';
 
 const thousands = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -50,14 +51,18 @@ const loadAverage = (values: number[]) => values.map((value) => value.toFixed(2)
 export function formatReport(report: BenchReport): string {
   const { options, machine } = report;
   const lines = [
-    `Spendgate bench — ${options.mode} mode, ${options.durationS} s per cell after ${options.warmupS} s warm-up, closed loop (autocannon, 1 request in flight per connection)${options.profile ? ', gateway CPU-profiled (its numbers include the profiler)' : ''}`,
+    `Spendgate bench — ${options.mode} mode, ${options.durationS} s per cell after ${options.warmupS} s warm-up${options.rounds > 1 ? `, ${options.rounds} rounds` : ''}, closed loop (autocannon, 1 request in flight per connection)${options.profile ? ', gateway CPU-profiled (its numbers include the profiler)' : ''}`,
     `Node ${machine.node}, ${machine.cpus} CPUs (${machine.cpuModel}); load average (1/5/15 min) before ${loadAverage(machine.loadAverageBefore)}, after ${loadAverage(machine.loadAverageAfter)}`,
     '',
   ];
+  const byRound = options.rounds > 1;
+  /** e.g. `json/10`, or `json/10 #2` for its second round. */
+  const label = (cell: CellResult) => (byRound ? `${cellLabel(cell)} #${cell.round}` : cellLabel(cell));
   const header = [
     'format',
     'load',
     'scenario',
+    ...(byRound ? ['round'] : []),
     'req/s',
     'p50 ms',
     'p99 ms',
@@ -69,16 +74,23 @@ export function formatReport(report: BenchReport): string {
     'other/steal',
     'gateway vs bare proxy: ÷ (req/s, p50, p99) or + (p99, TTFB p99)',
   ];
-  const rows = report.cells.map((cell) => {
+  // A cell's rounds are printed together, in the order the cells were first measured.
+  const cellKey = (cell: CellResult) => `${cellLabel(cell)}/${cell.scenario}`;
+  const firstSeen = new Map<string, number>();
+  for (const cell of report.cells) if (!firstSeen.has(cellKey(cell))) firstSeen.set(cellKey(cell), firstSeen.size);
+  const ordered = [...report.cells].sort((a, b) => firstSeen.get(cellKey(a))! - firstSeen.get(cellKey(b))! || a.round - b.round);
+  const rows = ordered.map((cell) => {
     const isGateway = cell.scenario === 'gateway';
-    const ratio = report.ratios.find((r) => isGateway && cell.ratePerSec === undefined && r.format === cell.format && r.connections === cell.connections);
-    const added = report.addedLatency.find((a) => isGateway && a.format === cell.format && a.ratePerSec === cell.ratePerSec);
+    const sameRound = (comparison: { round: number; format: string }) => isGateway && comparison.round === cell.round && comparison.format === cell.format;
+    const ratio = report.ratios.find((r) => sameRound(r) && cell.ratePerSec === undefined && r.connections === cell.connections);
+    const added = report.addedLatency.find((a) => sameRound(a) && a.ratePerSec === cell.ratePerSec);
     const server = serverOf(cell);
     const rss = server && cell.rssMiB[server];
     return [
       cell.format,
       cell.ratePerSec === undefined ? `${cell.connections} conns` : `${cell.ratePerSec}/s`,
       cell.scenario,
+      ...(byRound ? [String(cell.round)] : []),
       thousands.format(cell.reqPerSec),
       formatMs(cell.latencyMs.p50),
       formatMs(cell.latencyMs.p99),
@@ -95,7 +107,9 @@ export function formatReport(report: BenchReport): string {
           : '',
     ];
   });
-  lines.push(...renderRows(header, rows, [false, true, false, true, true, true, true, true, true, true, true, true, false]));
+  const rightAligned = [false, true, false, ...(byRound ? [true] : []), true, true, true, true, true, true, true, true, true, false];
+  lines.push(...renderRows(header, rows, rightAligned));
+  if (report.rounds) lines.push('', ...formatRounds(report.rounds, options.rounds));
   if (report.soak) lines.push('', formatSoak(report.soak));
   const pgliteCells = report.cells.filter((cell) => cell.rssMiB.pglite !== undefined);
   lines.push(
@@ -114,7 +128,7 @@ export function formatReport(report: BenchReport): string {
   if (drains.length) {
     lines.push(
       `Usage events still queued after each gateway cell were written within ${drains
-        .map((cell) => `${cellLabel(cell)}: ${formatMs(cell.meterDrainMs!)} ms`)
+        .map((cell) => `${label(cell)}: ${formatMs(cell.meterDrainMs!)} ms`)
         .join(', ')}${options.mode === 'embedded' ? ' (the embedded meter runs in the gateway process).' : '.'}`,
     );
   }
@@ -125,7 +139,7 @@ export function formatReport(report: BenchReport): string {
       `Gateway JavaScript heap after each cell (used / total, external MiB) and its event loop's delay over it (p99 / max ms): ${runtimes
         .map((cell) => {
           const { heapUsedBytes, heapTotalBytes, externalBytes, loopDelay } = cell.gatewayRuntime!;
-          return `${cellLabel(cell)}: ${mib(heapUsedBytes)} / ${mib(heapTotalBytes)}, ${mib(externalBytes)}; ${formatMs(loopDelay.p99Ms)} / ${formatMs(loopDelay.maxMs)}`;
+          return `${label(cell)}: ${mib(heapUsedBytes)} / ${mib(heapTotalBytes)}, ${mib(externalBytes)}; ${formatMs(loopDelay.p99Ms)} / ${formatMs(loopDelay.maxMs)}`;
         })
         .join(' · ')}.`,
     );
@@ -133,7 +147,7 @@ export function formatReport(report: BenchReport): string {
   if (pgliteCells.length) {
     lines.push(
       `PGlite process RSS after each gateway cell: ${pgliteCells
-        .map((cell) => `${cellLabel(cell)}: ${thousands.format(cell.rssMiB.pglite!)} MiB`)
+        .map((cell) => `${label(cell)}: ${thousands.format(cell.rssMiB.pglite!)} MiB`)
         .join(', ')} (the embedded database runs in a child process of the gateway; gateway + PGlite = the whole server).`,
     );
   }
@@ -144,6 +158,25 @@ export function formatReport(report: BenchReport): string {
   }
   for (const profile of report.profiles ?? []) lines.push('', ...formatProfile(profile.format, profile.summary, profile.files.length));
   return lines.join('\n');
+}
+
+function formatRounds(summary: RoundsSummary, rounds: number): string[] {
+  const ratioRows = summary.ratios.map((ratio) => [
+    ratio.format,
+    `${ratio.connections} conns`,
+    `${formatRatio(ratio.reqPerSec)}  ${formatRatio(ratio.p50)}  ${formatRatio(ratio.p99)}`,
+    ratio.reqPerSecByRound.map(formatRatio).join(' '),
+  ]);
+  const addedRows = summary.addedLatency.map((added) => [
+    added.format,
+    `${added.ratePerSec}/s`,
+    `${formatAddedMs(added.p99)}  ${formatAddedMs(added.ttfbP99)}`,
+    added.p99ByRound.map(formatAddedMs).join(' '),
+  ]);
+  return [
+    `Gateway vs bare proxy over ${rounds} rounds, each round compared within itself: the medians, and each round's req/s ratio or added p99`,
+    ...renderRows(['format', 'load', 'median ÷ (req/s, p50, p99) or + (p99, TTFB p99)', 'by round'], [...ratioRows, ...addedRows], [false, true, false, false]),
+  ];
 }
 
 function formatSoak(soak: SoakResult): string {
