@@ -3,7 +3,8 @@
  * key served by two operator accounts (the OpenAI and Anthropic fakes): `auto` follows
  * the key's cost / speed / accuracy weights (or the plan's) and skips models that cannot
  * serve the request; a failing provider is retried, then failed over to the next model;
- * after 5 failures in a row its circuit opens and traffic skips it; a spent downgrade
+ * after 5 failures in a row its circuit opens and traffic skips it — in the scaled mode
+ * also on another gateway process of the deployment, told over Redis; a spent downgrade
  * budget sends requests to the cheaper sibling. Every answer names the model and route,
  * and exactly one usage event records them. Costs with forced usage (1000 in, 200 out):
  *   gpt-5-nano 1000 × $0.05 + 200 × $0.40 = 130 µ$      gpt-5 1250 + 2000 = 3250 µ$
@@ -15,6 +16,7 @@ import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic-provider.ts';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
+import { type GatewayProcess, startGatewayProcess } from '../support/gateway-process.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
 import { issueByokKey, recordedEvents, signUpTeam, type Tenant } from './tenant.ts';
 
@@ -25,6 +27,8 @@ const ANTHROPIC_USAGE = JSON.stringify({ input_tokens: 1000, output_tokens: 200 
 for (const mode of testModes) {
   describe(`optimised routing and health (${mode})`, () => {
     let spendgate: RunningSpendgate;
+    /** Scaled mode: another gateway of the same deployment (its own process, sharing Redis). */
+    let otherGateway: GatewayProcess | undefined;
     let openaiAccount: FakeOpenAI;
     let anthropicAccount: FakeAnthropic;
     let tenant: Tenant;
@@ -32,7 +36,7 @@ for (const mode of testModes) {
     let routed: { id: string; key: string };
     let eventCount = 0;
 
-    const client = (key: string) => new OpenAI({ baseURL: `${spendgate.url}/v1`, apiKey: key, maxRetries: 0 });
+    const client = (key: string, gatewayUrl = spendgate.url) => new OpenAI({ baseURL: `${gatewayUrl}/v1`, apiKey: key, maxRetries: 0 });
     const createKey = async (body: Record<string, unknown>) => {
       const created = await callApi(spendgate.url, 'POST', `/synthetic-group/provider-key/create/${tenant.groupId}`, {
         token: tenant.token,
@@ -69,6 +73,7 @@ for (const mode of testModes) {
           }),
         },
       });
+      if (mode === 'scaled') otherGateway = await startGatewayProcess(spendgate.peer!);
       tenant = await signUpTeam(spendgate.url, 'routing@example.com');
       routed = await createKey({});
       resetFakes();
@@ -83,6 +88,7 @@ for (const mode of testModes) {
     };
     afterEach(resetFakes);
     afterAll(async () => {
+      await otherGateway?.stop();
       await spendgate?.close();
       await openaiAccount?.close();
       await anthropicAccount?.close();
@@ -199,6 +205,15 @@ for (const mode of testModes) {
         const before = openaiAccount.requests.length;
         const { response } = await client(fallbackKey).chat.completions.create({ model: 'gpt-4o', messages: HI }).withResponse();
         expect(openaiAccount.requests.length).toBe(before);
+        const route = 'requested; failover: gpt-4o circuit open -> claude-haiku-4-5';
+        expect(routeOf(response)).toEqual(['claude-haiku-4-5-20251001', route]);
+        expect(await eventOf(response)).toMatchObject({ model: 'claude-haiku-4-5-20251001', route });
+      });
+
+      it.runIf(mode === 'scaled')('skips it on another gateway of the deployment too, which heard of it over Redis', async () => {
+        const before = openaiAccount.requests.length;
+        const { response } = await client(fallbackKey, otherGateway!.url).chat.completions.create({ model: 'gpt-4o', messages: HI }).withResponse();
+        expect(openaiAccount.requests.length).toBe(before); // this gateway never saw gpt-4o fail
         const route = 'requested; failover: gpt-4o circuit open -> claude-haiku-4-5';
         expect(routeOf(response)).toEqual(['claude-haiku-4-5-20251001', route]);
         expect(await eventOf(response)).toMatchObject({ model: 'claude-haiku-4-5-20251001', route });

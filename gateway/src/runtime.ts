@@ -11,7 +11,7 @@ import { createSessionTokens } from './security/session-tokens.ts';
 import { createMetering } from './services/metering.ts';
 import { createPrincipalService, type Principal } from './services/principals.ts';
 import { createControlPlaneServices } from './services/index.ts';
-import { createRouter, createUpstreamHealth } from './services/router.ts';
+import { type CircuitNews, createRouter, createUpstreamHealth } from './services/router.ts';
 import { createUpstreamResolver } from './services/upstreams.ts';
 import { createUsageOutbox } from './services/usage-outbox.ts';
 
@@ -43,6 +43,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
   outbox.start();
   const metering = createMetering({ ...stores, outbox, catalog, log: options.log });
   const upstreams = createUpstreamResolver({ optimisedUpstreams: config.optimisedUpstreams, catalog });
+  const circuitNews = await stores.createBroadcast<CircuitNews>('upstream-health');
 
   return {
     config,
@@ -61,7 +62,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
     principals: createPrincipalService({ sql: stores.sql, envelope, cache: keyCache }),
     catalog,
     upstreams,
-    router: createRouter({ upstreams, catalog, health: createUpstreamHealth({ now: Date.now }) }),
+    router: createRouter({ upstreams, catalog, health: createUpstreamHealth({ now: Date.now, news: circuitNews }) }),
     metering,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     close: async () => {

@@ -1,4 +1,5 @@
 // @spendgate/store: everything that talks to PostgreSQL/PGlite and Redis.
+export * from './broadcast/index.ts';
 export * from './config.ts';
 export * from './keycache/index.ts';
 export * from './ledger/index.ts';

@@ -1,10 +1,12 @@
 /**
  * Opens every store for a configuration, in the run mode it names:
  * embedded (PGlite + in-process ledger, key cache and queue) or scaled
- * (PostgreSQL + Redis ledger, Redis-invalidated key cache, BullMQ queue).
+ * (PostgreSQL + Redis ledger, Redis-invalidated key cache, BullMQ queue, Redis pub/sub
+ * broadcasts between the gateways).
  * Migrations run here, so every process starts on the latest schema.
  */
 import { Redis } from 'ioredis';
+import { type Broadcast, createInProcessBroadcast, createRedisBroadcast } from './broadcast/index.ts';
 import type { Config } from './config.ts';
 import { createInProcessKeyCache, createRedisKeyCache } from './keycache/index.ts';
 import type { KeyCache, KeyCacheOptions } from './keycache/types.ts';
@@ -38,6 +40,8 @@ export interface Stores<M extends JobMap> {
   rateLimiter: RateLimiter;
   queue: JobQueue<M>;
   createKeyCache<V>(options: KeyCacheOptions): Promise<KeyCache<V>>;
+  /** News between the processes of the deployment on the channel `name` (see Broadcast). */
+  createBroadcast<T>(name: string): Promise<Broadcast<T>>;
   /** True when every backing service answers. */
   ready(): Promise<boolean>;
   close(): Promise<void>;
@@ -78,6 +82,7 @@ export async function openStores<M extends JobMap>(
       rateLimiter,
       queue,
       createKeyCache: async (cacheOptions) => createInProcessKeyCache(cacheOptions),
+      createBroadcast: async () => createInProcessBroadcast(),
       ready: sqlReady,
       close: async () => {
         // Jobs still waiting in memory (usage events among them) are finished first.
@@ -107,7 +112,8 @@ export async function openStores<M extends JobMap>(
   const ledger = createRedisLedger({ redis: ledgerRedis, prefix: `${prefix}:ledger` });
   const rateLimiter = createRedisRateLimiter({ redis: ledgerRedis, prefix: `${prefix}:ratelimit` });
   const queue = createBullQueue<M>({ connection: { url: config.redisUrl }, prefix: `${prefix}-queue` });
-  const caches: { cache: KeyCache<unknown>; subscriber: Redis }[] = [];
+  /** What each key cache and broadcast subscribed with, closed with the stores. */
+  const subscriptions: { close(): Promise<void>; subscriber: Redis }[] = [];
   return {
     mode: 'scaled',
     sql,
@@ -122,14 +128,21 @@ export async function openStores<M extends JobMap>(
         channel: `${prefix}:key-invalidations`,
         ...cacheOptions,
       });
-      caches.push({ cache: cache as KeyCache<unknown>, subscriber });
+      subscriptions.push({ close: () => cache.close(), subscriber });
       return cache;
+    },
+    createBroadcast: async <T>(name: string) => {
+      const subscriber = redis.duplicate();
+      // Published on the ledger's connection, which fails fast while Redis is away: no stale news sent late.
+      const broadcast = await createRedisBroadcast<T>({ redis: ledgerRedis, subscriber, channel: `${prefix}:${name}` });
+      subscriptions.push({ close: () => broadcast.close(), subscriber });
+      return broadcast;
     },
     ready: async () => (await sqlReady()) && (await redis.ping().then((r) => r === 'PONG', () => false)),
     close: async () => {
       await queue.close();
-      for (const { cache, subscriber } of caches) {
-        await cache.close();
+      for (const { close, subscriber } of subscriptions) {
+        await close();
         subscriber.disconnect();
       }
       await ledger.close();

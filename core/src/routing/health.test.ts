@@ -29,6 +29,28 @@ describe('circuit breaker', () => {
     breaker.failed(1200);
     expect([breaker.state(2100), breaker.state(2200)]).toEqual(['open', 'half-open']);
   });
+
+  it('says when it opens and closes, once per change, so the news can be passed on', () => {
+    const breaker = new CircuitBreaker({ failureThreshold: 2, cooldownMs: 1000 });
+    expect([breaker.failed(0), breaker.failed(10)]).toEqual([false, true]);
+    expect(breaker.failed(20)).toBe(false); // already open: its cooldown restarts, no news
+    expect(breaker.state(1010)).toBe('open');
+    breaker.started(1020);
+    expect(breaker.failed(1030)).toBe(true); // the probe failed: open again
+    expect([breaker.succeeded(), breaker.succeeded()]).toEqual([true, false]);
+  });
+
+  it('opens on another process’s news unless already open, and lets its probe through after the cooldown', () => {
+    const breaker = new CircuitBreaker({ failureThreshold: 5, cooldownMs: 1000 });
+    breaker.openedElsewhere(100);
+    expect([breaker.state(100), breaker.allows(1099), breaker.allows(1100)]).toEqual(['open', false, true]);
+    breaker.openedElsewhere(1050); // open: the news does not restart the cooldown
+    expect(breaker.state(1100)).toBe('half-open');
+    breaker.started(1100);
+    breaker.openedElsewhere(1200); // half-open, its probe out: a peer's failed probe opens it again
+    expect([breaker.state(2199), breaker.state(2200), breaker.allows(2200)]).toEqual(['open', 'half-open', true]);
+    expect(breaker.succeeded()).toBe(true);
+  });
 });
 
 describe('latency average', () => {

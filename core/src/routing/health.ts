@@ -4,7 +4,8 @@
  *
  * Breaker: closed → open after `failureThreshold` consecutive failures; once
  * `cooldownMs` has passed it lets one probe through (half-open): a success closes it,
- * a failure opens it for another cooldown.
+ * a failure opens it for another cooldown. `failed` and `succeeded` say when they open
+ * or close it, so the news can be passed on; `openedElsewhere` takes that news in.
  */
 
 export interface BreakerOptions {
@@ -39,15 +40,28 @@ export class CircuitBreaker {
     if (this.state(now) === 'half-open') this.probeInFlight = true;
   }
 
-  succeeded(): void {
+  /** True when this closed an open (or half-open) circuit. */
+  succeeded(): boolean {
+    const wasOpen = this.openedAt !== undefined;
     this.consecutiveFailures = 0;
     this.openedAt = undefined;
     this.probeInFlight = false;
+    return wasOpen;
   }
 
-  failed(now: number): void {
+  /** True when this opened the circuit (closed or half-open before); a failure while open only restarts its cooldown. */
+  failed(now: number): boolean {
+    const wasOpen = this.state(now) === 'open';
     this.consecutiveFailures += 1;
     if (this.probeInFlight || this.consecutiveFailures >= this.options.failureThreshold) this.openedAt = now;
+    this.probeInFlight = false;
+    return !wasOpen && this.state(now) === 'open';
+  }
+
+  /** Another process's breaker for the same upstream opened: open now unless already open (its cooldown runs on). */
+  openedElsewhere(now: number): void {
+    if (this.state(now) === 'open') return;
+    this.openedAt = now;
     this.probeInFlight = false;
   }
 }

@@ -1,8 +1,9 @@
 import { type KeySettings, planTerms, priceCatalog, type RequestNeeds } from '@spendgate/core';
+import type { Broadcast } from '@spendgate/store';
 import { describe, expect, it } from 'vitest';
 import { findProvider } from '../providers/registry.ts';
 import type { Principal } from './principals.ts';
-import { createRouter, createUpstreamHealth, type RoutePlan } from './router.ts';
+import { type CircuitNews, createRouter, createUpstreamHealth, type RoutePlan } from './router.ts';
 import { createUpstreamResolver } from './upstreams.ts';
 
 const at = new Date('2026-09-01T00:00:00Z');
@@ -75,3 +76,49 @@ describe('router', () => {
     expect(cheapest.reason).toBe('requested; downgrade (budget budget-2 spent): no cheaper model than gpt-4o-mini');
   });
 });
+
+describe('upstream health across gateways', () => {
+  /** Two gateways' news, as Redis pub/sub carries it: each hears what the other publishes (store tests cover Redis itself). */
+  const linkedBroadcasts = () => {
+    const listeners: ((news: unknown) => void)[][] = [[], []];
+    const published: CircuitNews[][] = [[], []];
+    const end = (self: 0 | 1): Broadcast<CircuitNews> => ({
+      publish(news) {
+        published[self]!.push(news);
+        for (const listener of listeners[1 - self]!) listener(JSON.parse(JSON.stringify(news)));
+      },
+      subscribe: (listener) => void listeners[self]!.push(listener),
+      close: async () => {},
+    });
+    return { ends: [end(0), end(1)] as const, published, heard: (self: 0 | 1, news: unknown) => {
+        for (const listener of listeners[self]!) listener(news);
+      },
+    };
+  };
+
+  it('opens and closes a circuit in every gateway when one of them opens or closes it, and ignores malformed news', () => {
+    let now = 0;
+    const { ends, published, heard } = linkedBroadcasts();
+    const [here, there] = ends.map((news) => createUpstreamHealth({ now: () => now, breaker: { failureThreshold: 2, cooldownMs: 1000 }, news }));
+    const gpt4o = upstreams.operatorUpstreamFor('gpt-4o', at)!;
+    const attempt = { upstream: gpt4o, model: 'gpt-4o' };
+    const circuit = `${gpt4o.adapter.id}/gpt-4o`;
+
+    here!.failed(attempt);
+    expect([published[0], there!.allows(attempt)]).toEqual([[], true]);
+    here!.failed(attempt);
+    here!.failed(attempt); // already open: no second news
+    expect(published[0]).toEqual([{ circuit, open: true }]);
+    expect([here!.allows(attempt), there!.allows(attempt)]).toEqual([false, false]);
+
+    now = 1000; // both half-open: the other gateway's probe succeeds and closes both
+    there!.started(attempt);
+    there!.succeeded(attempt, 120);
+    expect(published[1]).toEqual([{ circuit, open: false }]);
+    expect([here!.allows(attempt), there!.latencyMs(attempt), here!.latencyMs(attempt)]).toEqual([true, 120, undefined]);
+
+    for (const news of [null, 'open', { circuit }, { circuit: 42, open: true }]) heard(0, news);
+    expect(here!.allows(attempt)).toBe(true);
+  });
+});
+

@@ -1,7 +1,8 @@
 /**
  * The router: turns a request into the ordered attempts (upstream + model) the relay
  * tries, with the reason it chose them, and keeps each upstream model's health (circuit
- * breaker, live latency) in this process.
+ * breaker, live latency) in this process; a circuit that opens or closes here is news
+ * for the deployment's other gateways, which open or close theirs on hearing it.
  *   BYOK / BYOM         the requested model on the key's connection (retries only)
  *   optimised `auto`    the policy's ranking of every profiled model an operator account
  *                       serves that can take the request (core/src/routing)
@@ -24,6 +25,7 @@ import {
   type RouteCandidate,
   unmetNeed,
 } from '@spendgate/core';
+import type { Broadcast } from '@spendgate/store';
 import { AppError } from '../errors.ts';
 import type { Operation } from '../providers/formats/index.ts';
 import type { Principal } from './principals.ts';
@@ -49,31 +51,55 @@ export interface RoutePlan {
   reason: string;
 }
 
-/** Health of upstream models: a circuit breaker and a latency average each, keyed by account and model. */
-export function createUpstreamHealth(deps: { now: () => number; breaker?: BreakerOptions }) {
+/** What a gateway tells the others when the circuit of an upstream model (`account/model`) opens or closes. */
+export interface CircuitNews {
+  circuit: string;
+  open: boolean;
+}
+
+const isCircuitNews = (news: unknown): news is CircuitNews =>
+  typeof news === 'object' &&
+  news !== null &&
+  typeof (news as CircuitNews).circuit === 'string' &&
+  typeof (news as CircuitNews).open === 'boolean';
+
+/**
+ * Health of upstream models: a circuit breaker and a latency average each, keyed by
+ * account and model. With `news`, circuits that open or close here are told to the other
+ * gateways, and theirs are taken in (latency stays each process's own measure).
+ */
+export function createUpstreamHealth(deps: { now: () => number; breaker?: BreakerOptions; news?: Broadcast<CircuitNews> }) {
   const breakers = new Map<string, CircuitBreaker>();
   const latencies = new Map<string, LatencyAverage>();
   const keyOf = ({ upstream, model }: Attempt) => `${upstream.connectionId ?? upstream.adapter.id}/${model}`;
-  /** The entry of `map` for an attempt, created on first use. */
-  const entryOf = <T>(map: Map<string, T>, attempt: Attempt, create: () => T): T => {
-    const key = keyOf(attempt);
-    const existing = map.get(key);
+  /** The entry of `map` for a circuit, created on first use. */
+  const entryOf = <T>(map: Map<string, T>, circuit: string, create: () => T): T => {
+    const existing = map.get(circuit);
     if (existing) return existing;
     const created = create();
     if (map.size >= MAX_TRACKED_MODELS) map.delete(map.keys().next().value!);
-    map.set(key, created);
+    map.set(circuit, created);
     return created;
   };
-  const breakerOf = (attempt: Attempt) => entryOf(breakers, attempt, () => new CircuitBreaker(deps.breaker));
+  const breakerOf = (circuit: string) => entryOf(breakers, circuit, () => new CircuitBreaker(deps.breaker));
+  deps.news?.subscribe((news) => {
+    if (!isCircuitNews(news)) return;
+    if (news.open) breakerOf(news.circuit).openedElsewhere(deps.now());
+    else breakers.get(news.circuit)?.succeeded();
+  });
   return {
     /** False while the attempt's circuit is open (or its half-open probe is out). */
     allows: (attempt: Attempt) => breakers.get(keyOf(attempt))?.allows(deps.now()) ?? true,
-    started: (attempt: Attempt) => breakerOf(attempt).started(deps.now()),
+    started: (attempt: Attempt) => breakerOf(keyOf(attempt)).started(deps.now()),
     succeeded(attempt: Attempt, latencyMs: number) {
-      breakerOf(attempt).succeeded();
-      entryOf(latencies, attempt, () => new LatencyAverage()).add(latencyMs);
+      const circuit = keyOf(attempt);
+      if (breakerOf(circuit).succeeded()) deps.news?.publish({ circuit, open: false });
+      entryOf(latencies, circuit, () => new LatencyAverage()).add(latencyMs);
     },
-    failed: (attempt: Attempt) => breakerOf(attempt).failed(deps.now()),
+    failed(attempt: Attempt) {
+      const circuit = keyOf(attempt);
+      if (breakerOf(circuit).failed(deps.now())) deps.news?.publish({ circuit, open: true });
+    },
     latencyMs: (attempt: Attempt) => latencies.get(keyOf(attempt))?.valueMs(),
   };
 }

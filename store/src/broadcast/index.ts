@@ -1,0 +1,4 @@
+/** Broadcast: the interface and its in-process and Redis implementations. */
+export * from './types.ts';
+export { createInProcessBroadcast } from './in-process-broadcast.ts';
+export { createRedisBroadcast, type RedisBroadcastOptions } from './redis-broadcast.ts';
