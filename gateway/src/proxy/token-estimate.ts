@@ -2,15 +2,18 @@
  * Token estimates with tiktoken (o200k_base), for what providers do not report: the
  * worst-case prompt size before a request is admitted, and the output of a stream
  * that ended before its usage arrived. Estimates are always marked as such.
- * The encoder (~75 MiB resident, ~170 ms to build) is built by the first count, so a
- * gateway whose requests never need one (budgets with room, no token limits) never pays.
+ * tiktoken is loaded (~20 MiB resident for its WebAssembly) and the encoder built (~50
+ * MiB more, ~170 ms) by the first count, so a gateway whose requests never need one
+ * (budgets with room, providers that report usage) never pays for them.
  */
-import { get_encoding, type Tiktoken } from 'tiktoken';
+import { createRequire } from 'node:module';
+import type { Tiktoken } from 'tiktoken';
 
 let encoder: Tiktoken | undefined;
 
 function encoding(): Tiktoken {
-  encoder ??= get_encoding('o200k_base');
+  // A synchronous require, so that counting stays synchronous.
+  encoder ??= (createRequire(import.meta.url)('tiktoken') as typeof import('tiktoken')).get_encoding('o200k_base');
   return encoder;
 }
 
