@@ -18,6 +18,7 @@ import { BenchChild, bundleBenchProcesses, type ProcessName, type StartOptions }
 import type { LoadResult, LoadRun } from './load-types.ts';
 import { type BenchOptions, DEFAULT_OPTIONS, type Scenario } from './options.ts';
 import { type SelfTimeSummary, topSelfTime } from './profile.ts';
+import { median } from './stats.ts';
 import { cpuPercent, type GatewayRuntime, type ProcessStats, processStats } from './protocol.ts';
 import { meteredRequests, type Provisioned, provisionIssuedKey } from './provision.ts';
 import { createScaledServices, type ScaledServices } from './scaled.ts';
@@ -518,38 +519,38 @@ export function gatewayAddedLatency(cells: CellResult[]): AddedLatency[] {
   return added;
 }
 
-/** The middle value (the mean of the two middle ones for an even count). */
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
-/** Each cell's comparisons over the rounds: the median of every measure, in the order the cells were first measured. */
+/** Each cell's comparisons over the rounds (given in round order): the median of every measure, cells in the order first measured. */
 export function summarizeRounds(ratios: Ratio[], addedLatency: AddedLatency[]): RoundsSummary {
-  const groups = <T extends { round: number }>(items: T[], key: (item: T) => string) => {
+  const groups = <T>(items: T[], key: (item: T) => string) => {
     const byKey = new Map<string, T[]>();
     for (const item of items) byKey.set(key(item), [...(byKey.get(key(item)) ?? []), item]);
-    return [...byKey.values()].map((group) => group.sort((a, b) => a.round - b.round));
+    return [...byKey.values()];
   };
+  const medianOf = <T>(group: T[], measure: (item: T) => number) => median(group.map(measure));
   return {
-    ratios: groups(ratios, (ratio) => `${ratio.format}/${ratio.connections}`).map((group) => ({
-      format: group[0]!.format,
-      connections: group[0]!.connections,
-      reqPerSec: median(group.map((ratio) => ratio.reqPerSec)),
-      p50: median(group.map((ratio) => ratio.p50)),
-      p99: median(group.map((ratio) => ratio.p99)),
-      reqPerSecByRound: group.map((ratio) => ratio.reqPerSec),
-    })),
-    addedLatency: groups(addedLatency, (added) => `${added.format}/${added.ratePerSec}`).map((group) => ({
-      format: group[0]!.format,
-      ratePerSec: group[0]!.ratePerSec,
-      p50: median(group.map((added) => added.p50)),
-      p99: median(group.map((added) => added.p99)),
-      ttfbP50: median(group.map((added) => added.ttfbP50)),
-      ttfbP99: median(group.map((added) => added.ttfbP99)),
-      p99ByRound: group.map((added) => added.p99),
-    })),
+    ratios: groups(ratios, (ratio) => `${ratio.format}/${ratio.connections}`).map((group) => {
+      const reqPerSecByRound = group.map((ratio) => ratio.reqPerSec);
+      return {
+        format: group[0]!.format,
+        connections: group[0]!.connections,
+        reqPerSec: median(reqPerSecByRound),
+        p50: medianOf(group, (ratio) => ratio.p50),
+        p99: medianOf(group, (ratio) => ratio.p99),
+        reqPerSecByRound,
+      };
+    }),
+    addedLatency: groups(addedLatency, (added) => `${added.format}/${added.ratePerSec}`).map((group) => {
+      const p99ByRound = group.map((added) => added.p99);
+      return {
+        format: group[0]!.format,
+        ratePerSec: group[0]!.ratePerSec,
+        p50: medianOf(group, (added) => added.p50),
+        p99: median(p99ByRound),
+        ttfbP50: medianOf(group, (added) => added.ttfbP50),
+        ttfbP99: medianOf(group, (added) => added.ttfbP99),
+        p99ByRound,
+      };
+    }),
   };
 }
 

@@ -8,6 +8,11 @@ export function quantile(sorted: Float64Array, q: number): number {
   return sorted[rank]!;
 }
 
+/** The nearest-rank median of `values` (in any order); 0 for none. */
+export function median(values: readonly number[]): number {
+  return quantile(Float64Array.from(values).sort(), 0.5);
+}
+
 /** A growable list of numbers without boxing. */
 export class Samples {
   #values = new Float64Array(1 << 16);

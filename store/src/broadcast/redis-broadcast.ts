@@ -35,7 +35,12 @@ export async function createRedisBroadcast<T>({ redis, subscriber, channel }: Re
     for (const listener of listeners) listener(message.news);
   };
   subscriber.on('message', hear);
-  await subscriber.subscribe(channel);
+  try {
+    await subscriber.subscribe(channel);
+  } catch (error) {
+    subscriber.off('message', hear);
+    throw error;
+  }
   return {
     publish(news) {
       redis.publish(channel, JSON.stringify({ from: self, news })).catch(() => {
