@@ -1,12 +1,25 @@
 // PGlite in its own process: values and PostgreSQL's errors cross the process boundary
-// intact, a dump clones the database, and the process never outlives its use — closed,
-// killed, or orphaned by its parent.
+// intact, a dump clones the database, it yields the CPU to its parent but not to the point
+// of starving, and the process never outlives its use — closed, killed, or orphaned by its parent.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { availableParallelism, getPriority } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { canUseIdlePolicy, HOLD_MS, NICENESS } from './pglite-priority.ts';
 import { openPGliteProcess, type PGliteProcess } from './pglite-process.ts';
+
+const SCHED_NORMAL = 0;
+const SCHED_IDLE = 5;
+const idlePolicy = await canUseIdlePolicy();
+
+/** The scheduling policy a process's main thread runs under: field 41 of /proc/<pid>/stat. */
+function schedulingPolicy(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command name, which is in parentheses and may hold spaces, start at field 3.
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[41 - 3]);
+}
 
 const openFromTemplate = async () =>
   openPGliteProcess({ loadDataDir: new Blob([await readFile(inject('pgliteTemplatePath'))]) });
@@ -122,6 +135,33 @@ describe('PGlite process', () => {
     expect(commandLine[1]).toMatch(/pglite-server\.mjs$/);
   });
 
+  it('runs nicer than its parent and, where it can be raised again, in the idle scheduling policy', async () => {
+    const database = await open();
+    expect(getPriority(database.pid)).toBe(Math.min(19, getPriority() + NICENESS));
+    expect(schedulingPolicy(database.pid)).toBe(idlePolicy ? SCHED_IDLE : SCHED_NORMAL);
+  });
+
+  it.skipIf(!idlePolicy)(
+    'leaves the idle policy while a statement starves for CPU, and goes back when none has for a while',
+    async () => {
+      const database = await open();
+      expect(schedulingPolicy(database.pid)).toBe(SCHED_IDLE);
+      // Every core busy at normal priority: an idle-policy process gets next to no CPU.
+      const hogs = Array.from({ length: availableParallelism() }, () => spawn(process.execPath, ['-e', 'for (;;);'], { stdio: 'ignore' }));
+      try {
+        await sleep(200);
+        const answered = await database.query('select count(*) as n from generate_series(1, 100000)', []);
+        expect(answered.rows).toEqual([{ n: 100000n }]);
+        expect(schedulingPolicy(database.pid)).toBe(SCHED_NORMAL);
+      } finally {
+        for (const hog of hogs) hog.kill('SIGKILL');
+      }
+      await sleep(HOLD_MS + 500);
+      expect(schedulingPolicy(database.pid)).toBe(SCHED_IDLE);
+    },
+    HOLD_MS + 15_000,
+  );
+
   it('ends its process on close(), after which queries are refused', async () => {
     const database = await openFromTemplate();
     expect(isRunning(database.pid)).toBe(true);
@@ -153,6 +193,7 @@ describe('PGlite process', () => {
   it('exits when its parent dies without closing it', async () => {
     const script = `
       import { readFile } from 'node:fs/promises';
+import { availableParallelism, getPriority } from 'node:os';
       import { openPGliteProcess } from ${JSON.stringify(new URL('./pglite-process.ts', import.meta.url).href)};
       const database = await openPGliteProcess({ loadDataDir: new Blob([await readFile(process.env.TEMPLATE)]) });
       console.log(database.pid);

@@ -4,11 +4,13 @@
 // with PostgreSQL's buffer pool, 150–190 MiB — is not in the caller's (the gateway's)
 // RSS. Statements go one message each ({sql, params}) over the IPC channel with V8
 // serialisation, which keeps int8 (BigInt) and date/timestamp (Date) values intact.
+// Once open, it runs at a lower CPU priority than its parent (pglite-priority.ts).
 // The process ends with its channel: on close(), or when the parent exits in any way.
 import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { lowerDatabasePriority } from './pglite-priority.ts';
 
 export interface PGliteLocation {
   /** undefined = in memory. */
@@ -76,7 +78,8 @@ async function startPGliteProcess(location: PGliteLocation): Promise<PGliteProce
     serialization: 'advanced',
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-  const pending = new Map<number, { resolve: (result: unknown) => void; reject: (error: Error) => void }>();
+  /** Requests sent and not answered yet, oldest first. */
+  const pending = new Map<number, { resolve: (result: unknown) => void; reject: (error: Error) => void; sentAt: number }>();
   let nextId = 1;
   let stopped: Error | undefined;
 
@@ -100,12 +103,12 @@ async function startPGliteProcess(location: PGliteLocation): Promise<PGliteProce
     else caller.reject(Object.assign(new Error(reply.error.message), reply.error));
   });
 
-  const listening = new Promise((resolve, reject) => pending.set(0, { resolve, reject }));
+  const listening = new Promise((resolve, reject) => pending.set(0, { resolve, reject, sentAt: Date.now() }));
   const call = <T>(request: PGliteRequest): Promise<T> => {
     if (stopped) return Promise.reject(stopped);
     const id = nextId++;
     return new Promise<T>((resolve, reject) => {
-      pending.set(id, { resolve: resolve as (result: unknown) => void, reject });
+      pending.set(id, { resolve: resolve as (result: unknown) => void, reject, sentAt: Date.now() });
       child.send({ id, ...request }, (error) => error && stop(error));
     });
   };
@@ -114,6 +117,11 @@ async function startPGliteProcess(location: PGliteLocation): Promise<PGliteProce
     await listening;
     const loadDataDir = location.loadDataDir && new Uint8Array(await location.loadDataDir.arrayBuffer());
     await call({ kind: 'open', dataDir: location.dataDir, loadDataDir });
+    const stopWatching = await lowerDatabasePriority(child.pid!, () => {
+      const oldest = pending.values().next().value;
+      return oldest ? Date.now() - oldest.sentAt : 0;
+    });
+    child.once('exit', stopWatching);
   } catch (error) {
     await shutDown(child, exited).catch(() => {});
     throw error;
