@@ -96,4 +96,3 @@ export async function lowerDatabasePriority(pid: number, oldestWaitMs: () => num
   watch.unref();
   return () => clearInterval(watch);
 }
-

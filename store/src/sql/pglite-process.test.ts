@@ -14,12 +14,14 @@ const SCHED_NORMAL = 0;
 const SCHED_IDLE = 5;
 const idlePolicy = await canUseIdlePolicy();
 
-/** The scheduling policy a process's main thread runs under: field 41 of /proc/<pid>/stat. */
-function schedulingPolicy(pid: number): number {
+/** Fields 3 on of /proc/<pid>/stat (those after the command name, which is in parentheses and may hold spaces). */
+function statFields(pid: number): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The fields after the command name, which is in parentheses and may hold spaces, start at field 3.
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[41 - 3]);
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
+
+/** The scheduling policy a process's main thread runs under: field 41. */
+const schedulingPolicy = (pid: number) => Number(statFields(pid)[41 - 3]);
 
 const openFromTemplate = async () =>
   openPGliteProcess({ loadDataDir: new Blob([await readFile(inject('pgliteTemplatePath'))]) });
@@ -32,8 +34,8 @@ function isRunning(pid: number): boolean {
     if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
     throw error;
   }
-  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
-  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  // Field 3 is the state.
+  return !existsSync(`/proc/${pid}/stat`) || statFields(pid)[0] !== 'Z';
 }
 
 async function waitUntilGone(pid: number, timeoutMs: number): Promise<boolean> {
@@ -194,7 +196,6 @@ describe('PGlite process', () => {
   it('exits when its parent dies without closing it', async () => {
     const script = `
       import { readFile } from 'node:fs/promises';
-import { availableParallelism, getPriority } from 'node:os';
       import { openPGliteProcess } from ${JSON.stringify(new URL('./pglite-process.ts', import.meta.url).href)};
       const database = await openPGliteProcess({ loadDataDir: new Blob([await readFile(process.env.TEMPLATE)]) });
       console.log(database.pid);
