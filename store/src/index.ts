@@ -1,6 +1,7 @@
 // @spendgate/store: everything that talks to PostgreSQL/PGlite and Redis.
 export * from './broadcast/index.ts';
 export * from './config.ts';
+export { lowerOwnPriority } from './cpu-priority.ts';
 export * from './keycache/index.ts';
 export * from './ledger/index.ts';
 export * from './open.ts';

@@ -1,5 +1,5 @@
 // `npm run worker`: BullMQ workers for the scaled mode (DATABASE_URL + REDIS_URL).
-import { loadConfigOrExit } from '@spendgate/store';
+import { loadConfigOrExit, lowerOwnPriority } from '@spendgate/store';
 import { startWorker } from './index.ts';
 
 const config = await loadConfigOrExit();
@@ -8,6 +8,8 @@ if (!config.redisUrl || !config.databaseUrl) {
   process.exit(1);
 }
 const stores = await startWorker(config);
+// Metering can wait a few milliseconds; requests served on the same machine cannot.
+await lowerOwnPriority();
 console.log('Spendgate worker running (BullMQ on REDIS_URL, PostgreSQL on DATABASE_URL)');
 
 const shutdown = async () => {

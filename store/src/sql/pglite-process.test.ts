@@ -7,21 +7,11 @@ import { readFile } from 'node:fs/promises';
 import { availableParallelism, getPriority } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { canUseIdlePolicy, HOLD_MS, NICENESS } from './pglite-priority.ts';
+import { canUseIdlePolicy, HOLD_MS, NICENESS } from '../cpu-priority.ts';
+import { SCHED_IDLE, SCHED_NORMAL, schedulingPolicy, statFields } from '../testing/processes.ts';
 import { openPGliteProcess, type PGliteProcess } from './pglite-process.ts';
 
-const SCHED_NORMAL = 0;
-const SCHED_IDLE = 5;
 const idlePolicy = await canUseIdlePolicy();
-
-/** Fields 3 on of /proc/<pid>/stat (those after the command name, which is in parentheses and may hold spaces). */
-function statFields(pid: number): string[] {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-}
-
-/** The scheduling policy a process's main thread runs under: field 41. */
-const schedulingPolicy = (pid: number) => Number(statFields(pid)[41 - 3]);
 
 const openFromTemplate = async () =>
   openPGliteProcess({ loadDataDir: new Blob([await readFile(inject('pgliteTemplatePath'))]) });

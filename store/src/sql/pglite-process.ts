@@ -4,13 +4,13 @@
 // with PostgreSQL's buffer pool, 150–190 MiB — is not in the caller's (the gateway's)
 // RSS. Statements go one message each ({sql, params}) over the IPC channel with V8
 // serialisation, which keeps int8 (BigInt) and date/timestamp (Date) values intact.
-// Once open, it runs at a lower CPU priority than its parent (pglite-priority.ts).
+// Once open, it runs at a lower CPU priority than its parent (../cpu-priority.ts).
 // The process ends with its channel: on close(), or when the parent exits in any way.
 import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lowerDatabasePriority } from './pglite-priority.ts';
+import { lowerPriority } from '../cpu-priority.ts';
 
 export interface PGliteLocation {
   /** undefined = in memory. */
@@ -117,7 +117,7 @@ async function startPGliteProcess(location: PGliteLocation): Promise<PGliteProce
     await listening;
     const loadDataDir = location.loadDataDir && new Uint8Array(await location.loadDataDir.arrayBuffer());
     await call({ kind: 'open', dataDir: location.dataDir, loadDataDir });
-    const stopWatching = await lowerDatabasePriority(child.pid!, () => {
+    const stopWatching = await lowerPriority(child.pid!, () => {
       const oldest = pending.values().next().value;
       return oldest ? Date.now() - oldest.sentAt : 0;
     });
