@@ -209,6 +209,27 @@ for (const mode of testModes) {
       }
     });
 
+    it('forwards the caller’s body as sent when nothing changes it, and encodes it anew when something does', async () => {
+      requestsSent += 2;
+      const send = (text: string) =>
+        fetch(`${spendgate.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${openai.apiKey}`, 'content-type': 'application/json' },
+          body: text,
+        });
+      // Spacing, key order, an escape and a field the gateway does not know stay as they are.
+      const asSent = '{ "messages" : [{"role":"user","content":"caf\\u00e9 au lait"}],\n  "model":"gpt-4o", "x_custom": {"kept": true} }';
+      const plain = await send(asSent);
+      expect(plain.status).toBe(200);
+      expect(fake.requests.at(-1)!.bodyText).toBe(asSent);
+
+      // A stream without the usage option: the gateway adds it, so the provider gets a new encoding.
+      const streamed = await send('{"model":"gpt-4o","stream":true,"messages":[{"role":"user","content":"hi"}]}');
+      expect(streamed.status).toBe(200);
+      await streamed.text();
+      expect(fake.requests.at(-1)!.body).toMatchObject({ model: 'gpt-4o', stream: true, stream_options: { include_usage: true } });
+    });
+
     it('answers bad input in the caller’s format, naming the field, without reaching the provider', async () => {
       const before = fake.requests.length;
       await expect(anthropic.messages.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] } as never)).rejects.toMatchObject({
@@ -231,6 +252,8 @@ for (const mode of testModes) {
         ['messages', 'gpt-4o-2024-08-06', FORCED_COST_MICROS],
         ['messages', 'gpt-4o-2024-08-06', FORCED_COST_MICROS],
         ['messages', 'gpt-4o-2024-08-06', FORCED_COST_MICROS],
+        ['chat.completions', 'gpt-4o-2024-08-06', FORCED_COST_MICROS],
+        ['chat.completions', 'gpt-4o-2024-08-06', FORCED_COST_MICROS],
       ]);
       expect(recorded.filter((event) => event.status_code === 429).map((event) => event.cost_micros)).toEqual([0n, 0n]);
     });

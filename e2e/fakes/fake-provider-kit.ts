@@ -15,6 +15,8 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** Parsed JSON body; the raw text when it was not JSON; undefined when empty. */
   body: unknown;
+  /** The body's text as it arrived ('' when empty). */
+  bodyText: string;
 }
 
 /** What every `startFake…()` returns. */
@@ -139,6 +141,7 @@ async function recordRequest(incoming: IncomingMessage): Promise<RecordedRequest
     path: incoming.url ?? '/',
     headers: incoming.headers,
     body: text === '' ? undefined : parseJsonOrKeepText(text),
+    bodyText: text,
   };
 }
 

@@ -35,6 +35,8 @@ function presentedKey(request: IncomingMessage): string | undefined {
 
 const isJson = (contentType: string | undefined) => /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType ?? '');
 
+const NO_BYTES = Buffer.alloc(0);
+
 const tooLarge = () => new AppError(413, 'body_too_large', 'Request body is too large');
 
 /** The body's bytes; past the limit, refused (the rest is discarded as it arrives). */
@@ -55,14 +57,14 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
   });
 }
 
-/** The body as parsed JSON (undefined when empty); a non-JSON or malformed body is refused. */
-async function readJsonBody(request: IncomingMessage): Promise<unknown> {
+/** The body's bytes and their JSON (undefined when empty); a non-JSON or malformed body is refused. */
+async function readJsonBody(request: IncomingMessage): Promise<{ bytes: Buffer; json: unknown }> {
   const bytes = await readBody(request);
-  if (bytes.length === 0) return undefined;
+  if (bytes.length === 0) return { bytes, json: undefined };
   const contentType = request.headers['content-type'];
   if (!isJson(contentType)) throw new AppError(415, 'unsupported_media_type', `Unsupported Media Type: ${contentType ?? 'none'} (send application/json)`);
   try {
-    return secureJson.parse(bytes.toString(), undefined, { protoAction: 'error', constructorAction: 'error' });
+    return { bytes, json: secureJson.parse(bytes.toString(), undefined, { protoAction: 'error', constructorAction: 'error' }) };
   } catch (error) {
     // Malformed, or carrying a __proto__ / constructor.prototype key.
     throw new ValidationError('body', `body: ${(error as Error).message}`);
@@ -98,14 +100,17 @@ export function dataPlane(deps: RelayDeps & { principals: PrincipalService; cata
     const principal = await deps.principals.authenticate(key);
     if (!principal) throw new UnauthorizedError('Invalid API key');
     let body: unknown;
+    let bodyBytes: Buffer = NO_BYTES;
     if (route.body) {
-      const checked = validated(route.body, await readJsonBody(request), 'body');
+      const read = await readJsonBody(request);
+      const checked = validated(route.body, read.json, 'body');
       if ('error' in checked) throw checked.error;
       body = checked.value;
+      bodyBytes = read.bytes;
     } else {
       request.resume();
     }
-    await route.handle({ principal, body, request, response });
+    await route.handle({ principal, body, bodyBytes, request, response });
   };
 
   return (request, response) => {

@@ -42,6 +42,8 @@ export interface RelayCall {
   /** Name of the surface in usage events, e.g. 'chat.completions', 'messages'. */
   endpoint: string;
   body: Record<string, unknown>;
+  /** The body as the caller sent it: forwarded as it is when nothing changes the body. */
+  bodyBytes: Buffer;
   model: string;
   stream: boolean;
   /** The prompt's estimated tokens, counted (tiktoken) only when something asks. */
@@ -163,7 +165,8 @@ export async function relay(principal: Principal, request: IncomingMessage, resp
       headers.accept = call.stream ? 'text/event-stream' : 'application/json';
       return sendUpstream(exchange.url, {
         headers,
-        body: JSON.stringify(nativeBody),
+        // Unchanged (no other model, translation or usage option): the caller's bytes, not encoded again.
+        body: nativeBody === call.body ? call.bodyBytes : JSON.stringify(nativeBody),
         timeoutMs,
       });
     },
@@ -244,10 +247,11 @@ interface ExchangeContext {
 }
 
 async function relayAnswer(response: ServerResponse, upstream: UpstreamResponse, ctx: ExchangeContext) {
-  const text = await upstream.text().catch((error: UpstreamError) =>
+  const bytes = await upstream.bytes().catch((error: UpstreamError) =>
     // The provider cut its answer: nothing to bill that we know of, but the request is recorded.
     unanswered(response, ctx.headers, error, ctx.metering, ctx.metered, { model: ctx.model, streamed: false, route: ctx.route }),
   );
+  const text = bytes.toString();
   let answer: unknown;
   try {
     answer = JSON.parse(text);
@@ -274,7 +278,7 @@ async function relayAnswer(response: ServerResponse, upstream: UpstreamResponse,
   }
   if (!ctx.translator) {
     const contentType = upstream.headers['content-type'];
-    return sendJson(response, upstream.statusCode, text, headers, typeof contentType === 'string' ? contentType : 'application/json');
+    return sendJson(response, upstream.statusCode, bytes, headers, typeof contentType === 'string' ? contentType : 'application/json');
   }
   if (upstream.statusCode >= 400) return sendJson(response, upstream.statusCode, ctx.translator.error(upstream.statusCode, answer ?? text), headers);
   return sendJson(response, upstream.statusCode, ctx.translator.response(answer, { requestedModel: ctx.model }), headers);

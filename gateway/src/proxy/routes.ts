@@ -13,10 +13,11 @@ import { type RelayCall, relay, type RelayDeps } from './relay.ts';
 import { sendJson } from './respond.ts';
 import { countedOnce, estimateInputTokens, estimatePromptTokens } from './token-estimate.ts';
 
-/** One exchange as a route sees it: who calls, their checked body, the HTTP request and response. */
+/** One exchange as a route sees it: who calls, their checked body (and its bytes), the HTTP request and response. */
 export interface RouteExchange<Body> {
   principal: Principal;
   body: Body;
+  bodyBytes: Buffer;
   request: IncomingMessage;
   response: ServerResponse;
 }
@@ -24,13 +25,17 @@ export interface RouteExchange<Body> {
 export interface DataPlaneRoute<Body = unknown> {
   /** The wire format the route's callers speak; errors are answered in it. */
   format: WireFormatId;
-  /** The request body's schema (POST routes). */
+  /**
+   * The request body's schema (POST routes). It checks and never changes: a body nothing
+   * else changes goes to the provider as the caller's bytes, so a default or transform
+   * here would never reach it.
+   */
   body?: z.ZodType<Body>;
   handle(exchange: RouteExchange<Body>): Promise<void>;
 }
 
-/** What a route says of its call; the caller's format, the body and its model come from the route. */
-type RouteCall = Omit<RelayCall, 'caller' | 'body' | 'model'>;
+/** What a route says of its call; the caller's format, the body (and its bytes) and its model come from the route. */
+type RouteCall = Omit<RelayCall, 'caller' | 'body' | 'bodyBytes' | 'model'>;
 
 const positiveInt = z.number().int().positive();
 
@@ -92,6 +97,7 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
               operation: call.operation,
               endpoint: call.endpoint,
               body: exchange.body,
+              bodyBytes: exchange.bodyBytes,
               model: exchange.body.model,
               stream: call.stream,
               promptTokens: call.promptTokens,

@@ -90,15 +90,15 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
     });
   }
 
-  /** The whole body as text. Rejects with an UpstreamError if the provider cuts it. */
-  async text(): Promise<string> {
+  /** The whole body. Rejects with an UpstreamError if the provider cuts it. */
+  async bytes(): Promise<Buffer> {
     while (!this.#ended) {
       if (this.#failure) throw this.#failure;
       await this.#more();
     }
     const chunks = this.#chunks;
     this.#chunks = [];
-    return chunks.length === 1 ? chunks[0]!.toString() : Buffer.concat(chunks).toString();
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   }
 
   /**
@@ -140,7 +140,7 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
 }
 
 /** Sends one POST; resolves with the answer once its status and headers are in. */
-export function sendUpstream(url: string, init: { headers: Record<string, string>; body: string; timeoutMs: number }): Promise<UpstreamResponse> {
+export function sendUpstream(url: string, init: { headers: Record<string, string>; body: string | Buffer; timeoutMs: number }): Promise<UpstreamResponse> {
   const pathStart = url.indexOf('/', url.indexOf('//') + 2);
   return new Promise((resolve, reject) => {
     const response = new UpstreamResponse(resolve, reject);
