@@ -5,8 +5,8 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { getPriority } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { canUseIdlePolicy, HOLD_MS, NICENESS, STARVED_MS } from './cpu-priority.ts';
-import { SCHED_IDLE, SCHED_NORMAL, schedulingPolicy } from './testing/processes.ts';
+import { canUseIdlePolicy, HOLD_MS, STARVED_MS } from './cpu-priority.ts';
+import { loweredPriority, priorityOf, SCHED_IDLE, SCHED_NORMAL, schedulingPolicy } from './testing/processes.ts';
 
 const idlePolicy = await canUseIdlePolicy();
 
@@ -55,8 +55,7 @@ async function policyBecomes(pid: number, policy: number, withinMs: number): Pro
 describe.skipIf(process.platform !== 'linux')('lowerOwnPriority', () => {
   it('runs the process in the idle policy where it can be raised again, else nicer than it was', async () => {
     const child = await start();
-    expect(schedulingPolicy(child.pid)).toBe(idlePolicy ? SCHED_IDLE : SCHED_NORMAL);
-    expect(getPriority(child.pid)).toBe(idlePolicy ? getPriority() : Math.min(19, getPriority() + NICENESS));
+    expect(priorityOf(child.pid)).toEqual(loweredPriority(idlePolicy));
   });
 
   it.skipIf(!idlePolicy)(
