@@ -152,6 +152,22 @@ for (const mode of testModes) {
       ]);
     });
 
+    it('passes each stream event on as the provider sends it, holding none back', async () => {
+      requestsSent++;
+      const intervalMs = 150;
+      fake.controlHeaders['x-fake-stream-interval-ms'] = String(intervalMs);
+      const arrivals: number[] = [];
+      try {
+        const stream = await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'one two three' }], stream: true });
+        for await (const chunk of stream) if (chunk.choices[0]?.delta.content) arrivals.push(performance.now());
+      } finally {
+        delete fake.controlHeaders['x-fake-stream-interval-ms'];
+      }
+      // "echo:", "one", "two", "three": a pause between each, none arriving with the next.
+      expect(arrivals).toHaveLength(4);
+      for (let index = 1; index < arrivals.length; index++) expect(arrivals[index]! - arrivals[index - 1]!).toBeGreaterThan(intervalMs / 2);
+    });
+
     it('bills a client that leaves mid-stream by estimate, once', async () => {
       requestsSent++;
       fake.controlHeaders['x-fake-stream-interval-ms'] = '100';
@@ -252,6 +268,7 @@ for (const mode of testModes) {
         ['messages', 'gpt-4o-2024-08-06', FORCED_COST_MICROS],
         ['messages', 'gpt-4o-2024-08-06', FORCED_COST_MICROS],
         ['messages', 'gpt-4o-2024-08-06', FORCED_COST_MICROS],
+        ['chat.completions', 'gpt-4o-2024-08-06', FORCED_COST_MICROS],
         ['chat.completions', 'gpt-4o-2024-08-06', FORCED_COST_MICROS],
         ['chat.completions', 'gpt-4o-2024-08-06', FORCED_COST_MICROS],
       ]);
