@@ -72,7 +72,7 @@ describe.skipIf(process.platform !== 'linux')('lowerOwnPriority', () => {
       child.stdin.write(String(2 * STARVED_MS));
       await said(child, 'done');
       expect(await policyBecomes(child.pid, SCHED_NORMAL, 2_000)).toBe(SCHED_NORMAL);
-      expect(getPriority(child.pid)).toBe(getPriority());
+      expect(priorityOf(child.pid)).toEqual({ policy: SCHED_NORMAL, nice: getPriority() });
 
       expect(await policyBecomes(child.pid, SCHED_IDLE, HOLD_MS + 2_000)).toBe(SCHED_IDLE);
     },

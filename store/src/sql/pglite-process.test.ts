@@ -145,8 +145,7 @@ describe('PGlite process', () => {
         await sleep(200);
         const answered = await database.query('select count(*) as n from generate_series(1, 100000)', []);
         expect(answered.rows).toEqual([{ n: 100000n }]);
-        expect(schedulingPolicy(database.pid)).toBe(SCHED_NORMAL);
-        expect(getPriority(database.pid)).toBe(getPriority());
+        expect(priorityOf(database.pid)).toEqual({ policy: SCHED_NORMAL, nice: getPriority() });
       } finally {
         for (const hog of hogs) hog.kill('SIGKILL');
       }
