@@ -212,12 +212,12 @@ for (const mode of testModes) {
       const tested = await api('POST', '/provider/test/connection', { token: tokens.ada, body: { connectionId: ids.connection } });
       expect(tested.status).toBe(200);
       expect(tested.body.data).toMatchObject({ ok: true, provider: 'openai', latencyMs: expect.any(Number) });
-      const badKey = await api('POST', '/provider/test/connection', { token: tokens.ada, body: { provider: 'openai', apiKey: 'sk-wrong', baseUrl: fake.url } });
+      const badKey = await api('POST', '/provider/test/connection', { token: tokens.ada, body: { teamId: ids.team, provider: 'openai', apiKey: 'sk-wrong', baseUrl: fake.url } });
       expect([badKey.status, badKey.body.message]).toEqual([422, 'OpenAI refused the API key (HTTP 401)']);
-      const unreachable = await api('POST', '/provider/test/connection', { token: tokens.ada, body: { provider: 'openai', apiKey: 'k', baseUrl: 'http://127.0.0.1:1/v1' } });
+      const unreachable = await api('POST', '/provider/test/connection', { token: tokens.ada, body: { teamId: ids.team, provider: 'openai', apiKey: 'k', baseUrl: 'http://127.0.0.1:1/v1' } });
       expect(unreachable.status).toBe(422);
       expect(unreachable.body.message).toMatch(/^http:\/\/127\.0\.0\.1:1\/v1 could not be reached/);
-      expect((await api('POST', '/provider/test/connection', { token: tokens.ada, body: { provider: 'openai' } })).body.field).toBe('apiKey');
+      expect((await api('POST', '/provider/test/connection', { token: tokens.ada, body: { teamId: ids.team, provider: 'openai' } })).body.field).toBe('apiKey');
 
       const renamed = await api('PUT', `/provider/connections/${ids.connection}`, { token: tokens.ada, body: { name: 'Fake (rotated)', apiKey: CANARY_ROTATED } });
       expect(renamed.body.data).toMatchObject({ name: 'Fake (rotated)', apiKeyTail: `••••${CANARY_ROTATED.slice(-4)}` });

@@ -51,6 +51,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Where the gateway's log goes (with LOG_LEVEL in env), e.g. to search it. */
   logStream?: NodeJS.WritableStream;
+  /** Resolves connections' host names instead of the system (a fake DNS). */
+  resolveHost?: (hostname: string) => Promise<string[]>;
 }
 
 export async function startSpendgate(mode: TestMode, name: string, options: StartOptions = {}): Promise<RunningSpendgate> {
@@ -68,7 +70,12 @@ export async function startSpendgate(mode: TestMode, name: string, options: Star
   const config = await loadConfig(env);
   const sql = await openTestSqlStore(mode === 'scaled' ? 'postgres' : 'pglite');
   const redisPrefix = uniquePrefix(name);
-  const app = await buildApp(config, { sql, redisPrefix, ...(options.logStream ? { logStream: options.logStream } : {}) });
+  const app = await buildApp(config, {
+    sql,
+    redisPrefix,
+    ...(options.logStream ? { logStream: options.logStream } : {}),
+    ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+  });
   // The scaled mode's worker runs apart from the gateway, as `npm run worker` does.
   const worker = mode === 'scaled' ? await startWorker(config, { sql, redisPrefix }) : undefined;
   const url = await app.listen({ port: 0, host: '127.0.0.1' });

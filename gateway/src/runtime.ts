@@ -7,6 +7,7 @@ import { type Config, openStores, type StoreOptions, type Stores, upsertCatalogV
 import { type JobPayloads, registerProcessors } from '@spendgate/worker';
 import type { FastifyBaseLogger } from 'fastify';
 import { createEnvelope } from './security/envelope.ts';
+import { createOutboundGuard, type HostResolver } from './security/outbound-url.ts';
 import { createSessionTokens } from './security/session-tokens.ts';
 import { createMetering } from './services/metering.ts';
 import { createPrincipalService, type Principal } from './services/principals.ts';
@@ -18,6 +19,8 @@ import { createUsageOutbox } from './services/usage-outbox.ts';
 export interface RuntimeOptions extends StoreOptions {
   /** The price catalog (default: the one built into core). */
   catalog?: PriceCatalog;
+  /** Resolves the host names of teams' connections (default: the system's resolver; tests fake DNS). */
+  resolveHost?: HostResolver;
 }
 
 export async function createRuntime(config: Config, options: RuntimeOptions & { log: FastifyBaseLogger }) {
@@ -43,6 +46,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
   outbox.start();
   const metering = createMetering({ ...stores, outbox, catalog, log: options.log });
   const upstreams = createUpstreamResolver({ optimisedUpstreams: config.optimisedUpstreams, catalog });
+  const outbound = createOutboundGuard({ allowedHosts: config.upstreamAllowedHosts, resolve: options.resolveHost });
   const circuitNews = await stores.createBroadcast<CircuitNews>('upstream-health');
 
   return {
@@ -58,8 +62,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
       sessions,
       keyCache,
       catalog,
+      outbound,
     }),
-    principals: createPrincipalService({ sql: stores.sql, envelope, cache: keyCache }),
+    principals: createPrincipalService({ sql: stores.sql, envelope, cache: keyCache, outbound }),
     catalog,
     upstreams,
     router: createRouter({ upstreams, catalog, health: createUpstreamHealth({ now: Date.now, news: circuitNews }) }),
@@ -68,6 +73,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
     close: async () => {
       await metering.settled();
       await outbox.stop();
+      await outbound.dispatcher.destroy();
       await stores.close();
     },
   };

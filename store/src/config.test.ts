@@ -32,6 +32,23 @@ describe('configuration', () => {
     expect(() => parseEnv(env)).toThrow(message);
   });
 
+  it('reads UPSTREAM_ALLOWED_HOSTS as hosts with an optional port, IP addresses as a URL writes them', () => {
+    expect(parseEnv({ UPSTREAM_ALLOWED_HOSTS: '127.0.0.1, 10.0.0.5:11434,[::1]:8000, fd00::7 ,LLM.internal.:8080,0x7f.2' }).UPSTREAM_ALLOWED_HOSTS).toEqual([
+      { host: '127.0.0.1', port: undefined },
+      { host: '10.0.0.5', port: 11434 },
+      { host: '::1', port: 8000 },
+      { host: 'fd00::7', port: undefined },
+      { host: 'llm.internal', port: 8080 },
+      { host: '127.0.0.2', port: undefined },
+    ]);
+    expect(parseEnv({}).UPSTREAM_ALLOWED_HOSTS).toEqual([]);
+    for (const wrong of ['10.0.0.5:99999', 'http://10.0.0.5', 'user@10.0.0.5', '10.0.0.5:']) {
+      expect(() => parseEnv({ UPSTREAM_ALLOWED_HOSTS: `127.0.0.1,${wrong}` })).toThrow(
+        `Invalid configuration: UPSTREAM_ALLOWED_HOSTS must list hosts, each a name or IP address with an optional :port, separated by commas ("${wrong}" is not one)`,
+      );
+    }
+  });
+
   it('generates secrets into DATA_DIR once and reads them back', async () => {
     const dataDir = await tempDir();
     const first = await loadConfig({ DATA_DIR: dataDir });

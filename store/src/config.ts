@@ -20,6 +20,28 @@ const url = (protocols: string[]) =>
     }
   }, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
 
+/** A host a team's connection may reach although it is private: any port when `port` is undefined. */
+export interface AllowedHost {
+  /** Lower case, without brackets or a trailing dot; an IP address as the WHATWG URL parser writes it. */
+  host: string;
+  port: number | undefined;
+}
+
+/** `10.0.0.5`, `10.0.0.5:11434`, `[::1]:8000`, `::1`, `llm.internal:8080`; undefined when it is none of these. */
+function allowedHost(entry: string): AllowedHost | undefined {
+  const match = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(entry) ?? /^([^:[\]/@?#]+)(?::(\d{1,5}))?$/.exec(entry);
+  const bare = !match && entry.split(':').length > 2 ? entry : undefined;
+  const host = match?.[1] ?? bare;
+  const port = match?.[2] === undefined ? undefined : Number(match[2]);
+  if (host === undefined || (port !== undefined && (port < 1 || port > 65_535))) return undefined;
+  try {
+    const hostname = new URL(`http://${host.includes(':') ? `[${host}]` : host}/`).hostname;
+    return { host: hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, ''), port };
+  } catch {
+    return undefined;
+  }
+}
+
 const base64Key = z
   .string()
   .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded');
@@ -43,11 +65,18 @@ const EnvSchema = z.object({
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   MASTER_KEY: base64Key.optional(),
   UPSTREAM_TIMEOUT_MS: integer(1000, 600_000).default(30_000),
-  /** Hosts a team's connection may point to although they are private or loopback. */
+  /** Hosts a team's connection may point to although they are private or loopback: `host` or `host:port`. */
   UPSTREAM_ALLOWED_HOSTS: z
     .string()
     .default('')
-    .transform((value) => value.split(',').map((host) => host.trim().toLowerCase()).filter(Boolean)),
+    .transform((value, context) => {
+      const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+      const hosts = entries.map(allowedHost);
+      const wrong = entries.find((_, index) => hosts[index] === undefined);
+      if (wrong === undefined) return hosts as AllowedHost[];
+      context.addIssue({ code: 'custom', message: `must list hosts, each a name or IP address with an optional :port, separated by commas ("${wrong}" is not one)` });
+      return z.NEVER;
+    }),
   CONSOLE_DIR: z.string().min(1).default('console/dist'),
   /** Where links in emails point (the console), e.g. https://spendgate.example.com. */
   PUBLIC_URL: url(['http:', 'https:']).optional(),
@@ -96,7 +125,7 @@ export interface Config {
   redisUrl: string | undefined;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   upstreamTimeoutMs: number;
-  upstreamAllowedHosts: string[];
+  upstreamAllowedHosts: AllowedHost[];
   consoleDir: string;
   publicUrl: string;
   mail: MailConfig;

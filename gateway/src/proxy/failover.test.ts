@@ -3,10 +3,10 @@ import { UpstreamError, ValidationError } from '../errors.ts';
 import type { ProviderAdapter } from '../providers/types.ts';
 import { type Attempt, createUpstreamHealth } from '../services/router.ts';
 import { forwardWithFailover } from './failover.ts';
-import type { UpstreamResponse } from './upstream.ts';
+import { operatorAgent, type UpstreamResponse } from './upstream.ts';
 
 const attempt = (providerId: string, model: string): Attempt => ({
-  upstream: { connectionId: null, adapter: { id: providerId } as ProviderAdapter, baseUrl: 'http://fake', options: {}, secret: 's', active: true },
+  upstream: { connectionId: null, adapter: { id: providerId } as ProviderAdapter, baseUrl: 'http://fake', options: {}, secret: 's', active: true, dispatcher: operatorAgent },
   model,
 });
 const gpt4o = attempt('openai', 'gpt-4o');

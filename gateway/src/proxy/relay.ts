@@ -168,6 +168,7 @@ export async function relay(principal: Principal, request: IncomingMessage, resp
         // Unchanged (no other model, translation or usage option): the caller's bytes, not encoded again.
         body: nativeBody === call.body ? call.bodyBytes : JSON.stringify(nativeBody),
         timeoutMs,
+        dispatcher: exchange.upstream.dispatcher,
       });
     },
     {

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamError } from '../errors.ts';
-import { sendUpstream } from './upstream.ts';
+import { operatorAgent, sendUpstream } from './upstream.ts';
 
 /** A provider on 127.0.0.1 whose answers are scripted per path. */
 let server: Server;
@@ -58,7 +58,7 @@ afterAll(async () => {
 });
 
 const send = (path: string, timeoutMs = 5_000) =>
-  sendUpstream(`${base}${path}`, { headers: { 'content-type': 'application/json' }, body: '{"model":"m"}', timeoutMs });
+  sendUpstream(`${base}${path}`, { headers: { 'content-type': 'application/json' }, body: '{"model":"m"}', timeoutMs, dispatcher: operatorAgent });
 
 describe('sending to a provider', () => {
   it('answers the status and headers, then the whole body as text', async () => {
@@ -87,7 +87,7 @@ describe('sending to a provider', () => {
   });
 
   it('types failures: unreachable is 502, no answer in time 504, a body cut short 502', async () => {
-    const unreachable = await sendUpstream('http://127.0.0.1:1/v1', { headers: {}, body: '{}', timeoutMs: 1_000 }).catch((error) => error);
+    const unreachable = await sendUpstream('http://127.0.0.1:1/v1', { headers: {}, body: '{}', timeoutMs: 1_000, dispatcher: operatorAgent }).catch((error) => error);
     expect(unreachable).toBeInstanceOf(UpstreamError);
     expect(unreachable).toMatchObject({ statusCode: 502, code: 'upstream_unavailable' });
 

@@ -2,25 +2,29 @@
  * Sends a request to a provider and hands back its answer: the status and headers once
  * they arrive, then the body whole (`text`) or chunk by chunk as it streams (`chunks`).
  * Built on undici's dispatcher with a handler of our own (no Readable stream, promise
- * chain or AbortSignal per request: the answer's bytes arrive in callbacks), in this
- * module's own keep-alive agent (not the global dispatcher, which Node's built-in fetch
- * may have installed from its own undici).
+ * chain or AbortSignal per request: the answer's bytes arrive in callbacks), in the
+ * upstream's keep-alive agent: a team's connections use the outbound guard's, whose
+ * connects are checked (security/outbound-url.ts); the operator's own accounts use
+ * `operatorAgent` (not the global dispatcher, which Node's built-in fetch may have
+ * installed from its own undici). Redirects are never followed.
  *
  * Failures are typed: a provider that cannot be reached or cuts its answer is 502, one
- * that does not answer within the timeout 504 — the original error kept as the cause.
+ * that does not answer within the timeout 504 — the original error kept as the cause;
+ * an address the guard refuses keeps its own error (403).
  */
 import { Agent, type Dispatcher } from 'undici';
-import { UpstreamError } from '../errors.ts';
+import { AppError, UpstreamError } from '../errors.ts';
 
-const providers = new Agent();
+/** The keep-alive agent for the operator's own provider accounts (OPTIMISED_UPSTREAMS). */
+export const operatorAgent = new Agent();
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 /** Chunks a stream may have waiting for the caller before the provider's socket is paused. */
 const HIGH_WATER_CHUNKS = 16;
 
-function upstreamError(error: Error): UpstreamError {
-  if (error instanceof UpstreamError) return error;
+function upstreamError(error: Error): AppError {
+  if (error instanceof AppError) return error;
   const code = (error as { code?: string }).code ?? '';
   if (TIMEOUT_CODES.has(code)) return new UpstreamError(504, 'The provider did not answer in time', error);
   return new UpstreamError(502, 'The provider could not be reached', error);
@@ -34,7 +38,7 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
   #head: { resolve: (response: UpstreamResponse) => void; reject: (error: Error) => void } | undefined;
   #chunks: Buffer[] = [];
   #ended = false;
-  #failure: UpstreamError | undefined;
+  #failure: AppError | undefined;
   #discarding = false;
   /** A stream is being read chunk by chunk: pause the provider while the caller lags. */
   #streaming = false;
@@ -140,12 +144,15 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
 }
 
 /** Sends one POST; resolves with the answer once its status and headers are in. */
-export function sendUpstream(url: string, init: { headers: Record<string, string>; body: string | Buffer; timeoutMs: number }): Promise<UpstreamResponse> {
+export function sendUpstream(
+  url: string,
+  init: { headers: Record<string, string>; body: string | Buffer; timeoutMs: number; dispatcher: Dispatcher },
+): Promise<UpstreamResponse> {
   const pathStart = url.indexOf('/', url.indexOf('//') + 2);
   return new Promise((resolve, reject) => {
     const response = new UpstreamResponse(resolve, reject);
     try {
-      providers.dispatch(
+      init.dispatcher.dispatch(
         {
           origin: pathStart === -1 ? url : url.slice(0, pathStart),
           path: pathStart === -1 ? '/' : url.slice(pathStart),

@@ -1,7 +1,8 @@
 /**
- * Rate limits for sign-in and one-time codes: fixed windows counted in the database,
- * so every gateway process shares them. Each rule has windows per account (email) and
- * per client address; going over any answers 429 with Retry-After.
+ * Rate limits for sign-in, one-time codes and connection tests: fixed windows counted
+ * in the database, so every gateway process shares them. Each rule has windows per
+ * account (email or user id) and per client address; going over any answers 429 with
+ * Retry-After.
  *
  * @example
  *   await limiter.hit('login', { account: email, ip: request.ip });
@@ -29,6 +30,12 @@ export const RATE_LIMITS = {
   'otp-verify': [
     { per: 'account', limit: 20, seconds: 900 },
     { per: 'ip', limit: 100, seconds: 900 },
+  ],
+  /** Live connection tests that would go out: enough to set a connection up, too few to scan a network. */
+  'connection-test': [
+    { per: 'account', limit: 10, seconds: 60 },
+    { per: 'account', limit: 60, seconds: 3600 },
+    { per: 'ip', limit: 30, seconds: 60 },
   ],
 } as const satisfies Record<string, readonly Window[]>;
 

@@ -2,9 +2,11 @@
  * Provider connections: a team's account with a provider (its API key envelope-
  * encrypted under the team's data key; only a masked tail is ever shown). Team admins
  * create, edit, disable, test and delete them; members see them masked. Team-supplied
- * URLs must not point to private, loopback or link-local addresses unless the
- * operator allow-lists the host. A change that affects keys drops them from every
- * gateway's key cache.
+ * URLs must not point to private, loopback or link-local addresses, by their text or by
+ * what their name resolves to, unless the operator allow-lists the host; a saved URL the
+ * current allow-list refuses is shown with its problem and refused when used. Tests
+ * (live calls) go through the outbound guard, follow no redirect and are rate-limited.
+ * A change that affects keys drops them from every gateway's key cache.
  */
 import { randomUUID } from 'node:crypto';
 import { priceVersionAt, type PriceCatalog } from '@spendgate/core';
@@ -23,12 +25,13 @@ import {
   updateConnection,
   writeAudit,
 } from '@spendgate/store';
-import { request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import { AppError, NotFoundError, ValidationError } from '../errors.ts';
 import { findProvider, providers } from '../providers/registry.ts';
 import type { ProviderAdapter } from '../providers/types.ts';
 import type { Envelope } from '../security/envelope.ts';
-import { outboundUrlProblem } from '../security/outbound-url.ts';
+import type { OutboundGuard } from '../security/outbound-url.ts';
+import type { RateLimiter } from '../security/rate-limit.ts';
 import { type Access, enforce } from './access.ts';
 import type { DateRange, UsageService } from './usage.ts';
 
@@ -49,12 +52,14 @@ type ConnectionRow = {
   created_at: Date;
 };
 
-export const connectionView = (connection: ConnectionRow) => ({
+/** A connection as the API shows it; `baseUrlProblem` says why its URL is refused now (null when allowed). */
+export const connectionView = (connection: ConnectionRow, outbound: Pick<OutboundGuard, 'problem'>) => ({
   id: connection.id,
   teamId: connection.team_id,
   provider: connection.provider,
   name: connection.name,
   baseUrl: connection.base_url,
+  baseUrlProblem: outbound.problem(connection.base_url) ?? null,
   status: connection.status,
   options: connection.options,
   apiKeyTail: `••••${connection.secret_tail}`,
@@ -62,9 +67,10 @@ export const connectionView = (connection: ConnectionRow) => ({
 });
 
 /** Why a live call with these settings failed, in words a person can act on; undefined when it worked. */
-async function probe(adapter: ProviderAdapter, baseUrl: string, secret: string): Promise<string | undefined> {
+async function probe(adapter: ProviderAdapter, baseUrl: string, secret: string, dispatcher: Dispatcher): Promise<string | undefined> {
   try {
     const response = await request(`${baseUrl}/models`, {
+      dispatcher,
       method: 'GET',
       headers: adapter.authHeaders(secret),
       headersTimeout: TEST_TIMEOUT_MS,
@@ -77,8 +83,10 @@ async function probe(adapter: ProviderAdapter, baseUrl: string, secret: string):
       return `${adapter.name} refused the API key (HTTP ${response.statusCode})`;
     }
     if (response.statusCode === 404) return `${baseUrl} answered 404: check that the base URL is the API's root (often ending in /v1)`;
+    if (response.statusCode < 400) return `${baseUrl} answered HTTP ${response.statusCode} (a redirect, not followed): use the URL it points to if you trust it`;
     return `${adapter.name} answered HTTP ${response.statusCode}`;
   } catch (error) {
+    if (error instanceof AppError) throw error;
     const code = (error as { code?: string; name?: string }).code ?? (error as { name?: string }).name ?? '';
     if (/TIMEOUT|AbortError|TimeoutError/i.test(code)) return `${adapter.name} did not answer within ${TEST_TIMEOUT_MS / 1000} seconds`;
     return `${baseUrl} could not be reached (${code || 'network error'})`;
@@ -92,7 +100,8 @@ export function createConnectionService(deps: {
   usage: UsageService;
   catalog: PriceCatalog;
   keyCache: Pick<KeyCache<unknown>, 'invalidate'>;
-  upstreamAllowedHosts: string[];
+  outbound: Pick<OutboundGuard, 'check' | 'problem' | 'dispatcher'>;
+  limiter: Pick<RateLimiter, 'hit'>;
 }) {
   const { db } = deps.sql;
 
@@ -113,12 +122,15 @@ export function createConnectionService(deps: {
     return adapter;
   }
 
-  function checkedBaseUrl(adapter: ProviderAdapter, requested: string | undefined): string {
-    const baseUrl = (requested ?? adapter.defaultBaseUrl)?.replace(/\/+$/, '');
-    if (!baseUrl) throw new ValidationError('baseUrl', `baseUrl is required for provider "${adapter.id}"`);
-    const problem = outboundUrlProblem(baseUrl, deps.upstreamAllowedHosts);
+  const view = (connection: ConnectionRow) => connectionView(connection, deps.outbound);
+
+  /** The base URL as the URL parser writes it (what calls will reach), once its text and addresses are allowed. */
+  async function checkedBaseUrl(adapter: ProviderAdapter, requested: string | undefined): Promise<string> {
+    const given = requested ?? adapter.defaultBaseUrl;
+    if (!given) throw new ValidationError('baseUrl', `baseUrl is required for provider "${adapter.id}"`);
+    const problem = await deps.outbound.check(given);
     if (problem) throw new ValidationError('baseUrl', `baseUrl ${problem}`);
-    return baseUrl;
+    return new URL(given).href.replace(/\/+$/, '');
   }
 
   async function connectionFor(userId: string, connectionId: string, action: 'connection.view' | 'connection.manage') {
@@ -169,7 +181,7 @@ export function createConnectionService(deps: {
     ) {
       await deps.access.team(input.teamId, userId, 'connection.manage');
       const adapter = adapterFor(input.provider);
-      const baseUrl = checkedBaseUrl(adapter, input.baseUrl);
+      const baseUrl = await checkedBaseUrl(adapter, input.baseUrl);
       const dataKey = await teamDataKey(input.teamId);
       const id = randomUUID();
       const ciphertext = deps.envelope.encryptSecret(dataKey.wrapped_key, { teamId: input.teamId, connectionId: id, version: dataKey.key_version }, input.apiKey);
@@ -194,18 +206,18 @@ export function createConnectionService(deps: {
           targetId: id,
           details: { provider: adapter.id, name: input.name },
         });
-        return connectionView(connection);
+        return view(connection);
       });
     },
 
     async list(userId: string, teamId: string | undefined) {
       const teams = await listTeamsOfUser(db, userId);
       if (teamId && !teams.some((team) => team.id === teamId)) throw new NotFoundError('Team');
-      return (await listConnections(db, teamId ? [teamId] : teams.map((team) => team.id))).map(connectionView);
+      return (await listConnections(db, teamId ? [teamId] : teams.map((team) => team.id))).map(view);
     },
 
     async get(userId: string, connectionId: string) {
-      return connectionView(await connectionFor(userId, connectionId, 'connection.view'));
+      return view(await connectionFor(userId, connectionId, 'connection.view'));
     },
 
     async update(
@@ -217,7 +229,7 @@ export function createConnectionService(deps: {
       const adapter = adapterFor(connection.provider);
       const update: Parameters<typeof updateConnection>[3] = {};
       if (changes.name !== undefined) update.name = changes.name;
-      if (changes.baseUrl !== undefined) update.base_url = checkedBaseUrl(adapter, changes.baseUrl);
+      if (changes.baseUrl !== undefined) update.base_url = await checkedBaseUrl(adapter, changes.baseUrl);
       if (changes.options !== undefined) update.options = JSON.stringify(changes.options);
       if (changes.apiKey !== undefined) {
         const dataKey = await teamDataKey(connection.team_id);
@@ -242,7 +254,7 @@ export function createConnectionService(deps: {
         return row;
       });
       await dropKeysOf(connection.team_id, connectionId);
-      return connectionView(updated);
+      return view(updated);
     },
 
     async setStatus(userId: string, connectionId: string, status: ConnectionStatus) {
@@ -279,28 +291,41 @@ export function createConnectionService(deps: {
       return { id: connectionId };
     },
 
-    /** A cheap live call (list models) with a stored connection or with settings not yet saved. */
+    /**
+     * A cheap live call (list models) with a stored connection or with settings not yet
+     * saved (for a team the caller manages connections of). Calls that would go out are
+     * rate-limited per account and per client address.
+     */
     async test(
-      userId: string,
-      input: { connectionId?: string | undefined; provider?: string | undefined; apiKey?: string | undefined; baseUrl?: string | undefined },
+      caller: { userId: string; ip: string },
+      input: {
+        connectionId?: string | undefined;
+        teamId?: string | undefined;
+        provider?: string | undefined;
+        apiKey?: string | undefined;
+        baseUrl?: string | undefined;
+      },
     ) {
       let adapter: ProviderAdapter;
       let baseUrl: string;
       let secret: string;
       if (input.connectionId) {
-        const connection = await connectionFor(userId, input.connectionId, 'connection.manage');
+        const connection = await connectionFor(caller.userId, input.connectionId, 'connection.manage');
         adapter = adapterFor(connection.provider);
-        baseUrl = checkedBaseUrl(adapter, connection.base_url);
+        baseUrl = await checkedBaseUrl(adapter, connection.base_url);
         secret = await secretOf(connection);
       } else {
+        if (!input.teamId) throw new ValidationError('teamId', 'teamId is required when no connectionId is given');
         if (!input.provider) throw new ValidationError('provider', 'provider is required when no connectionId is given');
         if (!input.apiKey) throw new ValidationError('apiKey', 'apiKey is required when no connectionId is given');
+        await deps.access.team(input.teamId, caller.userId, 'connection.manage');
         adapter = adapterFor(input.provider);
-        baseUrl = checkedBaseUrl(adapter, input.baseUrl);
+        baseUrl = await checkedBaseUrl(adapter, input.baseUrl);
         secret = input.apiKey;
       }
+      await deps.limiter.hit('connection-test', { account: caller.userId, ip: caller.ip });
       const startedAt = performance.now();
-      const failure = await probe(adapter, baseUrl, secret);
+      const failure = await probe(adapter, baseUrl, secret, deps.outbound.dispatcher);
       if (failure) throw new AppError(422, 'connection_failed', failure);
       return { ok: true, provider: adapter.id, baseUrl, latencyMs: Math.round(performance.now() - startedAt) };
     },

@@ -5,6 +5,7 @@ import type { JobPayloads } from '@spendgate/worker';
 import type { Envelope } from '../security/envelope.ts';
 import { createGoogleVerifier } from '../security/google-id-tokens.ts';
 import { createOneTimeCodes } from '../security/one-time-codes.ts';
+import type { OutboundGuard } from '../security/outbound-url.ts';
 import { createRateLimiter } from '../security/rate-limit.ts';
 import type { SessionTokens } from '../security/session-tokens.ts';
 import { createAccess } from './access.ts';
@@ -30,6 +31,7 @@ export async function createControlPlaneServices(deps: {
   keyCache: Pick<KeyCache<unknown>, 'invalidate'>;
   ledger: Pick<SpendLedger, 'read'>;
   catalog: PriceCatalog;
+  outbound: OutboundGuard;
 }) {
   const { config, sql } = deps;
   const plans = createPlanService({ sql });
@@ -37,12 +39,13 @@ export async function createControlPlaneServices(deps: {
   const access = createAccess({ sql });
   const mailer = createMailer({ sql, queue: deps.queue });
   const usage = createUsageService({ sql, access });
+  const limiter = createRateLimiter({ db: sql.db });
   const invitations = createInvitations({ mailer, publicUrl: config.publicUrl });
   const accounts = createAccountService({
     sql,
     sessions: deps.sessions,
     codes: createOneTimeCodes(config.secrets.jwtSecret),
-    limiter: createRateLimiter({ db: sql.db }),
+    limiter,
     mailer,
     plans,
     platformAdminEmails: config.platformAdminEmails,
@@ -61,7 +64,8 @@ export async function createControlPlaneServices(deps: {
       usage,
       catalog: deps.catalog,
       keyCache: deps.keyCache,
-      upstreamAllowedHosts: config.upstreamAllowedHosts,
+      outbound: deps.outbound,
+      limiter,
     }),
     usage,
     audit: createAuditService({ sql, access }),

@@ -1,6 +1,7 @@
 /**
  * Who is calling the data plane: an issued key resolved to its team, group and
- * connection (secret decrypted), cached in-process by key hash. A warm request never
+ * connection (secret decrypted, its base URL checked again under the current
+ * allow-list), cached in-process by key hash. A warm request never
  * touches the database; a revoked key is dropped from every gateway via the cache.
  */
 import { type Budget, type KeySettings, type ModelPrice, PLANS, type PriceCatalog, type PlanTerms, planTerms } from '@spendgate/core';
@@ -9,6 +10,7 @@ import { findKeyPrincipal, listBudgetsForKey, listPriceOverrides } from '@spendg
 import { findProvider } from '../providers/registry.ts';
 import type { ConnectionOptions } from '../providers/types.ts';
 import type { Envelope } from '../security/envelope.ts';
+import type { OutboundGuard } from '../security/outbound-url.ts';
 import { hashIssuedKey, isWellFormedKey } from '../security/issued-keys.ts';
 import type { Upstream } from './upstreams.ts';
 
@@ -50,7 +52,7 @@ async function loadPriceOverrides(sql: SqlStore, teamId: string): Promise<PriceC
   return { versions: [{ id: TEAM_OVERRIDE_PRICE_VERSION, effectiveFrom: '1970-01-01T00:00:00Z', currency: 'USD', prices }] };
 }
 
-export function createPrincipalService(deps: { sql: SqlStore; envelope: Envelope; cache: KeyCache<Principal> }) {
+export function createPrincipalService(deps: { sql: SqlStore; envelope: Envelope; cache: KeyCache<Principal>; outbound: OutboundGuard }) {
   /** Loads under way, so a burst of requests with a key not cached yet loads it once. */
   const loading = new Map<string, Promise<Principal | undefined>>();
 
@@ -66,6 +68,8 @@ export function createPrincipalService(deps: { sql: SqlStore; envelope: Envelope
             baseUrl: row.baseUrl,
             options: (row.connectionOptions ?? {}) as ConnectionOptions,
             active: row.connectionStatus === 'active',
+            urlProblem: deps.outbound.problem(row.baseUrl),
+            dispatcher: deps.outbound.dispatcher,
             secret: deps.envelope.decryptSecret(
               row.wrappedDataKey,
               { teamId: row.teamId, connectionId: row.connectionId, version: row.secretKeyVersion },

@@ -6,7 +6,9 @@
  */
 import { findPrice, type PriceCatalog, priceVersionAt } from '@spendgate/core';
 import type { Config } from '@spendgate/store';
+import type { Dispatcher } from 'undici';
 import { AppError } from '../errors.ts';
+import { operatorAgent } from '../proxy/upstream.ts';
 import { findProvider } from '../providers/registry.ts';
 import type { ConnectionOptions, ProviderAdapter } from '../providers/types.ts';
 import type { Principal } from './principals.ts';
@@ -20,6 +22,10 @@ export interface Upstream {
   secret: string;
   /** False when the team has disabled the connection: its keys are refused. */
   active: boolean;
+  /** Why the connection's base URL is not allowed under the current allow-list (saved under an older one). */
+  urlProblem?: string | undefined;
+  /** The agent its calls go through: for a team's connection, one whose connects are checked. */
+  dispatcher: Dispatcher;
 }
 
 export function createUpstreamResolver(deps: { optimisedUpstreams: Config['optimisedUpstreams']; catalog: PriceCatalog }) {
@@ -28,7 +34,7 @@ export function createUpstreamResolver(deps: { optimisedUpstreams: Config['optim
     const baseUrl = (account.baseUrl ?? adapter?.defaultBaseUrl)?.replace(/\/+$/, '');
     if (!adapter || !baseUrl) throw new Error(`OPTIMISED_UPSTREAMS: "${providerId}" needs a known provider and a baseUrl`);
     return [
-      { connectionId: null, adapter, baseUrl, options: { apiVersion: account.apiVersion }, secret: account.apiKey, active: true },
+      { connectionId: null, adapter, baseUrl, options: { apiVersion: account.apiVersion }, secret: account.apiKey, active: true, dispatcher: operatorAgent },
     ];
   });
 
@@ -46,6 +52,9 @@ export function createUpstreamResolver(deps: { optimisedUpstreams: Config['optim
         }
         if (!principal.connection.active) {
           throw new AppError(403, 'connection_disabled', 'The provider connection of this key is disabled');
+        }
+        if (principal.connection.urlProblem) {
+          throw new AppError(403, 'connection_not_allowed', `The provider connection's baseUrl is no longer allowed: it ${principal.connection.urlProblem}`);
         }
         return principal.connection;
       }

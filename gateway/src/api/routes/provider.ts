@@ -31,6 +31,7 @@ const ListQuery = z.object({ teamId: id('team').optional() });
 const StatusBody = z.object({ statusValue: z.enum(CONNECTION_STATUSES, { error: `must be one of ${CONNECTION_STATUSES.join(', ')}` }) });
 const TestBody = z.object({
   connectionId: id('connection').optional(),
+  teamId: id('team').optional(),
   provider: z.string().trim().min(1, 'must not be empty').max(100, 'is too long').optional(),
   apiKey: ApiKey.optional(),
   baseUrl: BaseUrl.optional(),
@@ -65,8 +66,10 @@ export const providerRoutes =
     api.patch('/connections/status/:id', { schema: { summary: 'Enable or disable a connection (team admins)', params: ConnectionParams, body: StatusBody } }, async (request) =>
       ok(await connections.setStatus(signedIn(request).userId, request.params.id, request.body.statusValue), 'Connection status updated'),
     );
-    api.post('/test/connection', { schema: { summary: 'Try a connection with a cheap live call', body: TestBody } }, async (request) =>
-      ok(await connections.test(signedIn(request).userId, request.body), 'Connection verified'),
+    api.post(
+      '/test/connection',
+      { schema: { summary: 'Try a stored connection, or unsaved settings for a team, with a cheap live call (team admins; rate-limited)', body: TestBody } },
+      async (request) => ok(await connections.test({ userId: signedIn(request).userId, ip: request.ip }, request.body), 'Connection verified'),
     );
     api.get('/connections/:id/usage', { schema: { summary: 'Usage through one connection', params: ConnectionParams, querystring: DateRangeQuery } }, async (request) =>
       ok(await connections.usage(signedIn(request).userId, request.params.id, request.query)),
