@@ -161,6 +161,8 @@ describe('outbound URLs by what they resolve to', () => {
 
     const byAddress = createOutboundGuard({ allowedHosts: [{ host: '192.168.1.20', port: undefined }], resolve: dns });
     expect(await byAddress.check('http://printer.lan:631/v1')).toBeUndefined();
+    const byMappedAddress = createOutboundGuard({ allowedHosts: [{ host: '::ffff:c0a8:114', port: 631 }], resolve: dns });
+    expect(await byMappedAddress.check('http://printer.lan:631/v1')).toBeUndefined();
   });
 });
 

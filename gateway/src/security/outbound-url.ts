@@ -159,7 +159,7 @@ function withTimeout<T>(promise: Promise<T>, host: string, port: number): Promis
  *   await request(url, { dispatcher: outbound.dispatcher });
  */
 export function createOutboundGuard(deps: { allowedHosts: readonly AllowedHost[]; resolve?: HostResolver | undefined }) {
-  const { allowedHosts } = deps;
+  const allowedHosts = deps.allowedHosts.map((entry) => ({ host: canonicalHost(entry.host), port: entry.port }));
   const resolve = deps.resolve ?? systemResolver;
 
   /** The address to connect to for host:port; throws when the host or any address it resolves to is refused. */
