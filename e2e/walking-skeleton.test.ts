@@ -13,6 +13,7 @@ import { listUsageEvents } from '@spendgate/store';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from './fakes/openai-provider.ts';
+import { confirmEmail } from './support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes, usageWritten } from './support/spendgate.ts';
 
 const MESSAGES = [
@@ -56,6 +57,7 @@ for (const mode of testModes) {
       });
       expect(registered.status).toBe(201);
       expect(registered.body.data.user.email).toBe('ada@example.com');
+      await confirmEmail(spendgate.url, 'ada@example.com', registered.body.data.token);
 
       const login = await callApi(spendgate.url, 'POST', '/auth/login', {
         body: { email: 'ada@example.com', password: 'correct horse battery' },
@@ -257,7 +259,7 @@ for (const mode of testModes) {
       const other = await callApi(spendgate.url, 'POST', '/auth/register', {
         body: { email: 'eve@example.com', password: 'another long one', name: 'Eve' },
       });
-      const eve = other.body.data.token;
+      const eve = await confirmEmail(spendgate.url, 'eve@example.com', other.body.data.token);
       const peek = await callApi(spendgate.url, 'GET', `/usage/group?groupId=${groupId}&startDate=${today}&endDate=${today}`, { token: eve });
       expect(peek.status).toBe(404);
       const steal = await callApi(spendgate.url, 'POST', `/synthetic-group/provider-key/create/${groupId}`, {

@@ -226,7 +226,7 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
     let provisioned: Provisioned | undefined;
     if (gateway) {
       checkNotAborted();
-      provisioned = await provisionIssuedKey(gateway.url!, upstream.url!);
+      provisioned = await provisionIssuedKey(gateway.url!, upstream.url!, (email) => gateway.call<string>('mailed-code', { to: email }));
     }
     const pglitePid = gateway ? await gateway.call<number | null>('database-pid') : null;
     const pgliteStats = () => (pglitePid === null ? undefined : readProcessStats(pglitePid));

@@ -1,9 +1,9 @@
 /**
  * Obtains an issued key the way a user does, through the control-plane API of the
- * gateway under test: register → team → OpenAI connection to the mock upstream →
- * synthetic group → BYOK key with a hard monthly budget (far above what a run spends, so
- * every request is reserved and settled on the ledger but none is refused). Also reads
- * back how many requests the group was metered for.
+ * gateway under test: register → confirm the email with the mailed code → team → OpenAI
+ * connection to the mock upstream → synthetic group → BYOK key with a hard monthly budget
+ * (far above what a run spends, so every request is reserved and settled on the ledger
+ * but none is refused). Also reads back how many requests the group was metered for.
  */
 import { randomBytes } from 'node:crypto';
 import { UPSTREAM_API_KEY } from './workload.ts';
@@ -36,13 +36,15 @@ export interface Provisioned {
   groupId: string;
 }
 
-/** Sets up a team whose key calls `upstreamUrl` (the mock's origin) as an OpenAI connection. */
-export async function provisionIssuedKey(gatewayUrl: string, upstreamUrl: string): Promise<Provisioned> {
+/**
+ * Sets up a team whose key calls `upstreamUrl` (the mock's origin) as an OpenAI connection;
+ * `mailedCode` reads the code the gateway mailed to an address.
+ */
+export async function provisionIssuedKey(gatewayUrl: string, upstreamUrl: string, mailedCode: (email: string) => Promise<string>): Promise<Provisioned> {
   const email = `bench-${randomBytes(4).toString('hex')}@example.com`;
   const password = `bench ${randomBytes(12).toString('base64url')}`;
-  const registered = await callApi<{ token?: string }>(gatewayUrl, 'POST', '/auth/register', undefined, { email, password, name: 'Bench' });
-  const token =
-    registered.token ?? (await callApi<{ token: string }>(gatewayUrl, 'POST', '/auth/login', undefined, { email, password })).token;
+  const registered = await callApi<{ token: string }>(gatewayUrl, 'POST', '/auth/register', undefined, { email, password, name: 'Bench' });
+  const { token } = await callApi<{ token: string }>(gatewayUrl, 'POST', '/auth/verify-email-otp', registered.token, { email, otp: await mailedCode(email) });
   const team = await callApi<{ id: string }>(gatewayUrl, 'POST', '/team/', token, { name: 'Bench', description: 'load test' });
   const { newConnection } = await callApi<{ newConnection: { id: string } }>(gatewayUrl, 'POST', '/provider/connections', token, {
     teamId: team.id,

@@ -1,9 +1,11 @@
 /**
  * Accounts end to end, in every run mode, with mail read from a real SMTP server:
- * registration (plan trials, password rules), sign-in and its rate limit, sessions
- * (expired, invalid, ended by a password change), profile and metadata, one-time
- * codes (hashed, single use, expiring, five tries, resend limit), the forgot-password
- * flow, and Google sign-in verified against a local JWKS.
+ * registration (plan trials, password rules, a mailed code), what an unverified session
+ * may do, sign-in and its rate limit, sessions (expired, invalid, without exp, ended by
+ * a password change), profile (avatars) and metadata, one-time codes (hashed, single
+ * use, expiring, five tries, resend limit), the forgot-password flow, Google sign-in
+ * verified against a local JWKS (linking a verified account, taking over one never
+ * verified), and the throttle on telling whether an address has an account.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -44,6 +46,16 @@ for (const mode of testModes) {
     let mail: MailSink;
     let jwks: Awaited<ReturnType<typeof startJwks>>;
     const api = (method: string, route: string, options?: { token?: string; body?: unknown }) => callApi(spendgate.url, method, route, options);
+    /** Registers without verifying; waits for the sign-up code's mail, so later mail to the address is the next one. */
+    const registerUnverified = async (email: string, password = PASSWORD) => {
+      const answer = await api('POST', '/auth/register', { body: { email, password, name: email.split('@')[0] } });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+      const signUpMail = await mail.next(email);
+      return { token: answer.body.data.token as string, userId: answer.body.data.user.id as string, code: codeIn(signUpMail), signUpMail };
+    };
+    const signJwt = (claims: Record<string, unknown>) =>
+      new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuer('spendgate').setAudience('spendgate-console');
+    const jwtSecret = () => new TextEncoder().encode(spendgate.app.runtime.config.secrets.jwtSecret);
 
     beforeAll(async () => {
       mail = await startMailSink();
@@ -65,6 +77,7 @@ for (const mode of testModes) {
       expect(answer.status).toBe(201);
       expect(answer.body.data.token).toEqual(expect.any(String));
       expect(answer.body.data.user).toMatchObject({ email: 'grace@example.com', name: 'Grace', emailVerified: false });
+      expect((await mail.next('grace@example.com')).subject).toBe('Your Spendgate sign-up code');
       const { subscription } = answer.body.data.user;
       expect(subscription).toMatchObject({ plan: 'growth', status: 'trialing', isTrialing: true });
       const days = (Date.parse(subscription.trialEnd) - Date.now()) / 86_400_000;
@@ -83,6 +96,55 @@ for (const mode of testModes) {
         const refused = await api('POST', `/auth/register${query}`, { body: { email: 'later@example.com', password: PASSWORD, name: 'L' } });
         expect([refused.status, refused.body.field, refused.body.message]).toEqual([400, 'planId', message]);
       }
+    });
+
+    it('gives an unverified session only the profile until the mailed code verifies it, then a full session', async () => {
+      const email = 'unverified@example.com';
+      const { token, code } = await registerUnverified(email);
+      expect((await api('GET', '/auth/profile', { token })).body.data.user).toMatchObject({ email, emailVerified: false });
+      expect((await api('PATCH', '/auth/update-profile', { token, body: { name: 'Still Unverified' } })).status).toBe(200);
+      const privileged: [string, string, unknown][] = [
+        ['POST', '/team/', { name: 'Squat' }],
+        ['GET', '/team/', undefined],
+        ['GET', '/synthetic-group', undefined],
+        ['POST', '/provider/connections', { teamId: '8a0f2f9e-51b1-4a43-9f54-5f3bbd1b7f7a', provider: 'openai', name: 'x', apiKey: 'k' }],
+        ['POST', '/provider/test/connection', { provider: 'openai', apiKey: 'k' }],
+        ['POST', '/budgets', { scope: 'team', scopeId: '8a0f2f9e-51b1-4a43-9f54-5f3bbd1b7f7a', amount: '10', window: 'day', mode: 'hard' }],
+        ['PATCH', '/auth/update-metadata', { metadata: { theme: 'dark' } }],
+        ['PATCH', '/auth/update-password', { currentPassword: PASSWORD, newPassword: 'another long passphrase' }],
+      ];
+      const refusals = async (sessionToken: string) => {
+        const answers = [];
+        for (const [method, route, body] of privileged) {
+          const answer = await api(method, route, { token: sessionToken, ...(body === undefined ? {} : { body }) });
+          answers.push([method, route, answer.status, (answer.body as { code?: string }).code]);
+        }
+        return answers;
+      };
+      expect(await refusals(token)).toEqual(privileged.map(([method, route]) => [method, route, 403, 'email_not_verified']));
+      expect((await api('POST', '/team/', { token, body: { name: 'Squat' } })).body.message).toBe(
+        'Verify your email address first: enter the code we emailed you, or ask for a new one.',
+      );
+      // Signing in again gives the same unverified session.
+      const login = await api('POST', '/auth/login', { body: { email, password: PASSWORD } });
+      expect(login.body.data.user.emailVerified).toBe(false);
+      expect((await api('GET', '/team/', { token: login.body.data.token })).status).toBe(403);
+
+      // The code verifies the account only with its session: not for someone who is not signed in to it.
+      const anonymous = await api('POST', '/auth/verify-email-otp', { body: { email, otp: code } });
+      expect([anonymous.status, anonymous.body.field]).toEqual([400, 'otp']);
+      expect((await api('GET', '/auth/profile', { token })).body.data.user.emailVerified).toBe(false);
+
+      const verified = await api('POST', '/auth/verify-email-otp', { token, body: { email, otp: code } });
+      expect(verified.status).toBe(200);
+      expect(verified.body.data).toMatchObject({ verified: true, token: expect.any(String), user: { email, emailVerified: true } });
+      const full = verified.body.data.token as string;
+      expect((await api('POST', '/team/', { token: full, body: { name: 'Verified Co' } })).status).toBe(201);
+      expect((await api('GET', '/team/', { token: full })).body.data).toEqual([expect.objectContaining({ name: 'Verified Co' })]);
+      // The token signed before verification stays limited; signing in now gives a full one.
+      expect((await api('GET', '/team/', { token })).status).toBe(403);
+      const again = await api('POST', '/auth/login', { body: { email, password: PASSWORD } });
+      expect((await api('GET', '/team/', { token: again.body.data.token })).status).toBe(200);
     });
 
     it('refuses short, long and common passwords, naming the field', async () => {
@@ -125,15 +187,18 @@ for (const mode of testModes) {
     it('answers 401 for a missing, invalid or expired session', async () => {
       const { token } = await registerUser(spendgate.url, 'session@example.com');
       expect((await api('GET', '/auth/profile', { token })).body.data.user.email).toBe('session@example.com');
-      const expired = await new SignJWT({ email: 'session@example.com', name: 'x', avatar: null, sv: 0 })
-        .setProtectedHeader({ alg: 'HS256' })
-        .setSubject((await api('GET', '/auth/profile', { token })).body.data.user.id)
-        .setIssuer('spendgate')
-        .setAudience('spendgate-console')
+      const userId = (await api('GET', '/auth/profile', { token })).body.data.user.id;
+      const claims = { email: 'session@example.com', name: 'x', sv: 0, ev: true };
+      const expired = await signJwt(claims)
+        .setSubject(userId)
         .setIssuedAt(Math.floor(Date.now() / 1000) - 7200)
         .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
-        .sign(new TextEncoder().encode(spendgate.app.runtime.config.secrets.jwtSecret));
-      for (const bad of [undefined, 'garbage', `${token}x`, expired]) {
+        .sign(jwtSecret());
+      // Signed with the server's secret and right in every other way, but it would never expire.
+      const withoutExp = await signJwt(claims).setSubject(userId).setIssuedAt().sign(jwtSecret());
+      const withExp = await signJwt(claims).setSubject(userId).setIssuedAt().setExpirationTime('1h').sign(jwtSecret());
+      expect((await api('GET', '/team/', { token: withExp })).status).toBe(200);
+      for (const bad of [undefined, 'garbage', `${token}x`, expired, withoutExp]) {
         const answer = await api('GET', '/auth/profile', bad === undefined ? {} : { token: bad });
         expect([answer.status, answer.body.message]).toEqual([401, 'Session expired. Please login again.']);
       }
@@ -143,7 +208,24 @@ for (const mode of testModes) {
       const { token } = await registerUser(spendgate.url, 'profile@example.com');
       const renamed = await api('PATCH', '/auth/update-profile', { token, body: { name: 'Ada L.', avatar: 'https://img.example.com/a.png' } });
       expect(renamed.body.data.user).toMatchObject({ name: 'Ada L.', avatar: 'https://img.example.com/a.png' });
-      expect((await api('PATCH', '/auth/update-profile', { token, body: { avatar: 'not a url' } })).body.field).toBe('avatar');
+      const pixel = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+      expect((await api('PATCH', '/auth/update-profile', { token, body: { avatar: pixel } })).body.data.user.avatar).toBe(pixel);
+      for (const avatar of [
+        'not a url',
+        'javascript:alert(document.cookie)',
+        'JavaScript:alert(1)',
+        'http://img.example.com/a.png',
+        ' https://img.example.com/a.png',
+        'data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==',
+        'data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+',
+        'data:image/png,<svg onload=alert(1)>',
+        `data:image/png;base64,${'A'.repeat(40_000)}`,
+        `https://img.example.com/${'a'.repeat(2048)}`,
+      ]) {
+        const refused = await api('PATCH', '/auth/update-profile', { token, body: { avatar } });
+        expect([avatar.slice(0, 40), refused.status, refused.body.field]).toEqual([avatar.slice(0, 40), 400, 'avatar']);
+      }
+      expect((await api('GET', '/auth/profile', { token })).body.data.user.avatar).toBe(pixel);
       expect((await api('PATCH', '/auth/update-profile', { token, body: {} })).status).toBe(400);
       expect((await api('PATCH', '/auth/update-profile', { body: { name: 'x' } })).status).toBe(401);
 
@@ -198,38 +280,35 @@ for (const mode of testModes) {
 
     it('locks a code after five wrong tries and refuses an expired one', async () => {
       const email = 'tries@example.com';
-      await registerUser(spendgate.url, email);
-      await api('POST', '/auth/send-email-otp', { body: { email } });
-      const code = codeIn(await mail.next(email));
+      const { token: triesToken, code } = await registerUnverified(email);
       const wrongCode = code === '000000' ? '111111' : '000000';
       const answers = [];
       for (let attempt = 1; attempt <= 5; attempt++) {
-        answers.push((await api('POST', '/auth/verify-email-otp', { body: { email, otp: wrongCode } })).body.message);
+        answers.push((await api('POST', '/auth/verify-email-otp', { token: triesToken, body: { email, otp: wrongCode } })).body.message);
       }
       expect(answers).toEqual([...Array(4).fill('otp is incorrect'), 'otp: too many wrong tries. Please request a new code.']);
-      const afterLock = await api('POST', '/auth/verify-email-otp', { body: { email, otp: code } });
+      const afterLock = await api('POST', '/auth/verify-email-otp', { token: triesToken, body: { email, otp: code } });
       expect([afterLock.status, afterLock.body.message]).toEqual([400, 'otp is invalid or has expired. Please request a new code.']);
 
       const other = 'expiry@example.com';
-      const { token } = await registerUser(spendgate.url, other);
-      await api('POST', '/auth/send-email-otp', { body: { email: other } });
-      const otherCode = codeIn(await mail.next(other));
+      const { token, code: otherCode } = await registerUnverified(other);
       await spendgate.app.runtime.stores.sql.db
         .updateTable('email_otps')
         .set({ expires_at: new Date(Date.now() - 1000) })
         .where('email', '=', other)
         .execute();
-      expect((await api('POST', '/auth/verify-email-otp', { body: { email: other, otp: otherCode } })).status).toBe(400);
+      expect((await api('POST', '/auth/verify-email-otp', { token, body: { email: other, otp: otherCode } })).status).toBe(400);
       expect((await api('GET', '/auth/profile', { token })).body.data.user.emailVerified).toBe(false);
     });
 
-    it('verifies an account’s email, and says the same for unknown emails without mailing them', async () => {
+    it('verifies an account’s email with a new code, and says the same for unknown emails without mailing them', async () => {
       const email = 'verify@example.com';
-      const { token } = await registerUser(spendgate.url, email);
+      const { token } = await registerUnverified(email);
       const sent = await api('POST', '/auth/send-email-otp', { body: { email } });
       const unknown = await api('POST', '/auth/send-email-otp', { body: { email: 'ghost@example.com' } });
       expect(unknown.body.message).toBe(sent.body.message);
-      const verified = await api('POST', '/auth/verify-email-otp', { body: { email, otp: codeIn(await mail.next(email)) } });
+      const code = codeIn(await mail.next(email, 1));
+      const verified = await api('POST', '/auth/verify-email-otp', { token, body: { email, otp: code } });
       expect(verified.body.data.user.emailVerified).toBe(true);
       expect((await api('GET', '/auth/profile', { token })).body.data.user.emailVerified).toBe(true);
       expect(mail.countTo('ghost@example.com')).toBe(0);
@@ -238,8 +317,9 @@ for (const mode of testModes) {
     it('resets a forgotten password with a mailed code, ending older sessions', async () => {
       const email = 'forgetful@example.com';
       const { token } = await registerUser(spendgate.url, email);
+      await mail.next(email); // the sign-up code
       expect((await api('POST', '/auth/forgot-password', { body: { email } })).status).toBe(200);
-      const message = await mail.next(email);
+      const message = await mail.next(email, 1);
       expect(message.subject).toBe('Reset your Spendgate password');
       const code = codeIn(message);
       const weak = await api('POST', '/auth/reset-password', { body: { email, otp: code, newPassword: 'password' } });
@@ -264,10 +344,12 @@ for (const mode of testModes) {
       const second = await api('POST', '/auth/google', { body: { token: await jwks.sign(claims) } });
       expect(second.body.data).toMatchObject({ isNewUser: false, user: { id: first.body.data.user.id } });
 
-      // An existing password account with that email is linked, not duplicated.
-      const { userId } = await registerUser(spendgate.url, 'linked@example.com');
+      // An existing password account whose email was verified is linked, not duplicated, and keeps its password and sessions.
+      const { userId, token: linkedToken } = await registerUser(spendgate.url, 'linked@example.com');
       const linked = await api('POST', '/auth/google', { body: { token: await jwks.sign({ ...claims, sub: 'google-456', email: 'linked@example.com' }) } });
       expect(linked.body.data).toMatchObject({ isNewUser: false, user: { id: userId, emailVerified: true } });
+      expect((await api('GET', '/team/', { token: linkedToken })).status).toBe(200);
+      expect((await api('POST', '/auth/login', { body: { email: 'linked@example.com', password: PASSWORD } })).status).toBe(200);
 
       const { privateKey: strangerKey } = await generateKeyPair('RS256');
       const refused = [
@@ -285,8 +367,50 @@ for (const mode of testModes) {
       expect((await api('POST', '/auth/google', { body: {} })).body.field).toBe('token');
     });
 
+    it('lets Google sign-in take over an account whose email was never verified: the squatter’s password and sessions end', async () => {
+      const victim = 'victim@gmail.com';
+      const squatter = await registerUnverified(victim, 'the squatter’s password');
+      await api('PATCH', '/auth/update-profile', { token: squatter.token, body: { name: 'Squatter', avatar: 'https://evil.example.com/me.png' } });
+
+      const owner = await api('POST', '/auth/google', {
+        body: { token: await jwks.sign({ sub: 'google-victim', email: victim, email_verified: true, name: 'Victoria', picture: 'javascript:alert(1)' }) },
+      });
+      expect(owner.status).toBe(200);
+      expect(owner.body.data).toMatchObject({ isNewUser: true, user: { id: squatter.userId, email: victim, name: 'Victoria', avatar: null, emailVerified: true } });
+
+      const squatterSession = await api('GET', '/auth/profile', { token: squatter.token });
+      expect([squatterSession.status, squatterSession.body.message]).toEqual([401, 'Session expired. Please login again.']);
+      const squatterLogin = await api('POST', '/auth/login', { body: { email: victim, password: 'the squatter’s password' } });
+      expect([squatterLogin.status, squatterLogin.body.message]).toEqual([401, 'Invalid email or password']);
+      expect((await api('POST', '/team/', { token: owner.body.data.token, body: { name: 'Victoria’s team' } })).status).toBe(201);
+      const again = await api('POST', '/auth/google', { body: { token: await jwks.sign({ sub: 'google-victim', email: victim, email_verified: true }) } });
+      expect(again.body.data).toMatchObject({ isNewUser: false, user: { id: squatter.userId } });
+    });
+
+    it('rate limits answers that tell whether an address has an account, per address and per client, with Retry-After', async () => {
+      const check = (email: string) =>
+        fetch(`${spendgate.url}/api/auth/check-email`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+      const statuses = [];
+      for (let attempt = 1; attempt <= 11; attempt++) statuses.push((await check('probe@example.com')).status);
+      expect(statuses).toEqual([...Array(10).fill(200), 429]);
+      const limited = await check('probe@example.com');
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await limited.json()).toMatchObject({ success: false, code: 'rate_limited' });
+
+      // One client reaches its hourly limit however many addresses it asks about, and register shares it.
+      let asked = 0;
+      while ((await check(`probe-${asked}@example.com`)).status === 200) asked++;
+      expect(asked).toBeLessThan(60);
+      const register = await api('POST', '/auth/register', { body: { email: 'one-more@example.com', password: PASSWORD, name: 'More' } });
+      expect([register.status, (register.body as { code?: string }).code]).toEqual([429, 'rate_limited']);
+      expect((await api('POST', '/auth/send-register-email-otp', { body: { email: 'one-more@example.com' } })).status).toBe(429);
+    });
+
     it('keeps every message in the outbox, marked sent', async () => {
-      const rows = await spendgate.app.runtime.stores.sql.db.selectFrom('mail_outbox').select(['to_address', 'status']).execute();
+      const outbox = () => spendgate.app.runtime.stores.sql.db.selectFrom('mail_outbox').select(['to_address', 'status']).execute();
+      const stored = (await outbox()).length;
+      await expect.poll(() => mail.messages.length, { timeout: 10_000 }).toBe(stored);
+      const rows = await outbox();
       expect(rows.map((row) => row.to_address).sort()).toEqual(mail.messages.map((message) => message.to).sort());
       expect(new Set(rows.map((row) => row.status))).toEqual(new Set(['sent']));
     });

@@ -71,28 +71,29 @@ for (const mode of testModes) {
       const anonymous = await callApi(spendgate.url, 'POST', '/admin/faqs', { body: { question: 'Q?', answer: 'A.' } });
       expect(anonymous.status).toBe(401);
 
-      const root = await registerUser(spendgate.url, 'root@spendgate.test');
-      const unverified = await callApi(spendgate.url, 'POST', '/admin/faqs', { token: root.token, body: { question: 'Q?', answer: 'A.' } });
+      const unverifiedRoot = await registerUser(spendgate.url, 'root@spendgate.test', { unverified: true });
+      const unverified = await callApi(spendgate.url, 'POST', '/admin/faqs', { token: unverifiedRoot.token, body: { question: 'Q?', answer: 'A.' } });
       expect(unverified.status).toBe(403);
-      await callApi(spendgate.url, 'POST', '/auth/send-email-otp', { body: { email: 'root@spendgate.test' } });
       const code = codeIn(await mail.next('root@spendgate.test'));
-      expect((await callApi(spendgate.url, 'POST', '/auth/verify-email-otp', { body: { email: 'root@spendgate.test', otp: code } })).status).toBe(200);
+      const verified = await callApi(spendgate.url, 'POST', '/auth/verify-email-otp', { token: unverifiedRoot.token, body: { email: 'root@spendgate.test', otp: code } });
+      expect(verified.status).toBe(200);
+      const rootToken: string = verified.body.data.token;
 
       const created = await callApi(spendgate.url, 'POST', '/admin/faqs', {
-        token: root.token,
+        token: rootToken,
         body: { question: 'Can I cap spend per key?', answer: 'Yes: budgets apply to keys, groups and teams.' },
       });
       expect(created.status).toBe(201);
       const id = created.body.data.id;
-      const invalid = await callApi(spendgate.url, 'POST', '/admin/faqs', { token: root.token, body: { question: '', answer: 'x' } });
+      const invalid = await callApi(spendgate.url, 'POST', '/admin/faqs', { token: rootToken, body: { question: '', answer: 'x' } });
       expect([invalid.status, invalid.body.field]).toEqual([400, 'question']);
-      const updated = await callApi(spendgate.url, 'PUT', `/admin/faqs/${id}`, { token: root.token, body: { answer: 'Yes.' } });
+      const updated = await callApi(spendgate.url, 'PUT', `/admin/faqs/${id}`, { token: rootToken, body: { answer: 'Yes.' } });
       expect(updated.body.data).toMatchObject({ id, question: 'Can I cap spend per key?', answer: 'Yes.' });
       const list = (await callApi(spendgate.url, 'GET', '/admin/faqs')).body.data as { id: string }[];
       expect(list.at(-1)!.id).toBe(id);
-      expect((await callApi(spendgate.url, 'DELETE', `/admin/faqs/${id}`, { token: root.token })).status).toBe(200);
-      expect((await callApi(spendgate.url, 'DELETE', `/admin/faqs/${id}`, { token: root.token })).status).toBe(404);
-      expect((await callApi(spendgate.url, 'PUT', '/admin/faqs/not-an-id', { token: root.token, body: { answer: 'x' } })).body.field).toBe('id');
+      expect((await callApi(spendgate.url, 'DELETE', `/admin/faqs/${id}`, { token: rootToken })).status).toBe(200);
+      expect((await callApi(spendgate.url, 'DELETE', `/admin/faqs/${id}`, { token: rootToken })).status).toBe(404);
+      expect((await callApi(spendgate.url, 'PUT', '/admin/faqs/not-an-id', { token: rootToken, body: { answer: 'x' } })).body.field).toBe('id');
     });
 
     it('serves the contact form definition in the spec’s shape', async () => {

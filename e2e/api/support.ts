@@ -5,6 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { expect } from 'vitest';
+import { signUp } from '../support/sign-up.ts';
 import { callApi } from '../support/spendgate.ts';
 
 export interface ReceivedMail {
@@ -89,8 +90,12 @@ export function invitationTokenIn(mail: ReceivedMail): string {
   return token;
 }
 
-/** Registers an account and answers its session token and user id. */
-export async function registerUser(base: string, email: string, options: { planId?: string; password?: string } = {}) {
+/**
+ * Registers an account and answers its session token and user id. Its email is confirmed
+ * with the mailed code (the token is the full session) unless `unverified` is set.
+ */
+export async function registerUser(base: string, email: string, options: { planId?: string; password?: string; unverified?: boolean } = {}) {
+  if (!options.unverified) return signUp(base, email, options);
   const answer = await callApi(base, 'POST', `/auth/register${options.planId ? `?planId=${options.planId}` : ''}`, {
     body: { email, password: options.password ?? 'a long enough password', name: email.split('@')[0] },
   });

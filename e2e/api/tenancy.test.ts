@@ -109,8 +109,9 @@ for (const mode of testModes) {
     it('signs in an existing account when it accepts, checking its password', async () => {
       const carol = await registerUser(spendgate.url, 'carol@example.com');
       ids.carol = carol.userId;
+      await mail.next('carol@example.com'); // her sign-up code
       await api('POST', '/team/invite', { token: tokens.ada, body: { teamId: ids.team, email: 'carol@example.com', role: 'ADMIN' } });
-      const token = invitationTokenIn(await mail.next('carol@example.com'));
+      const token = invitationTokenIn(await mail.next('carol@example.com', 1));
       const wrong = await api('POST', '/team/accept', { body: { token, password: 'not carol at all' } });
       expect(wrong.status).toBe(401);
       const accepted = await api('POST', '/team/accept', { body: { token, password: PASSWORD } });

@@ -9,6 +9,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { confirmEmail, mailedCode } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate } from '../support/spendgate.ts';
 import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium, SCREENSHOT_DIR } from './support/chromium.ts';
 
@@ -101,7 +102,8 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     const password = 'a long enough password';
     const answer = await callApi(spendgate.url, 'POST', '/auth/register', { body: { email, password, name } });
     expect(answer.status).toBe(201);
-    return { email, password, token: answer.body.data.token as string, user: answer.body.data.user };
+    const token = await confirmEmail(spendgate.url, email, answer.body.data.token);
+    return { email, password, token, user: { ...answer.body.data.user, emailVerified: true } };
   }
 
   const PUBLIC_PAGES: { name: string; path: string; ready: string }[] = [
@@ -488,7 +490,7 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     expect(await page.evaluate(() => localStorage.getItem('token'))).toBeNull();
   });
 
-  it('register with a plan → verify screen → dashboard', async () => {
+  it('register with a plan → verify screen with the mailed code → dashboard with the full session', async () => {
     const plans = (await callApi(spendgate.url, 'GET', '/subscription/plans')).body.data as { id: string; slug: string }[];
     const growth = plans.find((plan) => plan.slug === 'growth')!;
     const email = `linus-${Date.now()}@example.com`;
@@ -501,8 +503,14 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     await page.waitForURL('**/verify?**');
     expect(await bodyText(page)).toContain(`We sent a six-digit code to ${email}.`);
     await screenshot(page, 'verify', DESKTOP);
-    await page.getByRole('link', { name: 'Skip for now' }).click();
+    const unverifiedToken = await page.evaluate(() => localStorage.getItem('token'));
+    await page.getByLabel('Verification code').fill(await mailedCode(spendgate.url, email));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.waitForURL('**/dashboard');
     await page.getByRole('heading', { name: 'Welcome, Linus' }).waitFor();
+    const token = await page.evaluate(() => localStorage.getItem('token'));
+    expect(token).not.toBe(unverifiedToken);
+    expect((await callApi(spendgate.url, 'GET', '/team/', { token: token! })).status).toBe(200);
   });
 
   it("any 401 clears the session and says 'Session expired. Please login again.'", async () => {

@@ -1,7 +1,8 @@
-// Short-hands for data-plane tests: a signed-up team with a synthetic group, and keys
-// issued for it against provider connections.
+// Short-hands for data-plane tests: a signed-up team (its email confirmed) with a synthetic
+// group, and keys issued for it against provider connections.
 import { listUsageEvents } from '@spendgate/store';
 import { expect } from 'vitest';
+import { signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, usageWritten } from '../support/spendgate.ts';
 
 export interface Tenant {
@@ -11,11 +12,7 @@ export interface Tenant {
 }
 
 export async function signUpTeam(base: string, email: string): Promise<Tenant> {
-  const registered = await callApi(base, 'POST', '/auth/register', {
-    body: { email, password: 'a long and unusual passphrase', name: 'Data plane' },
-  });
-  expect(registered.status).toBe(201);
-  const token: string = registered.body.data.token;
+  const { token } = await signUp(base, email, { password: 'a long and unusual passphrase', name: 'Data plane' });
   const team = await callApi(base, 'POST', '/team/', { token, body: { name: 'Platform', description: '' } });
   const group = await callApi(base, 'POST', '/synthetic-group', {
     token,

@@ -55,6 +55,15 @@ export interface StartOptions {
   resolveHost?: (hostname: string) => Promise<string[]>;
 }
 
+const running = new Map<string, RunningSpendgate>();
+
+/** The Spendgate this test process started at `url` (for helpers given only its address). */
+export function runningAt(url: string): RunningSpendgate {
+  const spendgate = running.get(url);
+  if (!spendgate) throw new Error(`no Spendgate started at ${url}`);
+  return spendgate;
+}
+
 export async function startSpendgate(mode: TestMode, name: string, options: StartOptions = {}): Promise<RunningSpendgate> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'spendgate-e2e-'));
   const env = {
@@ -79,11 +88,12 @@ export async function startSpendgate(mode: TestMode, name: string, options: Star
   // The scaled mode's worker runs apart from the gateway, as `npm run worker` does.
   const worker = mode === 'scaled' ? await startWorker(config, { sql, redisPrefix }) : undefined;
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
-  return {
+  const spendgate: RunningSpendgate = {
     app,
     url,
     ...(mode === 'scaled' ? { peer: { env: { ...env, DATABASE_URL: sql.url }, redisPrefix } } : {}),
     close: async () => {
+      running.delete(url);
       await app.close();
       await worker?.close();
       await sql.close();
@@ -96,6 +106,8 @@ export async function startSpendgate(mode: TestMode, name: string, options: Star
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+  running.set(url, spendgate);
+  return spendgate;
 }
 
 /** The API envelope as a test reads it: `data` is whatever the endpoint answers. */

@@ -40,6 +40,13 @@ export class ForbiddenError extends AppError {
   }
 }
 
+/** The account's email is not verified yet, and the route needs that: 403 `email_not_verified`. */
+export class EmailNotVerifiedError extends AppError {
+  constructor() {
+    super(403, 'email_not_verified', 'Verify your email address first: enter the code we emailed you, or ask for a new one.');
+  }
+}
+
 export class NotFoundError extends AppError {
   constructor(what: string) {
     super(404, 'not_found', `${what} not found`);

@@ -7,8 +7,10 @@
  * REDIS_URL, keys under BENCH_REDIS_PREFIX.
  *
  * Commands: `drain` waits until every queued usage event is written and answers how
- * long that took; `database-pid` answers the process id of the embedded PGlite process
- * (null in the scaled mode), whose CPU and memory are not in this process's `stats`;
+ * long that took; `mailed-code {to}` answers the one-time code in the newest message to
+ * that address (from the mail outbox: the log is silent); `database-pid` answers the
+ * process id of the embedded PGlite process (null in the scaled mode), whose CPU and
+ * memory are not in this process's `stats`;
  * `profile-start` / `profile-stop {path}` record a CPU profile of this process (V8's
  * sampling profiler through node:inspector) into a .cpuprofile file; `runtime` answers
  * the JavaScript heap's make-up now and the event loop's delays since the last
@@ -20,7 +22,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { boundHeapGrowth, buildApp } from '@spendgate/gateway';
-import { loadConfig } from '@spendgate/store';
+import { listOutboxMail, loadConfig } from '@spendgate/store';
 import { beginChild } from '../child-side.ts';
 import type { GatewayRuntime } from '../protocol.ts';
 
@@ -55,6 +57,13 @@ child.ready({
       await app.runtime.metering.settled();
       await app.runtime.stores.queue.drain();
       return performance.now() - startedAt;
+    },
+    'mailed-code': async (args) => {
+      const { to } = args as { to: string };
+      const newest = (await listOutboxMail(app.runtime.stores.sql.db, to)).at(-1);
+      const code = newest && /^\s+(\d{6})\s*$/m.exec(newest.text_body)?.[1];
+      if (!code) throw new Error(`no code mailed to ${to}`);
+      return code;
     },
     'database-pid': () => app.runtime.stores.sql.pid ?? null,
     runtime: (): GatewayRuntime => {

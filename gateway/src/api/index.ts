@@ -2,10 +2,11 @@
  * The control plane, /api/*: the REST API the console calls, every answer in the
  * {success, data, message} envelope. Routes need a session token (Authorization:
  * Bearer <jwt>) unless their config says `public: true`; a token that is invalid,
- * expired or older than the account's last password change answers 401.
+ * expired or older than the account's last password change answers 401, and one whose
+ * email is not verified 403 (`email_not_verified`) outside the routes marked `unverified`.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ForbiddenError, UnauthorizedError } from '../errors.ts';
+import { EmailNotVerifiedError, ForbiddenError, UnauthorizedError } from '../errors.ts';
 import type { SessionTokens } from '../security/session-tokens.ts';
 import type { ControlPlaneServices } from '../services/index.ts';
 import { createOpenApiCollector } from './openapi.ts';
@@ -36,13 +37,21 @@ export const controlPlane =
 
     app.addHook('onRequest', async (request) => {
       const config = request.routeOptions.config;
-      if (config.public) return;
+    const sessionOf = async (token: string) => {
+      const claims = await deps.sessions.verify(token);
+      return claims && (await deps.services.accounts.sessionUser(claims));
+    };
       const header = request.headers.authorization;
-      if (!header?.startsWith('Bearer ')) throw new UnauthorizedError(config.missingSessionMessage ?? SESSION_EXPIRED);
-      const claims = await deps.sessions.verify(header.slice(7));
-      const user = claims && (await deps.services.accounts.sessionUser(claims));
+      const token = header?.startsWith('Bearer ') ? header.slice(7) : undefined;
+      if (config.public) {
+        if (config.optionalSession && token) request.user = await sessionOf(token);
+        return;
+      }
+      if (token === undefined) throw new UnauthorizedError(config.missingSessionMessage ?? SESSION_EXPIRED);
+      const user = await sessionOf(token);
       if (!user) throw new UnauthorizedError(SESSION_EXPIRED);
-      request.user = { userId: user.id, email: user.email, name: user.name, avatar: user.avatar, sessionVersion: user.session_version };
+      if (!user.emailVerified && !config.unverified) throw new EmailNotVerifiedError();
+      request.user = user;
     });
 
     const platformAdmin = async (request: FastifyRequest) => {

@@ -1,9 +1,11 @@
 /**
  * Verifies a Google ID token (Sign in with Google): signature against Google's JWKS
  * (URL configurable, so tests serve their own), `aud` = our OAuth client id, `iss` =
- * accounts.google.com, `exp`, and a verified email.
+ * accounts.google.com, `exp`, and a verified email. A picture is kept only if it may be
+ * an avatar (avatar-url.ts).
  */
 import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { avatarProblem } from './avatar-url.ts';
 
 const GOOGLE_ISSUERS = ['https://accounts.google.com', 'accounts.google.com'];
 
@@ -33,7 +35,7 @@ export function createGoogleVerifier(config: { clientId: string; jwksUrl: string
           subject: payload.sub,
           email: payload.email.toLowerCase(),
           name: typeof payload.name === 'string' && payload.name.trim() ? payload.name.trim() : payload.email.split('@')[0]!,
-          picture: typeof payload.picture === 'string' ? payload.picture : null,
+          picture: typeof payload.picture === 'string' && avatarProblem(payload.picture) === undefined ? payload.picture : null,
         };
       } catch {
         return undefined;

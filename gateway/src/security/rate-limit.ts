@@ -27,6 +27,14 @@ export const RATE_LIMITS = {
     { per: 'account', limit: 5, seconds: 3600 },
     { per: 'ip', limit: 30, seconds: 3600 },
   ],
+  /**
+   * Answers that tell whether an address has an account (check-email, register, a sign-up
+   * code), counted together so no one of them is a faster way to list accounts.
+   */
+  'account-lookup': [
+    { per: 'account', limit: 10, seconds: 900 },
+    { per: 'ip', limit: 60, seconds: 3600 },
+  ],
   'otp-verify': [
     { per: 'account', limit: 20, seconds: 900 },
     { per: 'ip', limit: 100, seconds: 900 },

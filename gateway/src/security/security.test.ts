@@ -50,7 +50,7 @@ describe('envelope encryption', () => {
 });
 
 describe('session tokens', () => {
-  const claims = { userId: 'u1', email: 'a@example.com', name: 'A', avatar: null, sessionVersion: 2 };
+  const claims = { userId: 'u1', email: 'a@example.com', name: 'A', sessionVersion: 2, emailVerified: false };
 
   it('verify what they signed and nothing signed with another secret', async () => {
     const tokens = createSessionTokens('s'.repeat(40));

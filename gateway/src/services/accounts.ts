@@ -3,6 +3,13 @@
  * profile and metadata, password changes and resets, and email one-time codes.
  * Answers that sign in carry a session token and the public user.
  *
+ * Until its email is verified an account's sessions are marked unverified (the API lets
+ * them only see and edit the profile and verify the email): registering mails a code,
+ * and verifying it with the account's session answers a full session. Google sign-in
+ * links an account whose email is verified; one never verified is taken over (its
+ * password and sessions end). Answers that tell whether an address has an account are
+ * rate limited together per address and client.
+ *
  * One-time codes: 6 digits, HMAC-hashed, single use, 10 minutes, 5 tries; sending is
  * rate limited per account and address, and so are sign-in and code checks.
  */
@@ -26,6 +33,7 @@ import {
   otpConfirmedSince,
   type SqlStore,
   setUserPassword,
+  takeOverWithGoogle,
   updateUserProfile,
   type User,
 } from '@spendgate/store';
@@ -97,10 +105,15 @@ export function createAccountService(deps: {
     };
   }
 
-  const session = async (user: User) => ({
-    token: await deps.sessions.sign({ userId: user.id, email: user.email, name: user.name, avatar: user.avatar, sessionVersion: user.session_version }),
-    user: await publicUser(user),
+  const claimsOf = (user: User): SessionClaims => ({
+    userId: user.id,
+    email: user.email,
+    name: user.name,
+    sessionVersion: user.session_version,
+    emailVerified: user.email_verified_at !== null,
   });
+
+  const session = async (user: User) => ({ token: await deps.sessions.sign(claimsOf(user)), user: await publicUser(user) });
 
   async function requireUser(userId: string): Promise<User> {
     const user = await findUserById(db, userId);
@@ -139,6 +152,10 @@ export function createAccountService(deps: {
 
   async function sendCode(email: string, purpose: OtpPurpose, ip: string): Promise<void> {
     await deps.limiter.hit('otp-send', { account: email, ip });
+    await mailCode(email, purpose);
+  }
+
+  async function mailCode(email: string, purpose: OtpPurpose, mail = OTP_MAIL[purpose]): Promise<void> {
     const code = deps.codes.generate();
     await insertOtp(db, {
       id: randomUUID(),
@@ -147,7 +164,7 @@ export function createAccountService(deps: {
       codeHash: deps.codes.hash(email, purpose, code),
       expiresAt: new Date(now().getTime() + OTP_LIFETIME_MS),
     });
-    const { subject, intro } = OTP_MAIL[purpose];
+    const { subject, intro } = mail;
     await deps.mailer.send({
       to: email,
       subject,
@@ -180,13 +197,23 @@ export function createAccountService(deps: {
   return {
     publicUser,
 
-    /** The account behind a valid token, unless its password changed after the token was signed. */
-    async sessionUser(claims: SessionClaims): Promise<User | undefined> {
+    /**
+     * The account behind a valid token as it is now, unless its sessions ended after the
+     * token was signed; verified only if both the token and the account say so.
+     */
+    async sessionUser(claims: SessionClaims): Promise<SessionClaims | undefined> {
       const user = await findUserById(db, claims.userId);
-      return user && user.session_version === claims.sessionVersion ? user : undefined;
+      if (!user || user.session_version !== claims.sessionVersion) return undefined;
+      const current = claimsOf(user);
+      return { ...current, emailVerified: current.emailVerified && claims.emailVerified };
     },
 
-    async register(input: { email: string; password: string; name: string }, planId?: string) {
+    /**
+     * Creates an account. Its session is unverified and a code is mailed to the address,
+     * unless the address was confirmed with a sign-up code in the last hour.
+     */
+    async register(input: { email: string; password: string; name: string }, ip: string, planId?: string) {
+      await deps.limiter.hit('account-lookup', { account: input.email, ip });
       await checkPassword(input.password, input.email);
       if (await findUserByEmail(db, input.email)) throw new ConflictError('An account with this email already exists');
       const planSlug = await planSlugFor(planId);
@@ -195,6 +222,7 @@ export function createAccountService(deps: {
         { email: input.email, name: input.name, passwordHash: await hashPassword(input.password), verified },
         planSlug,
       );
+      if (!verified) await mailCode(user.email, 'verify-email', OTP_MAIL.register);
       return session(user);
     },
 
@@ -208,7 +236,11 @@ export function createAccountService(deps: {
       return session(user);
     },
 
-    /** Signs in with a Google ID token: the linked account, else the account with that email, else a new one. */
+    /**
+     * Signs in with a Google ID token: the linked account, else the account with that email
+     * (linked if its email was verified; taken over if not, as it was never shown to be
+     * its owner's), else a new one.
+     */
     async google(idToken: string) {
       if (!deps.google) throw new AppError(503, 'not_configured', 'Google sign-in is not configured on this server');
       const identity = await deps.google.verify(idToken);
@@ -216,7 +248,12 @@ export function createAccountService(deps: {
       const linked = await findUserByGoogleSubject(db, identity.subject);
       if (linked) return { ...(await session(linked)), isNewUser: false };
       const existing = await findUserByEmail(db, identity.email);
-      if (existing) return { ...(await session(await linkGoogleAccount(db, existing.id, identity.subject, now()))), isNewUser: false };
+      if (existing?.email_verified_at) {
+        return { ...(await session(await linkGoogleAccount(db, existing.id, identity.subject, now()))), isNewUser: false };
+      }
+      const google = { subject: identity.subject, name: identity.name, avatar: identity.picture };
+      const takenOver = existing && (await takeOverWithGoogle(db, existing.id, google, now()));
+      if (takenOver) return { ...(await session(takenOver)), isNewUser: true };
       const created = await createAccount(
         { email: identity.email, name: identity.name, passwordHash: null, verified: true, avatar: identity.picture, googleSubject: identity.subject },
         'free-trial',
@@ -232,7 +269,8 @@ export function createAccountService(deps: {
     /** A fresh session for an account another service has just signed in (e.g. by invitation). */
     sessionFor: async (userId: string) => session(await requireUser(userId)),
 
-    async checkEmail(email: string) {
+    async checkEmail(email: string, ip: string) {
+      await deps.limiter.hit('account-lookup', { account: email, ip });
       return { exists: (await findUserByEmail(db, email)) !== undefined };
     },
 
@@ -269,6 +307,7 @@ export function createAccountService(deps: {
 
     /** Sends a code to confirm an email that is about to register. */
     async sendRegisterCode(email: string, ip: string) {
+      await deps.limiter.hit('account-lookup', { account: email, ip });
       if (await findUserByEmail(db, email)) throw new ConflictError('An account with this email already exists');
       await sendCode(email, 'register', ip);
     },
@@ -280,13 +319,18 @@ export function createAccountService(deps: {
       else await deps.limiter.hit('otp-send', { account: email, ip });
     },
 
-    /** Confirms an email with its code: an account's email becomes verified; a new email may then register verified. */
-    async verifyCode(email: string, code: string, ip: string) {
+    /**
+     * Confirms an email with its code. With the session of the account that uses the
+     * email, the account becomes verified and the answer carries a full session; without
+     * it, the code is a sign-up code (so a new email may then register verified), and an
+     * account is never verified by someone who is not signed in to it.
+     */
+    async verifyCode(email: string, code: string, ip: string, signedIn: SessionClaims | undefined) {
       const user = await findUserByEmail(db, email);
-      await useCode(email, user ? 'verify-email' : 'register', code, ip);
-      if (!user) return { verified: true, user: null };
-      const verifiedUser = await markEmailVerified(db, user.id, now());
-      return { verified: true, user: await publicUser(verifiedUser ?? user) };
+      const own = user !== undefined && signedIn?.userId === user.id;
+      await useCode(email, own ? 'verify-email' : 'register', code, ip);
+      if (!own) return { verified: true, user: null };
+      return { verified: true, ...(await session((await markEmailVerified(db, user.id, now()))!)) };
     },
 
     /** Forgot password, step 1: a reset code to the account's email (the answer is the same for unknown emails). */

@@ -1,11 +1,11 @@
 /**
- * Auth mutations. Register and login store the session they receive; logout clears it.
- * Each carries the spec's fallback message for when the server gives none.
+ * Auth mutations. Register, login and a verified e-mail store the session they receive;
+ * logout clears it. Each carries the spec's fallback message for when the server gives none.
  */
 import { mutationOptions, type QueryClient } from '@tanstack/react-query';
 import { clearSession, saveSession } from '../../shared/session.ts';
 import { apiData } from '../client.ts';
-import type { LoginInput, OtpCheck, PasswordChange, PasswordReset, RegisterInput, SessionAnswer } from './types.ts';
+import type { LoginInput, OtpAnswer, OtpCheck, PasswordChange, PasswordReset, RegisterInput, SessionAnswer } from './types.ts';
 
 // The query client comes from the caller (useQueryClient): the dashboard bundle must
 // use the site's cache, not a copy of its own.
@@ -36,10 +36,15 @@ export const sendEmailOtpMutation = () =>
     mutationFn: (email: string) => apiData<null>('POST', '/auth/send-email-otp', { body: { email }, fallback: 'Failed to send OTP' }),
   });
 
-export const verifyEmailOtpMutation = () =>
+/** Confirms the signed-in account's e-mail; the full session it answers replaces the unverified one. */
+export const verifyEmailOtpMutation = (queryClient: QueryClient) =>
   mutationOptions({
     mutationKey: ['auth', 'verify-email-otp'],
-    mutationFn: (check: OtpCheck) => apiData<unknown>('POST', '/auth/verify-email-otp', { body: check, fallback: 'OTP verification failed' }),
+    mutationFn: (check: OtpCheck) =>
+      apiData<OtpAnswer>('POST', '/auth/verify-email-otp', { body: check, fallback: 'OTP verification failed' }).then((answer) => {
+        if (answer.user) startSession(queryClient)(answer);
+        return answer;
+      }),
   });
 
 /** Forgot password, first step: a reset code to the e-mail. */

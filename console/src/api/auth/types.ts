@@ -3,8 +3,12 @@ import type { SessionUser } from '../../shared/session.ts';
 
 export interface SessionAnswer {
   token: string;
-  user: SessionUser;
+  /** Until the e-mail is verified the token opens only the profile and /verify. */
+  user: SessionUser & { emailVerified: boolean };
 }
+
+/** A code checked with the account's session answers a full session; a sign-up code, none. */
+export type OtpAnswer = { verified: true; user: null } | ({ verified: true } & SessionAnswer);
 
 export interface RegisterInput {
   name: string;

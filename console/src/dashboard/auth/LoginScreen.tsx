@@ -1,19 +1,30 @@
-// /login: e-mail and password; on success the session is stored and the dashboard opens.
+// /login: e-mail and password; on success the session is stored and the dashboard opens,
+// or, for an account whose e-mail is not verified yet, a new code is sent and /verify opens.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
-import { loginMutation } from '../../api/auth/mutations.ts';
+import { loginMutation, sendEmailOtpMutation } from '../../api/auth/mutations.ts';
 import { AuthCard, FormError, TextField } from './AuthCard.tsx';
 
 export function LoginScreen() {
   const navigate = useNavigate();
   const login = useMutation(loginMutation(useQueryClient()));
+  const sendCode = useMutation(sendEmailOtpMutation());
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    login.mutate({ email, password }, { onSuccess: () => navigate({ to: '/dashboard' }) });
+    login.mutate(
+      { email, password },
+      {
+        onSuccess: ({ user }) => {
+          if (user.emailVerified) return navigate({ to: '/dashboard' });
+          sendCode.mutate(user.email);
+          return navigate({ to: '/verify', search: { email: user.email } });
+        },
+      },
+    );
   };
 
   return (

@@ -1,8 +1,9 @@
 // /register: name, e-mail and password, for the plan named by ?plan= when there is one.
+// The server mails a code with the new account; /verify takes it and opens the dashboard.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
-import { registerMutation, sendEmailOtpMutation } from '../../api/auth/mutations.ts';
+import { registerMutation } from '../../api/auth/mutations.ts';
 import { plansQuery } from '../../api/subscription/queries.ts';
 import { AuthCard, FormError, TextField } from './AuthCard.tsx';
 
@@ -12,22 +13,15 @@ export function RegisterScreen() {
   const planName = plans.data?.find((plan) => plan.id === planId)?.name;
   const navigate = useNavigate();
   const register = useMutation(registerMutation(useQueryClient()));
-  const sendCode = useMutation(sendEmailOtpMutation());
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    // Once registered, the e-mail is confirmed with a code on /verify (which can be skipped).
     register.mutate(
       { name, email, password, planId },
-      {
-        onSuccess: ({ user }) => {
-          sendCode.mutate(user.email);
-          void navigate({ to: '/verify', search: { email: user.email } });
-        },
-      },
+      { onSuccess: ({ user }) => (user.emailVerified ? navigate({ to: '/dashboard' }) : navigate({ to: '/verify', search: { email: user.email } })) },
     );
   };
 

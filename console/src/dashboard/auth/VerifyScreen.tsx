@@ -2,9 +2,10 @@
  * /verify: the six-digit code sent by e-mail.
  *   ?purpose=reset — a password-reset code: it is checked when the new password is set,
  *                    so this screen passes it on to /update-password;
- *   otherwise      — confirms the account's e-mail, then opens the dashboard.
+ *   otherwise      — confirms the signed-in account's e-mail; the full session it answers
+ *                    replaces the unverified one and the dashboard opens.
  */
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 import { sendEmailOtpMutation, sendPasswordResetMutation, verifyEmailOtpMutation } from '../../api/auth/mutations.ts';
@@ -17,7 +18,7 @@ export function VerifyScreen() {
   const email = search.email ?? session.user?.email ?? '';
   const resetting = search.purpose === 'reset';
   const navigate = useNavigate();
-  const verify = useMutation(verifyEmailOtpMutation());
+  const verify = useMutation(verifyEmailOtpMutation(useQueryClient()));
   const resend = useMutation(resetting ? sendPasswordResetMutation() : sendEmailOtpMutation());
   const [otp, setOtp] = useState('');
 
@@ -27,7 +28,7 @@ export function VerifyScreen() {
       void navigate({ to: '/update-password', search: { email, otp } });
       return;
     }
-    verify.mutate({ email, otp }, { onSuccess: () => navigate({ to: session.token ? '/dashboard' : '/login' }) });
+    verify.mutate({ email, otp }, { onSuccess: (answer) => navigate({ to: answer.user ? '/dashboard' : '/login' }) });
   };
 
   return (
@@ -35,15 +36,9 @@ export function VerifyScreen() {
       title="Check your e-mail"
       subtitle={email ? `We sent a six-digit code to ${email}. It expires in 10 minutes.` : 'Enter the six-digit code we sent you.'}
       footer={
-        session.token && !resetting ? (
-          <Link to="/dashboard" className="text-link">
-            Skip for now
-          </Link>
-        ) : (
-          <Link to={resetting ? '/forgot-password' : '/login'} className="text-link">
-            Start again
-          </Link>
-        )
+        <Link to={resetting ? '/forgot-password' : '/login'} className="text-link">
+          Start again
+        </Link>
       }
     >
       <form className="auth__form" onSubmit={submit} aria-label="Verify">

@@ -1,7 +1,9 @@
 // /api/auth: accounts — register, sign in (password or Google), profile, password and
-// email one-time codes. Routes that act on the signed-in account need a session.
+// email one-time codes. Routes that act on the signed-in account need a session; one whose
+// email is not verified yet may only read and change the profile (and verify the email).
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
+import { avatarProblem } from '../../security/avatar-url.ts';
 import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { ok } from '../envelope.ts';
@@ -16,8 +18,12 @@ const EmailBody = z.object({ email: Email });
 const VerifyOtpBody = z.object({ email: Email, otp: Otp });
 const ResetPasswordBody = z.object({ email: Email, otp: Otp, newPassword: Password });
 const UpdatePasswordBody = z.object({ currentPassword: z.string().min(1, 'must not be empty').max(1024, 'is too long'), newPassword: Password });
+const Avatar = z.string().superRefine((value, context) => {
+  const problem = avatarProblem(value);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+});
 const ProfileBody = z
-  .object({ name: Name.optional(), avatar: z.url('must be a URL').max(2048, 'must be at most 2048 characters').nullable().optional() })
+  .object({ name: Name.optional(), avatar: Avatar.nullable().optional() })
   .refine((body) => body.name !== undefined || body.avatar !== undefined, { message: 'must change name or avatar' });
 const MetadataBody = z.object({
   metadata: z
@@ -31,11 +37,12 @@ export const authRoutes =
   (services: Pick<ControlPlaneServices, 'accounts'>): FastifyPluginAsync =>
   async (app) => {
     const api = useZod(app);
+    const unverified = { unverified: true };
     const { accounts } = services;
     const open = { public: true };
 
     api.post('/register', { config: open, schema: { summary: 'Register (?planId starts that plan’s trial)', body: RegisterBody, querystring: RegisterQuery } }, async (request, reply) =>
-      reply.code(201).send(ok(await accounts.register(request.body, request.query.planId), 'Registration successful')),
+      reply.code(201).send(ok(await accounts.register(request.body, request.ip, request.query.planId), 'Registration successful')),
     );
     api.post('/login', { config: open, schema: { summary: 'Sign in with email and password', body: LoginBody } }, async (request) =>
       ok(await accounts.login(request.body, request.ip), 'Login successful'),
@@ -44,7 +51,7 @@ export const authRoutes =
       ok(await accounts.google(request.body.token), 'Google sign-in successful'),
     );
     api.post('/check-email', { config: open, schema: { summary: 'Whether an account uses this email', body: EmailBody } }, async (request) =>
-      ok(await accounts.checkEmail(request.body.email)),
+      ok(await accounts.checkEmail(request.body.email, request.ip)),
     );
     api.post('/send-email-otp', { config: open, schema: { summary: 'Send a code to verify an account’s email', body: EmailBody } }, async (request) => {
       await accounts.sendVerificationCode(request.body.email, request.ip);
@@ -54,8 +61,10 @@ export const authRoutes =
       await accounts.sendRegisterCode(request.body.email, request.ip);
       return ok(null, 'A code is on its way. It expires in 10 minutes.');
     });
-    api.post('/verify-email-otp', { config: open, schema: { summary: 'Confirm an email with its code', body: VerifyOtpBody } }, async (request) =>
-      ok(await accounts.verifyCode(request.body.email, request.body.otp, request.ip), 'Email verified'),
+    api.post(
+      '/verify-email-otp',
+      { config: { ...open, optionalSession: true }, schema: { summary: 'Confirm an email with its code (with the account’s session: answers a full session)', body: VerifyOtpBody } },
+      async (request) => ok(await accounts.verifyCode(request.body.email, request.body.otp, request.ip, request.user), 'Email verified'),
     );
     api.post('/forgot-password', { config: open, schema: { summary: 'Send a password reset code', body: EmailBody } }, async (request) => {
       await accounts.sendPasswordResetCode(request.body.email, request.ip);
@@ -65,8 +74,8 @@ export const authRoutes =
       ok(await accounts.resetPassword(request.body, request.ip), 'Password reset'),
     );
 
-    api.get('/profile', { schema: { summary: 'The signed-in account' } }, async (request) => ok(await accounts.profile(signedIn(request).userId)));
-    api.patch('/update-profile', { schema: { summary: 'Change name or avatar', body: ProfileBody } }, async (request) =>
+    api.get('/profile', { config: unverified, schema: { summary: 'The signed-in account' } }, async (request) => ok(await accounts.profile(signedIn(request).userId)));
+    api.patch('/update-profile', { config: unverified, schema: { summary: 'Change name or avatar (an https URL or a data:image/png|jpeg|gif|webp;base64 URL)', body: ProfileBody } }, async (request) =>
       ok(await accounts.updateProfile(signedIn(request).userId, request.body), 'Profile updated'),
     );
     api.patch('/update-metadata', { schema: { summary: 'Merge keys into the account’s metadata (null removes one)', body: MetadataBody } }, async (request) =>

@@ -1,5 +1,5 @@
 // Account changes after registration: profile, metadata, password, verified email and
-// the Google account linked to a user.
+// the Google account linked to a user (or taking over an account never verified).
 import type { User } from '../schema.ts';
 import type { Db } from './db.ts';
 
@@ -69,4 +69,26 @@ export async function linkGoogleAccount(db: Db, id: string, subject: string, at:
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/**
+ * Gives an account whose email was never verified to the Google account that proves that
+ * email: the password goes, every older session ends (the session version rises), and the
+ * name and avatar become Google's.
+ */
+export async function takeOverWithGoogle(db: Db, id: string, google: { subject: string; name: string; avatar: string | null }, at: Date) {
+  return db
+    .updateTable('users')
+    .set((eb) => ({
+      google_subject: google.subject,
+      password_hash: null,
+      name: google.name,
+      avatar: google.avatar,
+      email_verified_at: at,
+      session_version: eb('session_version', '+', 1),
+    }))
+    .where('id', '=', id)
+    .where('email_verified_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
 }
