@@ -6,16 +6,18 @@
  *            the HTTP server hands these to proxy/index.ts before Fastify routes anything
  *   /api/*   control plane for the console, authenticated by session tokens
  *   /healthz alive; /readyz the stores answer
- *   /*       the console (static build), when built
+ *   /*       the console (static build), when built: its pages, and the 404 page with
+ *            HTTP 404 at paths it has no page for
+ * Every Fastify answer carries the browser-safety headers (security/browser-headers.ts).
  */
-import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
-import fastifyStatic from '@fastify/static';
 import type { Config } from '@spendgate/store';
 import Fastify, { LogController } from 'fastify';
 import { controlPlane } from './api/index.ts';
+import { loadConsoleBuild, serveConsole } from './console.ts';
 import { BODY_LIMIT_BYTES, DATA_PLANE_PREFIX, type DataPlaneHandler, dataPlane } from './proxy/index.ts';
 import { createRuntime, type Runtime, type RuntimeOptions } from './runtime.ts';
+import { browserSafetyHeaders } from './security/browser-headers.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -42,6 +44,8 @@ export async function buildApp(config: Config, options: RuntimeOptions & { logSt
     // No per-request log lines: the hot path stays quiet; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
   });
+  const consoleBuild = await loadConsoleBuild(config.consoleDir);
+  app.addHook('onRequest', browserSafetyHeaders({ publicUrl: config.publicUrl, consoleCsp: consoleBuild?.csp }));
   const runtime = await createRuntime(config, { ...options, log: app.log });
   app.decorate('runtime', runtime);
   app.addHook('onClose', () => runtime.close());
@@ -55,18 +59,7 @@ export async function buildApp(config: Config, options: RuntimeOptions & { logSt
   serveDataPlane = dataPlane({ ...runtime, log: app.log });
   await app.register(controlPlane(runtime), { prefix: '/api' });
 
-  if (existsSync(runtime.config.consoleDir)) {
-    await app.register(fastifyStatic, { root: runtime.config.consoleDir, wildcard: false });
-    // Unknown API routes and missing files (a path ending in an extension, e.g. a
-    // dashboard bundle that is not there) are 404s; any other path is a site route.
-    app.setNotFoundHandler((request, reply) => {
-      if (/^\/api\//.test(request.url)) {
-        return reply.code(404).send({ success: false, data: null, message: `Route ${request.method} ${request.url} not found` });
-      }
-      if (/\.[a-z0-9]+$/i.test(request.url.split('?')[0] ?? '')) return reply.code(404).type('text/plain').send('Not found');
-      return reply.sendFile('index.html');
-    });
-  }
+  if (consoleBuild) await serveConsole(app, consoleBuild);
   return app;
 }
 

@@ -3,8 +3,10 @@
  * routes validate with (collected as routes are added), served as JSON at
  * /api/docs/openapi.json and as a readable page at /api/docs.
  */
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { z } from 'zod';
+import { cspHeader, PAGE_CSP_BASE } from '../security/browser-headers.ts';
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -68,16 +70,12 @@ export function buildOpenApiDocument(routes: CollectedRoute[]) {
   };
 }
 
-const PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Spendgate API</title>
-<style>body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem}
+const PAGE_STYLE = `body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem}
 details{border:1px solid #ddd;border-radius:6px;margin:.4rem 0;padding:.4rem .8rem}
 summary{cursor:pointer}code{font-weight:600}pre{background:#f6f6f8;padding:.6rem;overflow:auto;font-size:13px}
-.m{display:inline-block;width:4.5rem;font-weight:700;color:#6d28d9}</style></head>
-<body><h1>Spendgate control-plane API</h1>
-<p>The OpenAPI document: <a href="docs/openapi.json">openapi.json</a>. Every answer is <code>{success, data, message}</code>;
-signed-in routes take <code>Authorization: Bearer &lt;token&gt;</code>.</p><div id="ops">Loading…</div>
-<script>
+.m{display:inline-block;width:4.5rem;font-weight:700;color:#6d28d9}`;
+
+const PAGE_SCRIPT = `
 fetch('docs/openapi.json').then((r) => r.json()).then((doc) => {
   const ops = document.getElementById('ops');
   ops.textContent = '';
@@ -93,7 +91,26 @@ fetch('docs/openapi.json').then((r) => r.json()).then((doc) => {
     ops.append(d);
   }
 });
-</script></body></html>`;
+`;
+
+const PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Spendgate API</title>
+<style>${PAGE_STYLE}</style></head>
+<body><h1>Spendgate control-plane API</h1>
+<p>The OpenAPI document: <a href="docs/openapi.json">openapi.json</a>. Every answer is <code>{success, data, message}</code>;
+signed-in routes take <code>Authorization: Bearer &lt;token&gt;</code>.</p><div id="ops">Loading…</div>
+<script>${PAGE_SCRIPT}</script></body></html>`;
+
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+
+/** The page's CSP: its own inline style and script (by hash), and fetches of the document. */
+const PAGE_CSP = cspHeader({
+  'default-src': ["'none'"],
+  'script-src': [sha256(PAGE_SCRIPT)],
+  'style-src': [sha256(PAGE_STYLE)],
+  'connect-src': ["'self'"],
+  ...PAGE_CSP_BASE,
+});
 
 /** Collects every route added after this call; `serve` adds the document's routes. */
 export function createOpenApiCollector(app: FastifyInstance) {
@@ -117,7 +134,9 @@ export function createOpenApiCollector(app: FastifyInstance) {
         document = document ?? buildOpenApiDocument(routes);
         return document;
       });
-      app.get(path, { config: { public: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(PAGE));
+      app.get(path, { config: { public: true } }, async (_request, reply) =>
+        reply.type('text/html; charset=utf-8').header('content-security-policy', PAGE_CSP).send(PAGE),
+      );
     },
   };
 }

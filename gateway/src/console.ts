@@ -1,0 +1,99 @@
+/**
+ * The built console (CONSOLE_DIR), as the server serves it: its files, the site page
+ * (index.html) at every path its router shows a page for, and the same page — which
+ * renders the 404 screen — with HTTP 404 at any other path. What the server knows of the
+ * build comes from the console-manifest.json the build writes beside it
+ * (console/vite.config.ts): the site's paths and the places its pages load from, from
+ * which the console's Content-Security-Policy is derived.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { cspHeader, PAGE_CSP_BASE } from './security/browser-headers.ts';
+
+const MANIFEST_FILE = 'console-manifest.json';
+
+const manifestSchema = z.object({
+  /** Every path the site's router shows a page for (console/src/site/paths.ts). */
+  paths: z.array(z.string().startsWith('/')),
+  /** Where the site loads the dashboard bundle from (SPENDGATE_DASHBOARD_URL at build time). */
+  dashboardRemoteEntry: z.string().min(1),
+  /** Demo video and poster URLs set at build time (VITE_DEMO_*_URL); same-origin by default. */
+  mediaUrls: z.array(z.string()),
+});
+
+export interface ConsoleBuild {
+  dir: string;
+  /** The site's paths, lower-case, without a trailing slash. */
+  paths: ReadonlySet<string>;
+  indexHtml: Buffer;
+  csp: string;
+}
+
+/** The origin of an absolute http(s) URL; nothing for a same-origin path. */
+function foreignOrigin(url: string): string[] {
+  if (!/^(https?:)?\/\//i.test(url)) return [];
+  return [new URL(url, 'http://same-origin.invalid').origin];
+}
+
+/**
+ * The console's CSP: its own origin, plus the dashboard bundle's and the media's where
+ * the build points elsewhere. Images may also be https or data: (avatars). No inline
+ * script or style: the built pages have none.
+ */
+export function consoleCsp(manifest: z.infer<typeof manifestSchema>): string {
+  const dashboard = foreignOrigin(manifest.dashboardRemoteEntry);
+  const media = manifest.mediaUrls.flatMap(foreignOrigin);
+  return cspHeader({
+    'default-src': ["'self'"],
+    'script-src': ["'self'", ...dashboard],
+    'style-src': ["'self'", ...dashboard],
+    'font-src': ["'self'", ...dashboard],
+    'connect-src': ["'self'", ...dashboard],
+    'img-src': ["'self'", 'data:', 'https:', ...dashboard, ...media],
+    'media-src': ["'self'", ...media],
+    ...PAGE_CSP_BASE,
+  });
+}
+
+/** Reads the build in `dir`; nothing when there is no console there. */
+export async function loadConsoleBuild(dir: string): Promise<ConsoleBuild | undefined> {
+  if (!existsSync(dir)) return undefined;
+  const manifestPath = path.join(dir, MANIFEST_FILE);
+  if (!existsSync(manifestPath)) throw new Error(`CONSOLE_DIR ${dir} has no ${MANIFEST_FILE}: build the console again (npm run build)`);
+  const manifest = manifestSchema.parse(JSON.parse(await readFile(manifestPath, 'utf8')));
+  return {
+    dir,
+    paths: new Set(manifest.paths.map(sitePath)),
+    indexHtml: await readFile(path.join(dir, 'index.html')),
+    csp: consoleCsp(manifest),
+  };
+}
+
+/** A request path as the site's router matches it: case-insensitive, trailing slash ignored. */
+function sitePath(url: string): string {
+  const pathname = (url.split('?')[0] ?? '/').toLowerCase();
+  return pathname.length > 1 ? pathname.replace(/\/$/, '') : pathname;
+}
+
+/** Serves the build from the app's root; its not-found handler answers every unknown path. */
+export async function serveConsole(app: FastifyInstance, build: ConsoleBuild): Promise<void> {
+  await app.register(fastifyStatic, { root: build.dir, wildcard: false });
+  // Unknown API routes are the API's 404; a missing file (a path ending in an
+  // extension, e.g. a dashboard bundle that is not there) is a plain 404.
+  app.setNotFoundHandler((request, reply) => {
+    if (/^\/api\//.test(request.url)) {
+      return reply.code(404).send({ success: false, data: null, message: `Route ${request.method} ${request.url} not found` });
+    }
+    const pathname = sitePath(request.url);
+    if (/\.[a-z0-9]+$/.test(pathname)) return reply.code(404).type('text/plain').send('Not found');
+    return reply
+      .code(build.paths.has(pathname) ? 200 : 404)
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-cache')
+      .send(build.indexHtml);
+  });
+}
