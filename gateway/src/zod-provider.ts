@@ -10,14 +10,25 @@ export interface ZodTypeProvider extends FastifyTypeProvider {
   serializer: this['schema'] extends z.ZodType ? z.input<this['schema']> : unknown;
 }
 
+/** The value at `path` inside `data`, or undefined when nothing is there. */
+function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
+  let value = data;
+  for (const step of path) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[step];
+  }
+  return value;
+}
+
 /** `data` checked against `schema`, or the ValidationError naming the first field that is wrong. */
 export function validated<S extends z.ZodType>(schema: S, data: unknown, part: string): { value: z.output<S> } | { error: ValidationError } {
-  const result = schema.safeParse(data ?? (part === 'body' ? undefined : {}));
+  const input = data ?? (part === 'body' ? undefined : {});
+  const result = schema.safeParse(input);
   if (result.success) return { value: result.data };
   const issue = result.error.issues[0]!;
   const field = issue.path.length > 0 ? issue.path.join('.') : part;
   const message =
-    issue.code === 'invalid_type' && issue.input === undefined
+    issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined
       ? `${field} is required`
       : `${field}: ${issue.message}`;
   return { error: new ValidationError(field, message) };

@@ -9,6 +9,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { EmailNotVerifiedError, ForbiddenError, UnauthorizedError } from '../errors.ts';
 import type { SessionTokens } from '../security/session-tokens.ts';
 import type { ControlPlaneServices } from '../services/index.ts';
+import { boundBodies } from './bodies.ts';
 import { createOpenApiCollector } from './openapi.ts';
 import { sendApiError } from './envelope.ts';
 import { auditRoutes } from './routes/audit.ts';
@@ -33,6 +34,7 @@ export const controlPlane =
   (deps: ApiDeps): FastifyPluginAsync =>
   async (app) => {
     app.setErrorHandler(sendApiError);
+    boundBodies(app);
     const openApi = createOpenApiCollector(app);
 
     app.addHook('onRequest', async (request) => {

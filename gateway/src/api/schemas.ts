@@ -1,15 +1,65 @@
 // Zod pieces the route schemas share, each with a message that names what is expected.
+// Every text field goes through `text` (one line) or `multilineText`: no NUL or other
+// control characters, which the database refuses and headers cannot carry.
 import { GROUP_ROLES, isValidTimeZone, KEY_SETTING_LIMITS, TEAM_ROLES } from '@spendgate/core';
 import { z } from 'zod';
+import { MODEL_ID_CHARACTERS, MODEL_ID_MAX_LENGTH } from '../model-id.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../security/password-policy.ts';
+
+/** No control character (NUL, tab, CR, LF, DEL, C1) and no lone surrogate. */
+const ONE_LINE = /^[^\p{Cc}\p{Cs}]*$/u;
+/** The same, but tabs and line breaks are allowed. */
+const MULTI_LINE = /^(?:[\t\n\r]|[^\p{Cc}\p{Cs}])*$/u;
+const NO_CONTROL = 'must not contain control characters';
+const NO_CONTROL_BUT_BREAKS = 'must not contain control characters other than tabs and line breaks';
+
+/**
+ * One line of text, trimmed, at most `max` characters, with no control characters.
+ * @example text(200).min(1, 'must not be empty')
+ */
+export const text = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).regex(ONE_LINE, NO_CONTROL);
+
+/** Text that may span lines (a description, a message): tabs and line breaks allowed, other control characters not. */
+export const multilineText = (max: number) =>
+  z.string().trim().max(max, `must be at most ${max} characters`).regex(MULTI_LINE, NO_CONTROL_BUT_BREAKS);
+
+/** A model id (model-id.ts): 1 to 256 printable ASCII characters, no spaces. */
+export const ModelName = z
+  .string({ error: 'must be a model id' })
+  .min(1, 'must name a model')
+  .max(MODEL_ID_MAX_LENGTH, `must be at most ${MODEL_ID_MAX_LENGTH} characters`)
+  .regex(MODEL_ID_CHARACTERS, 'must be printable ASCII without spaces or control characters');
+
+const JSON_DATA_MAX_BYTES = 16_384;
+
+/** Every string in a JSON value (object keys too) passes `test`. Depth is bounded by the body parser. */
+function everyString(value: unknown, test: (text: string) => boolean): boolean {
+  if (typeof value === 'string') return test(value);
+  if (Array.isArray(value)) return value.every((item) => everyString(item, test));
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).every(([key, item]) => test(key) && everyString(item, test));
+  }
+  return true;
+}
+
+/**
+ * `schema` for free-form JSON a caller stores (account metadata, a contact form's
+ * answers): at most 16 KB encoded, every string (keys too) multi-line text without other
+ * control characters.
+ * @example storedJson(z.record(z.string(), z.unknown()))
+ */
+export const storedJson = <S extends z.ZodType>(schema: S) =>
+  schema
+    .refine((value) => everyString(value, (item) => MULTI_LINE.test(item)), NO_CONTROL_BUT_BREAKS)
+    .refine((value) => Buffer.byteLength(JSON.stringify(value) ?? '') <= JSON_DATA_MAX_BYTES, `must be at most ${JSON_DATA_MAX_BYTES / 1024} KB of JSON`);
 
 export const Email = z.string().trim().toLowerCase().max(254, 'must be at most 254 characters').pipe(z.email('must be a valid email'));
 export const Password = z
   .string()
   .min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`)
   .max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`);
-export const Name = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
-export const Description = z.string().trim().max(2000, 'must be at most 2000 characters');
+export const Name = text(200).min(1, 'must not be empty');
+export const Description = multilineText(2000);
 export const id = (what: string) => z.uuid(`must be a ${what} id`);
 export const TeamRole = z.enum(TEAM_ROLES, { error: `must be one of ${TEAM_ROLES.join(', ')}` });
 export const GroupRole = z.enum(GROUP_ROLES, { error: `must be one of ${GROUP_ROLES.join(', ')}` });
@@ -61,7 +111,7 @@ export const KeySettings = z.strictObject(
             .refine((w) => w.cost + w.speed + w.accuracy > 0, 'must not all be zero')
             .optional(),
           fallbacks: z
-            .array(z.string().trim().min(1, 'must name a model').max(200, 'is too long'))
+            .array(ModelName)
             .max(KEY_SETTING_LIMITS.maxFallbacks, `must name at most ${KEY_SETTING_LIMITS.maxFallbacks} models`)
             .optional(),
         },

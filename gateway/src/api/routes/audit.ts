@@ -4,16 +4,16 @@ import { z } from 'zod';
 import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { ok } from '../envelope.ts';
-import { id } from '../schemas.ts';
+import { id, text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
 
 const Timestamp = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' }).transform((value) => new Date(value));
 const AuditQuery = z.object({
   teamId: id('team'),
-  action: z.string().trim().min(1).max(100, 'is too long').optional(),
+  action: text(100).min(1, 'must not be empty').optional(),
   actorUserId: id('user').optional(),
-  targetType: z.string().trim().min(1).max(100, 'is too long').optional(),
-  targetId: z.string().trim().min(1).max(200, 'is too long').optional(),
+  targetType: text(100).min(1, 'must not be empty').optional(),
+  targetId: text(200).min(1, 'must not be empty').optional(),
   from: Timestamp.optional(),
   to: Timestamp.optional(),
   page: z.coerce.number({ error: 'must be a whole number from 1' }).int('must be a whole number from 1').min(1, 'must be a whole number from 1').default(1),

@@ -8,7 +8,7 @@ import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { ok } from '../envelope.ts';
 import { signedIn } from '../session.ts';
-import { Email, id, Name, Otp, Password } from '../schemas.ts';
+import { Email, id, Name, Otp, Password, storedJson } from '../schemas.ts';
 
 const RegisterBody = z.object({ email: Email, password: Password, name: Name });
 const RegisterQuery = z.object({ planId: id('plan').optional() });
@@ -26,9 +26,7 @@ const ProfileBody = z
   .object({ name: Name.optional(), avatar: Avatar.nullable().optional() })
   .refine((body) => body.name !== undefined || body.avatar !== undefined, { message: 'must change name or avatar' });
 const MetadataBody = z.object({
-  metadata: z
-    .record(z.string().max(100, 'keys must be at most 100 characters'), z.unknown(), { error: 'must be an object' })
-    .refine((value) => JSON.stringify(value).length <= 16_384, 'must be at most 16 KB of JSON'),
+  metadata: storedJson(z.record(z.string().max(100, 'keys must be at most 100 characters'), z.unknown(), { error: 'must be an object' })),
 });
 
 const CODE_SENT = 'If the address can receive one, a code is on its way. It expires in 10 minutes.';

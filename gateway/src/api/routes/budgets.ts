@@ -1,5 +1,5 @@
-// /api/budgets: caps on a key, a synthetic group or a team, in GBP.
-import { BUDGET_MODES, BUDGET_SCOPES, BUDGET_WINDOWS, decimalToMicros, microsToDecimalString } from '@spendgate/core';
+// /api/budgets: caps on a key, a synthetic group or a team, in GBP (at most £1,000,000,000).
+import { BUDGET_MODES, BUDGET_SCOPES, BUDGET_WINDOWS, decimalToMicros, MICROS_PER_UNIT, microsToDecimalString } from '@spendgate/core';
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { BudgetService } from '../../services/budgets.ts';
@@ -7,10 +7,13 @@ import { useZod } from '../../zod-provider.ts';
 import { ok } from '../envelope.ts';
 import { signedIn } from '../session.ts';
 
-const Amount = z.union([z.string(), z.number()]).transform((value, context) => {
+/** The largest budget, in GBP: 10^15 micros, exact as a double and far inside bigint's range. */
+const MAX_BUDGET_GBP = 1_000_000_000;
+const AMOUNT_RULE = `must be a positive GBP amount with at most 6 decimals, at most ${MAX_BUDGET_GBP}`;
+const Amount = z.union([z.string().max(32, AMOUNT_RULE), z.number()], { error: AMOUNT_RULE }).transform((value, context) => {
   const micros = decimalToMicros(value);
-  if (micros === undefined || micros === 0n) {
-    context.addIssue({ code: 'custom', message: 'must be a positive GBP amount with at most 6 decimals' });
+  if (micros === undefined || micros === 0n || micros > BigInt(MAX_BUDGET_GBP) * MICROS_PER_UNIT) {
+    context.addIssue({ code: 'custom', message: AMOUNT_RULE });
     return z.NEVER;
   }
   return micros;

@@ -5,8 +5,11 @@ import { z } from 'zod';
 import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { ok } from '../envelope.ts';
+import { storedJson } from '../schemas.ts';
 
-const Submission = z.record(z.string(), z.unknown(), { error: 'must be an object of field values' });
+const Submission = storedJson(
+  z.record(z.string().max(100, 'field names must be at most 100 characters'), z.unknown(), { error: 'must be an object of field values' }),
+);
 
 export const contactFormRoutes =
   (services: Pick<ControlPlaneServices, 'site'>): FastifyPluginAsync =>

@@ -4,10 +4,10 @@ import { z } from 'zod';
 import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { ok } from '../envelope.ts';
-import { id } from '../schemas.ts';
+import { id, multilineText, text } from '../schemas.ts';
 
-const Question = z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters');
-const Answer = z.string().trim().min(1, 'must not be empty').max(5000, 'must be at most 5000 characters');
+const Question = text(500).min(1, 'must not be empty');
+const Answer = multilineText(5000).min(1, 'must not be empty');
 const Position = z.number().int('must be a whole number').min(0, 'must not be negative').max(1_000_000, 'must be at most 1000000');
 const FaqBody = z.object({ question: Question, answer: Answer, position: Position.optional() });
 const FaqChanges = z

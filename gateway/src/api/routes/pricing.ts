@@ -1,19 +1,22 @@
-// /api/pricing: a team's own prices (USD per million tokens, decimal) and whether
-// unpriced models may be used.
-import { decimalToMicros, microsToDecimalString } from '@spendgate/core';
+// /api/pricing: a team's own prices (USD per million tokens, decimal, at most 100,000)
+// and whether unpriced models may be used.
+import { decimalToMicros, MICROS_PER_UNIT, microsToDecimalString } from '@spendgate/core';
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { PricingService } from '../../services/pricing.ts';
 import { useZod } from '../../zod-provider.ts';
 import { ok } from '../envelope.ts';
+import { ModelName, text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
 
+const MAX_PRICE_PER_MTOK_USD = 100_000;
+const PRICE_RULE = `must be a non-negative USD amount with at most 6 decimals, at most ${MAX_PRICE_PER_MTOK_USD}`;
 const PricePerMTok = z
-  .union([z.string(), z.number()])
+  .union([z.string().max(32, PRICE_RULE), z.number()], { error: PRICE_RULE })
   .transform((value, context) => {
     const micros = decimalToMicros(value);
-    if (micros === undefined) {
-      context.addIssue({ code: 'custom', message: 'must be a non-negative USD amount with at most 6 decimals' });
+    if (micros === undefined || micros > BigInt(MAX_PRICE_PER_MTOK_USD) * MICROS_PER_UNIT) {
+      context.addIssue({ code: 'custom', message: PRICE_RULE });
       return z.NEVER;
     }
     return micros;
@@ -22,8 +25,8 @@ const PricePerMTok = z
 const TeamQuery = z.object({ teamId: z.uuid('must be a team id') });
 const OverrideBody = z.object({
   teamId: z.uuid('must be a team id'),
-  provider: z.string().trim().min(1, 'must not be empty'),
-  model: z.string().trim().min(1, 'must not be empty').max(200),
+  provider: text(100).min(1, 'must not be empty'),
+  model: ModelName,
   inputPerMTok: PricePerMTok,
   outputPerMTok: PricePerMTok,
   cachedReadPerMTok: PricePerMTok.optional(),

@@ -5,14 +5,14 @@ import { z } from 'zod';
 import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { ok } from '../envelope.ts';
-import { DateRangeQuery, Description, Email, GroupRole, id, KeySettings, Name } from '../schemas.ts';
+import { DateRangeQuery, Description, Email, GroupRole, id, KeySettings, Name, text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
 
 const GroupBody = z.object({ teamId: id('team'), name: Name, description: Description.default('') });
 const GroupChanges = z
   .object({ name: Name.optional(), description: Description.optional() })
   .refine((body) => body.name !== undefined || body.description !== undefined, { message: 'must change name or description' });
-const ListQuery = z.object({ teamId: id('team').optional(), search: z.string().trim().max(200, 'is too long').optional() });
+const ListQuery = z.object({ teamId: id('team').optional(), search: text(200).optional() });
 const IdParams = z.object({ id: id('synthetic group') });
 const GroupParams = z.object({ groupId: id('synthetic group') });
 const MemberParams = z.object({ groupId: id('synthetic group'), userId: id('user') });
@@ -32,7 +32,7 @@ const KeyChanges = z
   .object({ name: Name.optional(), settings: KeySettings.optional() })
   .refine((body) => body.name !== undefined || body.settings !== undefined, { message: 'must change name or settings' });
 const InviteBody = z.object({ email: Email, role: GroupRole.default('OBSERVER') });
-const AcceptBody = z.object({ token: z.string().min(20, 'must be the token from the invitation').max(200, 'is too long') });
+const AcceptBody = z.object({ token: text(200).min(20, 'must be the token from the invitation') });
 
 export const groupRoutes =
   (services: Pick<ControlPlaneServices, 'groups'>): FastifyPluginAsync =>

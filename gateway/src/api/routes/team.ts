@@ -5,12 +5,12 @@ import { z } from 'zod';
 import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { ok } from '../envelope.ts';
-import { Description, Email, id, Name, TeamRole, TimeZone } from '../schemas.ts';
+import { Description, Email, id, Name, TeamRole, text, TimeZone } from '../schemas.ts';
 import { signedIn } from '../session.ts';
 
 const TeamBody = z.object({ name: Name, description: Description.default('') });
 const InviteBody = z.object({ teamId: id('team'), email: Email, role: TeamRole.default('MEMBER') });
-const AcceptBody = z.object({ token: z.string().min(20, 'must be the token from the invitation').max(200, 'is too long'), password: z.string().min(1, 'must not be empty').max(1024, 'is too long'), name: Name.optional() });
+const AcceptBody = z.object({ token: text(200).min(20, 'must be the token from the invitation'), password: z.string().min(1, 'must not be empty').max(1024, 'is too long'), name: Name.optional() });
 const TeamParams = z.object({ teamId: id('team') });
 const TeamChanges = z
   .object({ name: Name.optional(), description: Description.optional(), timeZone: TimeZone.optional() })
