@@ -1,17 +1,18 @@
 /**
- * What the data plane answers to input it cannot take, over real HTTP: each refusal is a
- * 4xx in the caller's wire format naming what is wrong, nothing reaches the provider,
- * no usage is recorded, and the connection stays usable for the next request.
+ * What the data plane answers to input it cannot take, over real HTTP and in every run
+ * mode: each refusal is a 4xx in the caller's wire format naming what is wrong, nothing
+ * reaches the provider, no usage is recorded, no header echoes the input, and the
+ * connection stays usable for the next request.
  */
 import { listUsageEvents } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
-import { type RunningSpendgate, startSpendgate, usageWritten } from '../support/spendgate.ts';
+import { type RunningSpendgate, startSpendgate, testModes, usageWritten } from '../support/spendgate.ts';
 import { issueByokKey, signUpTeam, type Tenant } from './tenant.ts';
 
 const GOOD_BODY = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
 
-describe('bad input on the data plane', () => {
+for (const mode of testModes) describe(`bad input on the data plane (${mode})`, () => {
   let spendgate: RunningSpendgate;
   let fake: FakeOpenAI;
   let tenant: Tenant;
@@ -19,7 +20,7 @@ describe('bad input on the data plane', () => {
 
   beforeAll(async () => {
     fake = await startFakeOpenAI();
-    spendgate = await startSpendgate('embedded', 'data-plane-bad-input');
+    spendgate = await startSpendgate(mode, 'data-plane-bad-input');
     tenant = await signUpTeam(spendgate.url, 'bad-input@example.com');
     key = await issueByokKey(spendgate.url, tenant, { provider: 'openai', apiKey: 'sk-fake-upstream', baseUrl: fake.url });
   });
@@ -47,6 +48,64 @@ describe('bad input on the data plane', () => {
     const answer = await response.json();
     expect(answer.error).toMatchObject({ type: 'invalid_request_error', param });
     expect(answer.error.message).toContain(param);
+  });
+
+  const ANTHROPIC = { 'anthropic-version': '2023-06-01' };
+  const message = (fields: Record<string, unknown>) =>
+    JSON.stringify({ model: 'gpt-4o', max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }], ...fields });
+
+  it.each([
+    ['tools that are not an array', { tools: {} }, 'tools: Invalid input: expected array, received object'],
+    ['a system prompt that is a number', { system: 5 }, 'system: must be a string or an array of text blocks'],
+    ['a null message', { messages: [null] }, 'messages.0: Invalid input: expected object, received null'],
+    ['a message without content', { messages: [{ role: 'user' }] }, 'messages.0.content: must be a string or an array of content blocks'],
+    ['a content block without its text', { messages: [{ role: 'user', content: [{ type: 'text' }] }] }, 'messages.0.content.0.text is required'],
+    ['an image without a source', { messages: [{ role: 'user', content: [{ type: 'image' }] }] }, 'messages.0.content.0.source is required'],
+    ['a tool choice that is a string', { tool_choice: 'auto' }, 'tool_choice: Invalid input: expected object, received string'],
+  ])('refuses %s on /v1/messages in Anthropic’s error shape, naming the field', async (_what, fields, text) => {
+    const response = await post('/messages', message(fields), ANTHROPIC);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: text } });
+  });
+
+  it.each([
+    ['a CR/LF', 'gpt-4o\r\nx-injected: yes'],
+    ['a NUL', 'gpt-4o\u0000'],
+    ['a space', 'gpt 4o'],
+    ['a non-ASCII letter', 'gpt-4ö'],
+    ['1 MB', 'm'.repeat(1024 * 1024)],
+  ])('refuses a model name with %s before anything is sent or metered, echoing none of it', async (_what, model) => {
+    for (const [path, body, headers] of [
+      ['/chat/completions', JSON.stringify({ model, messages: [{ role: 'user', content: 'Hi' }] }), {}],
+      ['/messages', message({ model }), ANTHROPIC],
+      ['/embeddings', JSON.stringify({ model, input: 'Hi' }), {}],
+    ] as const) {
+      const response = await post(path, body, headers);
+      expect(response.status, path).toBe(400);
+      expect(JSON.stringify(await response.json())).toContain('model');
+      expect(response.headers.get('x-spendgate-model')).toBeNull();
+      for (const [, value] of response.headers) expect(value.length).toBeLessThan(256);
+    }
+  });
+
+  it.each([
+    ['a content part of the wrong type', { messages: [{ role: 'user', content: [{ type: 'text', text: 5 }] }] }, 'messages.0.content.0.text'],
+    ['an image part without its URL', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] }, 'messages.0.content.0.image_url.url'],
+    ['a tool call without its function', { messages: [{ role: 'assistant', tool_calls: [{ id: 'c1', type: 'function' }] }, { role: 'user', content: 'Hi' }] }, 'messages.0.tool_calls.0.function'],
+    ['tools that are an object', { tools: { type: 'function' } }, 'tools'],
+    ['a JSON schema format without its schema', { response_format: { type: 'json_schema' } }, 'response_format.json_schema'],
+    ['a stop that is a number', { stop: 5 }, 'stop'],
+  ])('refuses %s on /v1/chat/completions, naming the field', async (_what, fields, param) => {
+    const response = await post('/chat/completions', JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }], ...fields }));
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toMatchObject({ type: 'invalid_request_error', param });
+  });
+
+  it('refuses JSON nested past 64 levels (100k deep) with 400 naming the body', async () => {
+    const deep = `{"model":"gpt-4o","messages":[{"role":"user","content":"Hi","extra":${'['.repeat(100_000)}${']'.repeat(100_000)}}]}`;
+    const response = await post('/chat/completions', deep);
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toMatchObject({ param: 'body', message: 'body: JSON may nest at most 64 levels deep' });
   });
 
   it('refuses a body that is not JSON with 415', async () => {

@@ -2,16 +2,17 @@
  * The data plane, /v1/*, served on node:http directly: the hot path pays for no router
  * framework, hooks, request objects or per-request logger (Fastify serves /api and the
  * console; app.ts hands /v1 here). Per request: authenticate the issued key
- * (`Authorization: Bearer` or `x-api-key`), read the body (JSON, at most 20 MiB), check
- * it against the route's schema, and run the route. Errors are answered in the caller's
- * wire format (OpenAI or Anthropic): 4xx naming what is wrong, 5xx never for bad input.
+ * (`Authorization: Bearer` or `x-api-key`), read the body (JSON, at most 20 MiB — 413
+ * past it — nested at most 64 deep), check it against the route's schema, and run the
+ * route. Errors are answered in the caller's wire format (OpenAI or Anthropic): 4xx
+ * naming what is wrong, 5xx never for bad input.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PriceCatalog } from '@spendgate/core';
 import type { FastifyBaseLogger } from 'fastify';
-import secureJson from 'secure-json-parse';
 import { AppError, NotFoundError, UnauthorizedError, ValidationError } from '../errors.ts';
+import { parseJsonBody } from '../json-body.ts';
 import { wireFormats, type WireFormatId } from '../providers/formats/index.ts';
 import type { PrincipalService } from '../services/principals.ts';
 import { validated } from '../zod-provider.ts';
@@ -63,12 +64,7 @@ async function readJsonBody(request: IncomingMessage): Promise<{ bytes: Buffer; 
   if (bytes.length === 0) return { bytes, json: undefined };
   const contentType = request.headers['content-type'];
   if (!isJson(contentType)) throw new AppError(415, 'unsupported_media_type', `Unsupported Media Type: ${contentType ?? 'none'} (send application/json)`);
-  try {
-    return { bytes, json: secureJson.parse(bytes.toString(), undefined, { protoAction: 'error', constructorAction: 'error' }) };
-  } catch (error) {
-    // Malformed, or carrying a __proto__ / constructor.prototype key.
-    throw new ValidationError('body', `body: ${(error as Error).message}`);
-  }
+  return { bytes, json: parseJsonBody(bytes) };
 }
 
 export function dataPlane(deps: RelayDeps & { principals: PrincipalService; catalog: PriceCatalog; log: FastifyBaseLogger }): DataPlaneHandler {

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { priceVersionAt, type PriceCatalog } from '@spendgate/core';
 import { z } from 'zod';
 import type { WireFormatId } from '../providers/formats/index.ts';
+import { ModelName } from '../api/schemas.ts';
 import type { Principal } from '../services/principals.ts';
 import { type RelayCall, relay, type RelayDeps } from './relay.ts';
 import { sendJson } from './respond.ts';
@@ -39,40 +40,146 @@ type RouteCall = Omit<RelayCall, 'caller' | 'body' | 'bodyBytes' | 'model'>;
 
 const positiveInt = z.number().int().positive();
 
+/**
+ * An object whose string field `key` says which further fields it must carry (`shapes`,
+ * by value of `key`); with any other value it passes as it is, for the provider to judge.
+ * Every shape is loose: fields the APIs add later pass through.
+ * @example byKind('type', { text: { text: z.string() } }) // {type:'text'} fails at .text
+ */
+function byKind(key: string, shapes: Record<string, z.ZodRawShape>, common: z.ZodRawShape = {}) {
+  const checks = new Map(Object.entries(shapes).map(([kind, shape]) => [kind, z.looseObject(shape)]));
+  return z.looseObject({ ...common, [key]: z.string() }).superRefine((value, context) => {
+    const result = checks.get(value[key] as string)?.safeParse(value);
+    if (result && !result.success) for (const issue of result.error.issues) context.addIssue({ ...issue });
+  });
+}
+
+/** A JSON object whose fields are the provider's business (a tool's JSON schema, options). */
+const JsonObject = z.looseObject({});
+const Strings = z.array(z.string());
+
+// OpenAI: chat messages, their content parts, tool calls and tools.
+const OpenAIContent = z.union(
+  [
+    z.string(),
+    z.array(
+      byKind('type', {
+        text: { text: z.string() },
+        image_url: { image_url: z.looseObject({ url: z.string() }) },
+        input_audio: { input_audio: z.looseObject({ data: z.string(), format: z.string() }) },
+        file: { file: z.looseObject({ file_data: z.string().optional() }) },
+      }),
+    ),
+  ],
+  { error: 'must be a string or an array of content parts' },
+);
+const OpenAIToolCall = byKind('type', { function: { function: z.looseObject({ name: z.string(), arguments: z.string() }) } }, { id: z.string() });
+const OpenAIMessage = byKind(
+  'role',
+  {
+    system: { content: OpenAIContent },
+    developer: { content: OpenAIContent },
+    user: { content: OpenAIContent },
+    assistant: { content: OpenAIContent.nullish(), tool_calls: z.array(OpenAIToolCall).nullish() },
+    tool: { content: OpenAIContent, tool_call_id: z.string() },
+  },
+  { name: z.string().optional() },
+);
+const OpenAITools = z.array(
+  byKind('type', { function: { function: z.looseObject({ name: z.string(), description: z.string().nullish(), parameters: JsonObject.nullish() }) } }),
+);
+const OpenAIToolChoice = z.union([z.string(), byKind('type', { function: { function: z.looseObject({ name: z.string() }) } })], {
+  error: 'must be none, auto, required or an object naming a tool',
+});
+const OpenAIResponseFormat = byKind('type', { json_schema: { json_schema: z.looseObject({ schema: JsonObject.nullish() }) } });
+
+// Anthropic: messages, their content blocks, the system prompt, tools.
+const ImageSource = byKind('type', { base64: { media_type: z.string(), data: z.string() }, url: { url: z.string() } });
+const DocumentSource = byKind('type', { base64: { data: z.string() }, text: { data: z.string() }, url: { url: z.string() } });
+const ToolResultPart = byKind('type', { text: { text: z.string() }, image: { source: ImageSource } });
+const AnthropicBlock = byKind('type', {
+  text: { text: z.string() },
+  image: { source: ImageSource },
+  document: { source: DocumentSource, title: z.string().nullish() },
+  tool_use: { id: z.string(), name: z.string() },
+  tool_result: {
+    tool_use_id: z.string(),
+    content: z.union([z.string(), z.array(ToolResultPart)], { error: 'must be a string or an array of content blocks' }).optional(),
+  },
+});
+const AnthropicMessage = z.looseObject({
+  role: z.string(),
+  content: z.union([z.string(), z.array(AnthropicBlock)], { error: 'must be a string or an array of content blocks' }),
+});
+const AnthropicSystem = z.union([z.string(), z.array(z.looseObject({ type: z.literal('text'), text: z.string() }))], {
+  error: 'must be a string or an array of text blocks',
+});
+const AnthropicTools = z.array(z.looseObject({ name: z.string(), description: z.string().optional(), input_schema: JsonObject.optional() }));
+const AnthropicToolChoice = byKind('type', { tool: { name: z.string() } });
+
+/**
+ * The bodies of the data plane. They check the shape of every field the gateway reads,
+ * estimates or translates, so nothing downstream meets a wrong type; the model is a
+ * printable id of at most 256 characters, checked before anything is sent or metered.
+ */
 const ChatCompletionBody = z.looseObject({
-  model: z.string().min(1),
-  messages: z.array(z.unknown()).min(1),
+  model: ModelName,
+  messages: z.array(OpenAIMessage).min(1),
   stream: z.boolean().nullish(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
   max_tokens: positiveInt.nullish(),
   max_completion_tokens: positiveInt.nullish(),
+  tools: OpenAITools.nullish(),
+  tool_choice: OpenAIToolChoice.nullish(),
+  response_format: OpenAIResponseFormat.nullish(),
+  stop: z.union([z.string(), Strings], { error: 'must be a string or an array of strings' }).nullish(),
+  n: positiveInt.nullish(),
 });
+
+const anthropicPrompt = {
+  model: ModelName,
+  messages: z.array(AnthropicMessage).min(1),
+  system: AnthropicSystem.nullish(),
+  tools: AnthropicTools.nullish(),
+  tool_choice: AnthropicToolChoice.optional(),
+};
 
 const MessagesBody = z.looseObject({
-  model: z.string().min(1),
-  messages: z.array(z.unknown()).min(1),
+  ...anthropicPrompt,
   max_tokens: positiveInt,
-  system: z.unknown().optional(),
   stream: z.boolean().nullish(),
+  stop_sequences: Strings.nullish(),
+  metadata: z.looseObject({ user_id: z.string().nullish() }).nullish(),
+  output_config: z.looseObject({ format: JsonObject.optional() }).nullish(),
 });
 
-const CountTokensBody = z.looseObject({
-  model: z.string().min(1),
-  messages: z.array(z.unknown()).min(1),
-  system: z.unknown().optional(),
-});
+const CountTokensBody = z.looseObject(anthropicPrompt);
 
 const EmbeddingsBody = z.looseObject({
-  model: z.string().min(1),
-  input: z.union([z.string(), z.array(z.unknown()).min(1)]),
+  model: ModelName,
+  input: z.union([z.string(), z.array(z.union([z.string(), z.number(), z.array(z.number())])).min(1)], {
+    error: 'must be a string, or an array of strings or token arrays',
+  }),
 });
 
 const ResponsesBody = z.looseObject({
-  model: z.string().min(1),
-  input: z.union([z.string(), z.array(z.unknown())]),
+  model: ModelName,
+  input: z.union(
+    [
+      z.string(),
+      z.array(
+        z.looseObject({
+          role: z.string().optional(),
+          content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))], { error: 'must be a string or an array of content parts' }).optional(),
+        }),
+      ),
+    ],
+    { error: 'must be a string or an array of input items' },
+  ),
   instructions: z.string().nullish(),
   stream: z.boolean().nullish(),
   max_output_tokens: positiveInt.nullish(),
+  tools: z.array(JsonObject).nullish(),
 });
 
 /** The routes by `METHOD /path` (below /v1). */

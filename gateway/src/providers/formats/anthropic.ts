@@ -1,5 +1,6 @@
 // Anthropic's wire format: the Messages API. Streams are named events
 // (message_start … message_stop); usage arrives in message_start and grows in message_delta.
+import { modelId } from '../../model-id.ts';
 import { stringField } from './raw-event.ts';
 import { isNonEmptyArray, someContentPart, streamObserver, type WireFormat } from './types.ts';
 import { fields, usageFromAnthropic } from './usage-mapping.ts';
@@ -23,7 +24,7 @@ function messagesObserver() {
     const type = event ?? payload.type;
     if (type === 'message_start') {
       const message = fields(payload.message);
-      if (typeof message.model === 'string') state.model = message.model;
+      state.model = modelId(message.model) ?? state.model;
       reported = { ...fields(message.usage) };
       state.usage = usageFromAnthropic(reported);
     } else if (type === 'message_delta') {
@@ -50,8 +51,7 @@ export const anthropicFormat: WireFormat = {
     return usage ? usageFromAnthropic(usage) : undefined;
   },
   modelFromAnswer(answer) {
-    const model = fields(answer).model;
-    return typeof model === 'string' ? model : undefined;
+    return modelId(fields(answer).model);
   },
   observeStream: () => messagesObserver(),
   frame: ({ event, data }) => `event: ${event ?? fields(data).type}\ndata: ${JSON.stringify(data)}\n\n`,

@@ -1,5 +1,6 @@
 // Google Gemini's native format: generateContent, and streamGenerateContent?alt=sse
 // whose every event is a GenerateContentResponse carrying the usage so far.
+import { modelId } from '../../model-id.ts';
 import { isNonEmptyArray, someContentPart, streamObserver, type WireFormat } from './types.ts';
 import { fields, usageFromGemini } from './usage-mapping.ts';
 
@@ -21,7 +22,7 @@ const generateObserver = () =>
   streamObserver(({ data }, state) => {
     const response = fields(data);
     if (response.usageMetadata) state.usage = usageFromGemini(response.usageMetadata);
-    if (typeof response.modelVersion === 'string') state.model = response.modelVersion;
+    state.model = modelId(response.modelVersion) ?? state.model;
     state.text.push(textOf(response));
     const candidates = Array.isArray(response.candidates) ? response.candidates : [];
     if (candidates.some((candidate) => fields(candidate).finishReason)) state.completed = true;
@@ -35,8 +36,7 @@ export const geminiFormat: WireFormat = {
     return usage ? usageFromGemini(usage) : undefined;
   },
   modelFromAnswer(answer) {
-    const model = fields(answer).modelVersion;
-    return typeof model === 'string' ? model : undefined;
+    return modelId(fields(answer).modelVersion);
   },
   observeStream: () => generateObserver(),
   frame: ({ data }) => `data: ${JSON.stringify(data)}\n\n`,

@@ -1,5 +1,6 @@
 // OpenAI's wire format: chat completions (`data:` chunks ending in `data: [DONE]`),
 // the Responses API (typed events ending in response.completed) and embeddings.
+import { modelId } from '../../model-id.ts';
 import { stringField } from './raw-event.ts';
 import { isNonEmptyArray, type Operation, someContentPart, streamObserver, type WireFormat } from './types.ts';
 import { fields, usageFromOpenAIChat, usageFromOpenAIResponses } from './usage-mapping.ts';
@@ -23,7 +24,7 @@ const chatObserver = () =>
       return;
     }
     const chunk = fields(data);
-    if (typeof chunk.model === 'string') state.model = chunk.model;
+    state.model = modelId(chunk.model) ?? state.model;
     if (chunk.usage) state.usage = usageFromOpenAIChat(chunk.usage);
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
     const content = fields(fields(choices[0]).delta).content;
@@ -40,7 +41,7 @@ const responsesObserver = () =>
     const type = event ?? payload.type;
     if (type === 'response.output_text.delta' && typeof payload.delta === 'string') state.text.push(payload.delta);
     const response = fields(payload.response);
-    if (typeof response.model === 'string') state.model = response.model;
+    state.model = modelId(response.model) ?? state.model;
     if (response.usage) state.usage = usageFromOpenAIResponses(response.usage);
     if (type === 'response.completed' || type === 'response.incomplete') state.completed = true;
   }, {
@@ -58,8 +59,7 @@ export const openAIFormat: WireFormat = {
     return usageFromOpenAIChat(usage);
   },
   modelFromAnswer(answer) {
-    const model = fields(answer).model;
-    return typeof model === 'string' ? model : undefined;
+    return modelId(fields(answer).model);
   },
   observeStream: (operation) => (operation === 'responses' ? responsesObserver() : chatObserver()),
   frame: ({ event, data }) => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`,

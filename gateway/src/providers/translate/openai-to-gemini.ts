@@ -125,7 +125,7 @@ function translateMessages(messages: OpenAIMessageParam[]): { system: string[]; 
 
 function translateToolConfig(body: OpenAIChatRequest): GeminiRequest['toolConfig'] {
   const choice = body.tool_choice;
-  if (choice === undefined) return undefined;
+  if (choice === undefined || choice === null) return undefined;
   const modes: Record<'auto' | 'required' | 'none', GeminiFunctionCallingMode> = { auto: 'AUTO', required: 'ANY', none: 'NONE' };
   if (typeof choice === 'string') return { functionCallingConfig: { mode: modes[choice] } };
   if (choice.type === 'function') {
