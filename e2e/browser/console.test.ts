@@ -7,6 +7,7 @@
  */
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import { listOutboxMail } from '@spendgate/store';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { confirmEmail, mailedCode } from '../support/sign-up.ts';
@@ -478,6 +479,24 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     await page.waitForURL('**/login');
     expect(await page.evaluate(() => [localStorage.getItem('token'), localStorage.getItem('user')])).toEqual([null, null]);
     await page.locator('header.navbar').getByRole('link', { name: 'Login' }).waitFor();
+  });
+
+  it('login before the e-mail is verified → /verify with a new code → dashboard', async () => {
+    const email = `ida-${Date.now()}@example.com`;
+    const password = 'a long enough password';
+    expect((await callApi(spendgate.url, 'POST', '/auth/register', { body: { email, password, name: 'Ida' } })).status).toBe(201);
+    const { page } = await open('/login');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL('**/verify?**');
+    expect(await bodyText(page)).toContain(`We sent a six-digit code to ${email}.`);
+    // The sign-up code, then the one the login asked for.
+    await expect.poll(async () => (await listOutboxMail(spendgate.app.runtime.stores.sql.db, email)).length).toBe(2);
+    await page.getByLabel('Verification code').fill(await mailedCode(spendgate.url, email));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.waitForURL('**/dashboard');
+    await page.getByRole('heading', { name: 'Welcome, Ida' }).waitFor();
   });
 
   it('the dashboard at mobile width, and its logout', async () => {
