@@ -37,12 +37,12 @@ export const controlPlane =
     boundBodies(app);
     const openApi = createOpenApiCollector(app);
 
-    app.addHook('onRequest', async (request) => {
-      const config = request.routeOptions.config;
     const sessionOf = async (token: string) => {
       const claims = await deps.sessions.verify(token);
       return claims && (await deps.services.accounts.sessionUser(claims));
     };
+    app.addHook('onRequest', async (request) => {
+      const config = request.routeOptions.config;
       const header = request.headers.authorization;
       const token = header?.startsWith('Bearer ') ? header.slice(7) : undefined;
       if (config.public) {

@@ -35,9 +35,9 @@ export const authRoutes =
   (services: Pick<ControlPlaneServices, 'accounts'>): FastifyPluginAsync =>
   async (app) => {
     const api = useZod(app);
-    const unverified = { unverified: true };
     const { accounts } = services;
     const open = { public: true };
+    const unverified = { unverified: true };
 
     api.post('/register', { config: open, schema: { summary: 'Register (?planId starts that plan’s trial)', body: RegisterBody, querystring: RegisterQuery } }, async (request, reply) =>
       reply.code(201).send(ok(await accounts.register(request.body, request.ip, request.query.planId), 'Registration successful')),
