@@ -9,12 +9,15 @@
  *   /*       the console (static build), when built: its pages, and the 404 page with
  *            HTTP 404 at paths it has no page for
  * Every Fastify answer carries the browser-safety headers (security/browser-headers.ts).
+ * Closing drains: running requests finish (within drain.ts's deadline), then the runtime
+ * closes, which meters them.
  */
 import { createServer } from 'node:http';
 import type { Config } from '@spendgate/store';
 import Fastify, { LogController } from 'fastify';
 import { controlPlane } from './api/index.ts';
 import { loadConsoleBuild, serveConsole } from './console.ts';
+import { createDrain } from './drain.ts';
 import { BODY_LIMIT_BYTES, DATA_PLANE_PREFIX, type DataPlaneHandler, dataPlane } from './proxy/index.ts';
 import { createRuntime, type Runtime, type RuntimeOptions } from './runtime.ts';
 import { browserSafetyHeaders } from './security/browser-headers.ts';
@@ -28,11 +31,13 @@ declare module 'fastify' {
 
 export async function buildApp(config: Config, options: RuntimeOptions & { logStream?: NodeJS.WritableStream } = {}) {
   let serveDataPlane: DataPlaneHandler | undefined;
+  const drain = createDrain();
   const app = Fastify({
     serverFactory: (fastifyHandler) => {
-      const server = createServer((request, response) =>
-        serveDataPlane && request.url?.startsWith(DATA_PLANE_PREFIX) ? serveDataPlane(request, response) : fastifyHandler(request, response),
-      );
+      const server = createServer((request, response) => {
+        drain.answer(response);
+        return serveDataPlane && request.url?.startsWith(DATA_PLANE_PREFIX) ? serveDataPlane(request, response) : fastifyHandler(request, response);
+      });
       // Fastify's defaults for its own servers: keep-alive 72 s, no request timeout.
       server.keepAliveTimeout = 72_000;
       server.requestTimeout = 0;
@@ -44,6 +49,7 @@ export async function buildApp(config: Config, options: RuntimeOptions & { logSt
     // No per-request log lines: the hot path stays quiet; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
   });
+  app.addHook('preClose', async () => drain.begin(app.server));
   const consoleBuild = await loadConsoleBuild(config.consoleDir);
   app.addHook('onRequest', browserSafetyHeaders({ publicUrl: config.publicUrl, consoleCsp: consoleBuild?.csp }));
   const runtime = await createRuntime(config, { ...options, log: app.log });

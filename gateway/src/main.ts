@@ -1,14 +1,18 @@
 // `npm start`: one process serving the gateway, the API and the console. Embedded by
 // default (PGlite in DATA_DIR, in-process queue running the worker's processors);
-// PostgreSQL + Redis/BullMQ when DATABASE_URL and REDIS_URL are set.
+// PostgreSQL + Redis/BullMQ when DATABASE_URL and REDIS_URL are set. SIGTERM and SIGINT
+// stop it from the first moment (shutdown.ts).
 import { loadConfigOrExit } from '@spendgate/store';
 import { buildApp } from './app.ts';
 import { boundHeapGrowth } from './heap.ts';
+import { stopOnSignals } from './shutdown.ts';
 
 const startedAt = performance.now();
+const stopping = stopOnSignals();
 boundHeapGrowth();
 const config = await loadConfigOrExit();
 const app = await buildApp(config);
+stopping.started(app);
 const address = await app.listen({ port: config.port, host: config.host });
 const base = address.replace('0.0.0.0', 'localhost').replace('127.0.0.1', 'localhost');
 
@@ -21,13 +25,3 @@ console.log(`Spendgate is running — ${mode}
   Gateway      ${base}/v1   (OpenAI SDK: baseURL "${base}/v1")
   Health       ${base}/healthz  ${base}/readyz
 Started in ${Math.round(performance.now() - startedAt)} ms`);
-
-let closing = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, async () => {
-    if (closing) return;
-    closing = true;
-    await app.close();
-    process.exit(0);
-  });
-}

@@ -5,9 +5,11 @@
 // RSS. Statements go one message each ({sql, params}) over the IPC channel with V8
 // serialisation, which keeps int8 (BigInt) and date/timestamp (Date) values intact.
 // Once open, it runs at a lower CPU priority than its parent (../cpu-priority.ts).
-// The process ends with its channel: on close(), or when the parent exits in any way.
+// The process ends with its channel: on close(), or when the parent exits in any way;
+// while it opens (its WebAssembly running, deaf to its channel) the parent's exit kills it.
 import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lowerPriority } from '../cpu-priority.ts';
@@ -57,7 +59,9 @@ const CLOSE_TIMEOUT_MS = 15_000;
  * Opens PGlite in a new child process. A data directory that does not hold a database
  * yet is created in a process of its own, which is then closed: creating one (initdb)
  * grows PGlite's WebAssembly heap, which never shrinks — kept, ~500 MiB more RSS for
- * the life of the database process (~750 MiB instead of ~230).
+ * the life of the database process (~750 MiB instead of ~230). It is created beside
+ * (`<dataDir>.creating`) and then moved in place, so a creation cut short (the server
+ * stopped while it runs) leaves no half-made database.
  *
  * @example
  *   const db = await openPGliteProcess({ dataDir: 'data/pg' });
@@ -66,7 +70,11 @@ const CLOSE_TIMEOUT_MS = 15_000;
  */
 export async function openPGliteProcess(location: PGliteLocation): Promise<PGliteProcess> {
   if (location.dataDir && !existsSync(path.join(location.dataDir, 'PG_VERSION'))) {
-    await (await startPGliteProcess(location)).close();
+    const creating = `${location.dataDir}.creating`;
+    await rm(creating, { recursive: true, force: true });
+    await (await startPGliteProcess({ dataDir: creating })).close();
+    await rm(location.dataDir, { recursive: true, force: true });
+    await rename(creating, location.dataDir);
   }
   return startPGliteProcess(location);
 }
@@ -103,6 +111,10 @@ async function startPGliteProcess(location: PGliteLocation): Promise<PGliteProce
     else caller.reject(Object.assign(new Error(reply.error.message), reply.error));
   });
 
+  // Opening runs PGlite's WebAssembly without a break, so the process would not hear its
+  // channel close: should this process exit meanwhile, it is killed instead.
+  const killWhileOpening = () => child.kill('SIGKILL');
+  process.once('exit', killWhileOpening);
   const listening = new Promise((resolve, reject) => pending.set(0, { resolve, reject, sentAt: Date.now() }));
   const call = <T>(request: PGliteRequest): Promise<T> => {
     if (stopped) return Promise.reject(stopped);
@@ -125,6 +137,8 @@ async function startPGliteProcess(location: PGliteLocation): Promise<PGliteProce
   } catch (error) {
     await shutDown(child, exited).catch(() => {});
     throw error;
+  } finally {
+    process.off('exit', killWhileOpening);
   }
   return {
     pid: child.pid!,
