@@ -8,7 +8,7 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { listOutboxMail } from '@spendgate/store';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { confirmEmail, mailedCode } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate } from '../support/spendgate.ts';
@@ -67,6 +67,10 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     consoleErrors: string[];
     /** Every URL the page requested. */
     requests: string[];
+    /** What the Content-Security-Policy refused, as the console logged it. */
+    cspViolations: string[];
+    /** The answer to the first page load. */
+    response: Response | null;
   }
 
   /** Opens a fresh browser profile at `path`, optionally already signed in. */
@@ -82,12 +86,15 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
       }, options.session);
     }
     const page = await context.newPage();
-    const opened: Opened = { page, pageErrors: [], consoleErrors: [], requests: [] };
+    const opened: Opened = { page, pageErrors: [], consoleErrors: [], requests: [], cspViolations: [], response: null };
     page.on('pageerror', (error) => opened.pageErrors.push(error.message));
-    page.on('console', (message) => message.type() === 'error' && opened.consoleErrors.push(message.text()));
+    page.on('console', (message) => {
+      if (message.type() === 'error') opened.consoleErrors.push(message.text());
+      if (message.text().includes('Content Security Policy')) opened.cspViolations.push(message.text());
+    });
     page.on('request', (request) => opened.requests.push(request.url()));
     await options.beforeLoad?.(page);
-    await page.goto(`${spendgate.url}${route}`);
+    opened.response = await page.goto(`${spendgate.url}${route}`);
     return opened;
   }
 
@@ -120,15 +127,27 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     { name: 'register', path: '/register', ready: 'Create your account' },
   ];
 
-  it('renders every public page at 1280 and 390 px without errors, and screenshots it', async () => {
+  /** The browser-safety headers a page load answered with (gateway/src/security/browser-headers.ts). */
+  function expectSafetyHeaders(response: Response | null, route: string) {
+    const headers = response?.headers() ?? {};
+    expect(headers['content-security-policy'], route).toContain("frame-ancestors 'none'");
+    expect(headers['x-frame-options'], route).toBe('DENY');
+    expect(headers['x-content-type-options'], route).toBe('nosniff');
+    expect(headers['referrer-policy'], route).toBe('strict-origin-when-cross-origin');
+  }
+
+  it('renders every public page at 1280 and 390 px without errors or CSP violations, and screenshots it', async () => {
     for (const width of [DESKTOP, MOBILE]) {
       for (const shown of PUBLIC_PAGES) {
-        const { page, pageErrors, consoleErrors } = await open(shown.path, { width });
+        const { page, pageErrors, consoleErrors, cspViolations, response } = await open(shown.path, { width });
+        expect(response?.status(), shown.path).toBe(shown.name === 'not-found' ? 404 : 200);
+        expectSafetyHeaders(response, shown.path);
         await page.getByText(shown.ready, { exact: true }).first().waitFor();
         if (shown.name === 'about') await page.getByRole('button', { name: 'Submit' }).or(page.getByRole('button', { name: /Early Access$/ })).first().waitFor();
         await page.evaluate(() => document.fonts.ready);
         await screenshot(page, shown.name, width);
         expect(pageErrors, `${shown.path} at ${width}px`).toEqual([]);
+        expect(cspViolations, `${shown.path} at ${width}px`).toEqual([]);
         // The demo video file is not shipped: the player only logs the error (spec §2).
         expect(consoleErrors.filter((error) => !error.includes('demo video') && !error.includes('404')), `${shown.path} at ${width}px`).toEqual([]);
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -425,9 +444,9 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     await page.waitForURL('**/about');
   });
 
-  it('login → dashboard (shell, sidebar open, light theme) → avatar menu → logout', async () => {
+  it('login → dashboard (shell, sidebar open, light theme) → avatar menu → logout, without CSP violations', async () => {
     const account = await registerAccount('Ada');
-    const { page } = await open('/login');
+    const { page, cspViolations } = await open('/login');
     await page.getByLabel('Email').fill(account.email);
     await page.getByLabel('Password').fill('not the password');
     await page.getByRole('button', { name: 'Log in' }).click();
@@ -479,6 +498,16 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     await page.waitForURL('**/login');
     expect(await page.evaluate(() => [localStorage.getItem('token'), localStorage.getItem('user')])).toEqual([null, null]);
     await page.locator('header.navbar').getByRole('link', { name: 'Login' }).waitFor();
+    expect(cspViolations).toEqual([]);
+  });
+
+  it('the API docs page renders every operation under its CSP', async () => {
+    const { page, pageErrors, cspViolations, response } = await open('/api/docs');
+    expectSafetyHeaders(response, '/api/docs');
+    await page.getByText('/api/auth/login', { exact: false }).first().waitFor();
+    expect(await page.locator('#ops details').count()).toBeGreaterThan(40);
+    expect(pageErrors).toEqual([]);
+    expect(cspViolations).toEqual([]);
   });
 
   it('login before the e-mail is verified → /verify with a new code → dashboard', async () => {
