@@ -142,7 +142,7 @@ function controlPlaneRequests(random: Random, base: string, operation: Operation
     }
   }
   if (operation.body) {
-    for (const mutation of bodyMutations(random, validValue(random, operation.body, hints), { perField: 3, nested: 3 })) {
+    for (const mutation of bodyMutations(random, validValue(random, operation.body, hints), { perField: 2, nested: 3 })) {
       requests.push(build(`body ${mutation.label}`, validParams(), json(mutation.body)));
     }
   }
@@ -254,7 +254,7 @@ function dataPlaneRequests(random: Random, base: string, surface: Surface, key: 
   if (surface.path !== '/v1/embeddings' && surface.path !== '/v1/messages/count_tokens') {
     requests.push(request('valid, streamed', toJsonText({ ...(valid as Record<string, Json>), stream: true })));
   }
-  for (const mutation of bodyMutations(random, valid, { perField: 3, nested: 8 })) requests.push(request(`body ${mutation.label}`, toJsonText(mutation.body)));
+  for (const mutation of bodyMutations(random, valid, { perField: 2, nested: 8 })) requests.push(request(`body ${mutation.label}`, toJsonText(mutation.body)));
   for (const mutation of random.sample(WHOLE_BODY_MUTATIONS, 5)) requests.push(request(`body: ${mutation.label}`, mutation.text, headers(mutation.contentType)));
   const { authorization: _key, ...keyless } = headers();
   requests.push(request('no key', toJsonText(valid), keyless));

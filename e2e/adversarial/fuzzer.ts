@@ -125,6 +125,9 @@ export const MUTATIONS: ReadonlyArray<readonly [label: string, value: () => Json
   ['10k-item array', () => Array.from({ length: 10_000 }, (_, index) => index)],
 ];
 
+/** The mutations every field gets, beside those drawn at random: what most often broke a server. */
+const EVERY_FIELD = new Set(['NUL inside', 'control characters', 'integer past bigint']);
+
 /** Ids that name nothing, or nothing valid. */
 export const BAD_IDS: readonly string[] = [
   'not-a-uuid',
@@ -169,15 +172,20 @@ export interface BodyMutation {
 }
 
 /**
- * Mutations of a valid JSON body: every top-level field removed and replaced by a few
- * mutation values, `nested` replacements at random paths below the top, and an extra field.
+ * Mutations of a valid JSON body: every top-level field removed, and replaced by a NUL,
+ * control characters, an integer past bigint and `perField` more mutation values drawn at
+ * random; `nested` replacements at random paths below the top; and an extra field.
  */
 export function bodyMutations(random: Random, valid: Json, options: { perField: number; nested: number }): BodyMutation[] {
   const mutations: BodyMutation[] = [];
   const top = valid !== null && typeof valid === 'object' && !Array.isArray(valid) ? Object.keys(valid) : [];
   for (const field of top) {
     mutations.push({ label: `${field} missing`, body: withValueAt(valid, [field], undefined) });
-    for (const [label, value] of random.sample(MUTATIONS, options.perField)) {
+    const drawn = random.sample(
+      MUTATIONS.filter(([label]) => !EVERY_FIELD.has(label)),
+      options.perField,
+    );
+    for (const [label, value] of [...MUTATIONS.filter(([label]) => EVERY_FIELD.has(label)), ...drawn]) {
       mutations.push({ label: `${field}: ${label}`, body: withValueAt(valid, [field], value()) });
     }
   }

@@ -47,6 +47,17 @@ for (const mode of testModes) {
       expect(audit.body.field).toBe('action');
     });
 
+    it.each([
+      ['provider', { provider: 'openai\u0000' }],
+      ['apiKey', { apiKey: 'sk-\u0000' }],
+      ['options.deployment', { options: { deployment: 'gpt\u0000' } }],
+      ['options.deploy\nment', { options: { 'deploy\nment': 'gpt' } }],
+    ])('refuses control characters in a connection’s %s', async (field, change) => {
+      const answer = await api('POST', '/provider/connections', { teamId: tenant.teamId, name: 'Odd', provider: 'openai', apiKey: 'sk-test', baseUrl: 'http://127.0.0.1:9/v1', ...change });
+      expect(answer.status).toBe(400);
+      expect(answer.body.field).toBe(field);
+    });
+
     it('refuses budget amounts past £1,000,000,000 (as text or as a number) and takes that maximum', async () => {
       const budget = (amount: unknown) => api('POST', '/budgets', { scope: 'team', scopeId: tenant.teamId, amount, window: 'month', mode: 'soft' });
       for (const amount of ['99999999999999999999', 1e20, '1000000000.000001', `1${'0'.repeat(5000)}`]) {

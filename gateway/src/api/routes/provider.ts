@@ -6,15 +6,15 @@ import { CONNECTION_STATUSES } from '../../services/connections.ts';
 import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { ok } from '../envelope.ts';
-import { DateRangeQuery, id, Name } from '../schemas.ts';
+import { DateRangeQuery, id, Name, text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
 
-const ApiKey = z.string().trim().min(1, 'must not be empty').max(4096, 'must be at most 4096 characters');
+const ApiKey = text(4096).min(1, 'must not be empty');
 const BaseUrl = z.url('must be a valid URL').max(2048, 'must be at most 2048 characters');
-const Options = z.record(z.string().max(100), z.string().max(500), { error: 'must be an object of text settings' });
+const Options = z.record(text(100), text(500), { error: 'must be an object of text settings' });
 const ConnectionBody = z.object({
   teamId: id('team'),
-  provider: z.string().trim().min(1, 'must not be empty').max(100, 'is too long'),
+  provider: text(100).min(1, 'must not be empty'),
   name: Name,
   apiKey: ApiKey,
   baseUrl: BaseUrl.optional(),
@@ -32,7 +32,7 @@ const StatusBody = z.object({ statusValue: z.enum(CONNECTION_STATUSES, { error: 
 const TestBody = z.object({
   connectionId: id('connection').optional(),
   teamId: id('team').optional(),
-  provider: z.string().trim().min(1, 'must not be empty').max(100, 'is too long').optional(),
+  provider: text(100).min(1, 'must not be empty').optional(),
   apiKey: ApiKey.optional(),
   baseUrl: BaseUrl.optional(),
 });
