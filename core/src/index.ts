@@ -14,6 +14,7 @@ export {
 } from './money.ts';
 export {
   findPrice,
+  fineTunedBase,
   type ModelPrice,
   type PriceCatalog,
   type PriceCatalogVersion,
@@ -21,6 +22,7 @@ export {
   priceVersionAt,
 } from './pricing/catalog.ts';
 export { costOfRequest, type RequestCost } from './pricing/cost.ts';
+export { type PricedRequest, priceRequest, type RequestToPrice, worstCaseSpendMicros } from './pricing/price-request.ts';
 export { addUsage, emptyUsage, plainUsage, totalTokens, type Usage, validateUsage } from './usage.ts';
 export { type AlertChannel, FREE_TRIAL_DAYS, PLANS, type PlanSlug, type PlanTerms, planTerms } from './plans.ts';
 export {
@@ -60,7 +62,7 @@ export {
   isValidTimeZone,
 } from './budgets.ts';
 export { KEY_SETTING_LIMITS, type KeySettings, type RoutingWeights } from './key-settings.ts';
-export { type ModelFeatures, type ModelProfile, MODEL_PROFILES, modelProfile, type QualityTier } from './routing/profiles.ts';
+export { maxOutputTokensOf, type ModelFeatures, type ModelProfile, MODEL_PROFILES, modelProfile, type QualityTier } from './routing/profiles.ts';
 export {
   describeWeights,
   normaliseWeights,

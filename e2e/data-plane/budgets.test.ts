@@ -6,10 +6,12 @@
  *   actual:     1000 prompt + 200 completion → 4500 micro-USD → 3375 micro-GBP per request
  *   worst case: the body's 79 bytes as the prompt's token bound + max_tokens 300
  *               → 3197.5 micro-USD → 2398.1 → 2399 micro-GBP reserved; when that does not
- *               fit, the prompt is counted: 7 tokens (tiktoken estimate of "Hi") + 300
- *               → 3017.5 micro-USD → 2263.1 → 2264 micro-GBP
+ *               fit, or leaves less than 200 such reservations (near the cap), the prompt
+ *               is counted: 7 tokens (tiktoken estimate of "Hi"), reserved with a 5/4 margin
+ *               for other tokenizers as 9, + 300 → 3022.5 micro-USD → 2266.9 → 2267
+ *               micro-GBP, and that is reserved instead
  * With a £0.01 cap: 3 requests are admitted (0, 3375, 6750 spent before each; each
- * + 2399 ≤ 10 000) and the 4th is refused (10 125 + 2264 > 10 000).
+ * + 2267 ≤ 10 000) and the 4th is refused (10 125 > 10 000: not even a 16-token answer fits).
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -84,9 +86,9 @@ for (const mode of testModes) {
           .withResponse();
         remaining.push(response.headers.get('x-spendgate-budget-remaining'));
       }
-      // Reserved on the body's 79 bytes as the prompt's token bound: (79 × $2.50 + 300 × $10) / 1M
-      // = 3197.5 micro-USD = 2399 micro-GBP. 10 000 − spent − 2399: 7601, 4226, 851 micro-GBP.
-      expect(remaining).toEqual(['0.007601', '0.004226', '0.000851']);
+      // Near the cap, reserved on the counted prompt: (9 × $2.50 + 300 × $10) / 1M = 3022.5
+      // micro-USD = 2267 micro-GBP. 10 000 − spent − 2267: 7733, 4358, 983 micro-GBP.
+      expect(remaining).toEqual(['0.007733', '0.004358', '0.000983']);
     });
 
     it('refuses the request that would overflow it, in each caller’s format, before the provider', async () => {
@@ -141,7 +143,7 @@ for (const mode of testModes) {
         body: { name: 'tight', kind: 'byok', connectionId },
       });
       const tightKeyId = key.body.data.providerKey.id;
-      // £0.0023: the bound's 2399 does not fit, the counted 2264 does — once.
+      // £0.0023: the bound's 2399 does not fit, the counted 2267 does — once.
       const created = await callApi(spendgate.url, 'POST', '/budgets', {
         token: tenant.token,
         body: { scope: 'key', scopeId: tightKeyId, amount: '0.0023', window: 'total', mode: 'hard' },
@@ -151,7 +153,7 @@ for (const mode of testModes) {
       const { response } = await tight.chat.completions
         .create({ model: 'gpt-4o', max_tokens: 300, messages: [{ role: 'user', content: 'Hi' }] })
         .withResponse();
-      expect([response.status, response.headers.get('x-spendgate-budget-remaining')]).toEqual([200, '0.000036']);
+      expect([response.status, response.headers.get('x-spendgate-budget-remaining')]).toEqual([200, '0.000033']);
       await expect(
         tight.chat.completions.create({ model: 'gpt-4o', max_tokens: 300, messages: [{ role: 'user', content: 'Hi' }] }),
       ).rejects.toMatchObject({ status: 402 });

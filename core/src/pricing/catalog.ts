@@ -67,10 +67,14 @@ export function priceVersionAt(catalog: PriceCatalog, at: Date): PriceCatalogVer
 /**
  * The price of a provider's model at a moment. Providers answer with dated or
  * differently-cased ids, so the model is looked up by exact id, then ignoring case,
- * then with a trailing date suffix removed (exact, then ignoring case).
+ * then with a trailing date suffix removed (exact, then ignoring case). A fine-tuned id
+ * (`ft:<base>:<org>:<suffix>:<id>`) is priced as its base model's fine-tuned price
+ * (`ft:<base>`), when the catalog lists one.
  *
  * @example findPrice(priceCatalog, 'anthropic', 'claude-sonnet-4-5-20250929', new Date())
  * // the claude-sonnet-4-5 price, when the dated id itself is not listed
+ * @example findPrice(priceCatalog, 'openai', 'ft:gpt-4o-mini-2024-07-18:acme::9xYz', new Date())
+ * // the ft:gpt-4o-mini-2024-07-18 price
  */
 export function findPrice(
   catalog: PriceCatalog,
@@ -81,10 +85,21 @@ export function findPrice(
   const version = priceVersionAt(catalog, at);
   const models = version && Object.hasOwn(version.prices, provider) && version.prices[provider];
   if (!version || !models) return undefined;
-  const undated = model.replace(DATE_SUFFIX, '');
+  const listed = fineTunedBase(model);
+  const undated = listed.replace(DATE_SUFFIX, '');
   const price =
-    lookupModel(models, model) ?? (undated === model ? undefined : lookupModel(models, undated));
+    lookupModel(models, listed) ?? (undated === listed ? undefined : lookupModel(models, undated));
   return price && { version, price };
+}
+
+/**
+ * The catalog id of a fine-tuned model: `ft:<base>` of OpenAI's `ft:<base>:<org>:<suffix>:<id>`;
+ * any other id unchanged.
+ */
+export function fineTunedBase(model: string): string {
+  if (!model.startsWith('ft:')) return model;
+  const end = model.indexOf(':', 3);
+  return end === -1 ? model : model.slice(0, end);
 }
 
 /** `-2024-07-18` or `-20250929` at the end of a model id. */

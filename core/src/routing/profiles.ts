@@ -6,6 +6,7 @@
  * model is priced in the catalog under `provider`; speed is not here — it is measured
  * live.
  */
+import { fineTunedBase } from '../pricing/catalog.ts';
 
 /** 1 economy, 2 standard, 3 frontier. A named model fails over to its tier or above. */
 export type QualityTier = 1 | 2 | 3;
@@ -74,4 +75,13 @@ const DATE_SUFFIX = /-(?:20\d{2}-\d{2}-\d{2}|20\d{6})$/;
 export function modelProfile(model: string): ModelProfile | undefined {
   const id = model.toLowerCase();
   return byModel.get(id) ?? byModel.get(id.replace(DATE_SUFFIX, ''));
+}
+
+/**
+ * The most output tokens a model can answer, when known: its profile's limit, a
+ * fine-tuned model's (`ft:<base>:…`) that of its base.
+ * @example maxOutputTokensOf('ft:gpt-4o-mini-2024-07-18:acme::9xYz') // 16_384
+ */
+export function maxOutputTokensOf(model: string): number | undefined {
+  return modelProfile(fineTunedBase(model).replace(/^ft:/, ''))?.maxOutputTokens;
 }

@@ -1,4 +1,5 @@
 // Anthropic's Messages API. Base URL without the version path, as its SDK takes it.
+import { withLimit } from './output-limit.ts';
 import type { ProviderAdapter } from './types.ts';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -16,4 +17,5 @@ export const anthropic: ProviderAdapter = {
     return undefined;
   },
   prepareBody: (_operation, body) => body,
+  limitOutput: (operation, body, maxTokens) => (operation === 'chat' ? withLimit(body, 'max_tokens', maxTokens) : body),
 };

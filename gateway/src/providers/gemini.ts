@@ -1,5 +1,6 @@
 // Google Gemini's native API (generateContent / streamGenerateContent). Base URL
 // without the version path, as Google's SDKs take it; the model is part of the URL.
+import { withLimit } from './output-limit.ts';
 import type { ProviderAdapter } from './types.ts';
 
 export const gemini: ProviderAdapter = {
@@ -16,4 +17,9 @@ export const gemini: ProviderAdapter = {
     return undefined;
   },
   prepareBody: (_operation, body) => body,
+  limitOutput(operation, body, maxTokens) {
+    if (operation !== 'chat') return body;
+    const config = (body.generationConfig ?? {}) as Record<string, unknown>;
+    return { ...body, generationConfig: withLimit(config, 'maxOutputTokens', maxTokens) };
+  },
 };

@@ -5,6 +5,7 @@
  * differs only in where requests go and how they are authenticated.
  */
 import type { Operation } from './formats/index.ts';
+import { withLimit } from './output-limit.ts';
 import type { ProviderAdapter, UpstreamTarget } from './types.ts';
 
 export interface OpenAICompatibleSpec {
@@ -16,6 +17,12 @@ export interface OpenAICompatibleSpec {
   offers?: readonly Operation[];
   /** False for providers that reject `stream_options` (their streams carry usage anyway). */
   acceptsStreamOptions?: boolean;
+  /**
+   * The chat output limit it reads when a body names none (default `max_tokens`, which
+   * every OpenAI-compatible API takes; OpenAI's reasoning models take only
+   * `max_completion_tokens`).
+   */
+  chatOutputLimit?: 'max_tokens' | 'max_completion_tokens';
 }
 
 /** Asks an OpenAI-format stream for its final usage chunk unless the caller already did. */
@@ -23,6 +30,17 @@ function withStreamUsage(body: Record<string, unknown>): Record<string, unknown>
   const options = (body.stream_options ?? {}) as Record<string, unknown>;
   if (!body.stream || options.include_usage === true) return body;
   return { ...body, stream_options: { ...options, include_usage: true } };
+}
+
+/**
+ * An OpenAI-format body's output limit: the Chat Completions field the body already uses
+ * (`max_completion_tokens` first), else `chatField`; Responses' `max_output_tokens`.
+ */
+function limitOpenAIOutput(chatField: string, operation: Operation, body: Record<string, unknown>, maxTokens: number) {
+  if (operation === 'responses') return withLimit(body, 'max_output_tokens', maxTokens);
+  if (operation !== 'chat') return body;
+  const field = body.max_completion_tokens != null ? 'max_completion_tokens' : body.max_tokens != null ? 'max_tokens' : chatField;
+  return withLimit(body, field, maxTokens);
 }
 
 export function openAICompatible(spec: OpenAICompatibleSpec): ProviderAdapter {
@@ -42,6 +60,7 @@ export function openAICompatible(spec: OpenAICompatibleSpec): ProviderAdapter {
     url: (operation, { baseUrl }) => (offers.has(operation) ? `${baseUrl}${paths[operation]}` : undefined),
     prepareBody: (operation, body) =>
       operation === 'chat' && spec.acceptsStreamOptions !== false ? withStreamUsage(body) : body,
+    limitOutput: (operation, body, maxTokens) => limitOpenAIOutput(spec.chatOutputLimit ?? 'max_tokens', operation, body, maxTokens),
   };
 }
 
@@ -63,4 +82,5 @@ export const azureOpenAI: ProviderAdapter = {
     return `${target.baseUrl}/openai/deployments/${encodeURIComponent(target.model)}/${path}?api-version=${version}`;
   },
   prepareBody: (operation, body) => (operation === 'chat' ? withStreamUsage(body) : body),
+  limitOutput: (operation, body, maxTokens) => limitOpenAIOutput('max_completion_tokens', operation, body, maxTokens),
 };

@@ -10,6 +10,7 @@ const adapters: ProviderAdapter[] = [
     name: 'OpenAI',
     defaultBaseUrl: 'https://api.openai.com/v1',
     offers: ['embeddings', 'responses'],
+    chatOutputLimit: 'max_completion_tokens',
   }),
   azureOpenAI,
   anthropic,

@@ -34,4 +34,10 @@ export interface ProviderAdapter {
   url(operation: Operation, target: UpstreamTarget): string | undefined;
   /** Last touches on a native-format body before it is sent (e.g. asking for stream usage). */
   prepareBody(operation: Operation, body: Record<string, unknown>, target: UpstreamTarget): Record<string, unknown>;
+  /**
+   * The native body with its output limit (per answer) at most `maxTokens`: the field
+   * the provider reads lowered, or added when the body has none. A new object; the
+   * body unchanged for operations without output.
+   */
+  limitOutput(operation: Operation, body: Record<string, unknown>, maxTokens: number): Record<string, unknown>;
 }

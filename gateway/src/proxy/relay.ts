@@ -11,7 +11,7 @@
  * connections). Spreads remain only on rare paths (a fallback model, a stream cut short).
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { emptyUsage, microsToDecimalString, plainUsage, type RequestNeeds } from '@spendgate/core';
 import { AppError, type UpstreamError } from '../errors.ts';
 import {
@@ -25,7 +25,7 @@ import {
 } from '../providers/formats/index.ts';
 import { type AnyTranslator, translatorFor } from '../providers/translation.ts';
 import type { UpstreamTarget } from '../providers/types.ts';
-import type { MeteredRequest, Metering } from '../services/metering.ts';
+import type { Admission, MeteredRequest, Metering } from '../services/metering.ts';
 import type { Principal } from '../services/principals.ts';
 import type { Attempt, RoutePlan, Router } from '../services/router.ts';
 import type { UpstreamResolver } from '../services/upstreams.ts';
@@ -47,8 +47,13 @@ export interface RelayCall {
   model: string;
   stream: boolean;
   /** The prompt's estimated tokens, counted (tiktoken) only when something asks. */
-  promptTokens: () => number;
+  promptTokens: () => Promise<number>;
+  /** An upper bound of the prompt's tokens that costs no counting: its bytes, plus its images' tokens. */
+  promptTokenBound: number | undefined;
+  /** The caller's output limit per answer; 0 for operations without output. */
   maxOutputTokens: number | undefined;
+  /** Answers asked for (OpenAI's `n`). */
+  choices: number;
 }
 
 export interface RelayDeps {
@@ -85,14 +90,17 @@ function exchangesFor(plan: RoutePlan, call: RelayCall): Exchange[] {
 class CallNeeds implements RequestNeeds {
   readonly #call: RelayCall;
   readonly #caller: WireFormat;
+  /** Counted before planning, when the router chooses among models (it then compares their context windows). */
+  readonly #promptTokens: number;
   #features: RequestFeatures | undefined;
 
-  constructor(call: RelayCall, caller: WireFormat) {
+  constructor(call: RelayCall, caller: WireFormat, promptTokens: number) {
     this.#call = call;
     this.#caller = caller;
+    this.#promptTokens = promptTokens;
   }
   get promptTokens() {
-    return this.#call.promptTokens();
+    return this.#promptTokens;
   }
   get maxOutputTokens() {
     return this.#call.maxOutputTokens;
@@ -112,16 +120,15 @@ class CallNeeds implements RequestNeeds {
   }
 }
 
-/** The request body's size from its content-length, when it has one: no prompt has more tokens than bytes. */
-function requestBytes(request: IncomingMessage): number | undefined {
-  const bytes = Number(request.headers['content-length']);
-  return Number.isSafeInteger(bytes) && bytes > 0 ? bytes : undefined;
+/** What the `x-spendgate-output-cap` header says of a limit admission set. */
+function describeOutputCap(cap: NonNullable<Admission['outputCap']>): string {
+  return `${cap.tokens}; reason=${cap.reason}`;
 }
 
-export async function relay(principal: Principal, request: IncomingMessage, response: ServerResponse, call: RelayCall, deps: RelayDeps) {
+export async function relay(principal: Principal, response: ServerResponse, call: RelayCall, deps: RelayDeps) {
   const startedAt = new Date();
   const caller = wireFormats[call.caller];
-  const needs = new CallNeeds(call, caller);
+  const needs = new CallNeeds(call, caller, deps.router.choosesAmongModels(principal) ? await call.promptTokens() : Number.NaN);
   let plan = deps.router.plan(principal, { model: call.model, operation: call.operation, needs }, startedAt);
   let exchanges = exchangesFor(plan, call);
   if (exchanges.length === 0) {
@@ -130,20 +137,21 @@ export async function relay(principal: Principal, request: IncomingMessage, resp
   }
 
   // Admission reserves what the dearest attempt would cost, so budgets hold whichever serves.
-  const dearest = deps.router.mostExpensive(exchanges, needs, startedAt);
+  const first = exchanges[0]!;
   const metered: MeteredRequest = {
     requestId: randomUUID(),
     principal,
-    connectionId: dearest.upstream.connectionId,
-    provider: dearest.upstream.adapter.catalogProvider,
+    connectionId: first.upstream.connectionId,
+    provider: first.upstream.adapter.catalogProvider,
     endpoint: call.endpoint,
     startedAt,
   };
-  const { remainingMicros, rateLimitHeaders, downgradeBudgetId } = await deps.metering.admit(metered, {
-    model: dearest.model,
+  const { remainingMicros, rateLimitHeaders, downgradeBudgetId, outputCap } = await deps.metering.admit(metered, {
+    candidates: exchanges.map((exchange) => ({ provider: exchange.upstream.adapter.catalogProvider, model: exchange.model })),
     promptTokens: call.promptTokens,
-    promptTokenBound: requestBytes(request),
+    promptTokenBound: call.promptTokenBound,
     maxOutputTokens: call.maxOutputTokens,
+    choices: call.choices,
   });
   if (downgradeBudgetId) {
     plan = deps.router.downgrade(principal, plan, downgradeBudgetId, startedAt);
@@ -155,11 +163,14 @@ export async function relay(principal: Principal, request: IncomingMessage, resp
     exchanges,
     (exchange) => {
       const body = exchange.model === call.model ? call.body : { ...call.body, model: exchange.model };
-      const nativeBody = exchange.upstream.adapter.prepareBody(
+      const { adapter } = exchange.upstream;
+      const prepared = adapter.prepareBody(
         call.operation,
         (exchange.translator ? exchange.translator.request(body) : body) as Record<string, unknown>,
         exchange.target,
       );
+      // A hard budget's output limit goes on the provider's own body, whatever the caller's format.
+      const nativeBody = outputCap ? adapter.limitOutput(call.operation, prepared, outputCap.tokens) : prepared;
       const headers = exchange.upstream.adapter.authHeaders(exchange.upstream.secret);
       headers['content-type'] = 'application/json';
       headers.accept = call.stream ? 'text/event-stream' : 'application/json';
@@ -195,6 +206,7 @@ export async function relay(principal: Principal, request: IncomingMessage, resp
     },
     rateLimitHeaders,
   );
+  if (outputCap) headers['x-spendgate-output-cap'] = describeOutputCap(outputCap);
   if ('error' in forwarded) {
     unanswered(response, headers, forwarded.error, deps.metering, metered, { model: served.model, streamed: call.stream, route: forwarded.route });
   }
@@ -369,8 +381,8 @@ async function relayStream(out: ServerResponse, upstream: UpstreamResponse, ctx:
     completed && reported
       ? reported
       : reported
-        ? { ...reported, outputTokens: Math.max(reported.outputTokens, generated()) }
-        : plainUsage(ctx.call.promptTokens(), generated());
+        ? { ...reported, outputTokens: Math.max(reported.outputTokens, await generated()) }
+        : plainUsage(await ctx.call.promptTokens(), await generated());
   ctx.metering.record(ctx.metered, {
     model: observer.model() ?? ctx.model,
     usage,

@@ -12,7 +12,7 @@ import { ModelName } from '../api/schemas.ts';
 import type { Principal } from '../services/principals.ts';
 import { type RelayCall, relay, type RelayDeps } from './relay.ts';
 import { sendJson } from './respond.ts';
-import { countedOnce, estimateInputTokens, estimatePromptTokens } from './token-estimate.ts';
+import { countedOnce, estimateInputTokens, estimatePromptTokens, IMAGE_TOKENS, imagesIn } from './token-estimate.ts';
 
 /** One exchange as a route sees it: who calls, their checked body (and its bytes), the HTTP request and response. */
 export interface RouteExchange<Body> {
@@ -36,9 +36,15 @@ export interface DataPlaneRoute<Body = unknown> {
 }
 
 /** What a route says of its call; the caller's format, the body (and its bytes) and its model come from the route. */
-type RouteCall = Omit<RelayCall, 'caller' | 'body' | 'bodyBytes' | 'model'>;
+type RouteCall = Omit<RelayCall, 'caller' | 'body' | 'bodyBytes' | 'model' | 'promptTokenBound' | 'choices'> & {
+  /** Images in the prompt: its byte bound adds their tokens. */
+  images?: number;
+  choices?: number;
+};
 
 const positiveInt = z.number().int().positive();
+/** An output limit: no model answers ten million tokens, and admission multiplies it by the answers asked for. */
+const outputLimit = positiveInt.max(10_000_000);
 
 /**
  * An object whose string field `key` says which further fields it must carry (`shapes`,
@@ -127,13 +133,13 @@ const ChatCompletionBody = z.looseObject({
   messages: z.array(OpenAIMessage).min(1),
   stream: z.boolean().nullish(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
-  max_tokens: positiveInt.nullish(),
-  max_completion_tokens: positiveInt.nullish(),
+  max_tokens: outputLimit.nullish(),
+  max_completion_tokens: outputLimit.nullish(),
   tools: OpenAITools.nullish(),
   tool_choice: OpenAIToolChoice.nullish(),
   response_format: OpenAIResponseFormat.nullish(),
   stop: z.union([z.string(), Strings], { error: 'must be a string or an array of strings' }).nullish(),
-  n: positiveInt.nullish(),
+  n: positiveInt.max(128).nullish(),
 });
 
 const anthropicPrompt = {
@@ -146,7 +152,7 @@ const anthropicPrompt = {
 
 const MessagesBody = z.looseObject({
   ...anthropicPrompt,
-  max_tokens: positiveInt,
+  max_tokens: outputLimit,
   stream: z.boolean().nullish(),
   stop_sequences: Strings.nullish(),
   metadata: z.looseObject({ user_id: z.string().nullish() }).nullish(),
@@ -178,7 +184,7 @@ const ResponsesBody = z.looseObject({
   ),
   instructions: z.string().nullish(),
   stream: z.boolean().nullish(),
-  max_output_tokens: positiveInt.nullish(),
+  max_output_tokens: outputLimit.nullish(),
   tools: z.array(JsonObject).nullish(),
 });
 
@@ -197,7 +203,6 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
         handle(exchange, (call) =>
           relay(
             exchange.principal,
-            exchange.request,
             exchange.response,
             {
               caller: format,
@@ -208,7 +213,10 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
               model: exchange.body.model,
               stream: call.stream,
               promptTokens: call.promptTokens,
+              // No prompt has more tokens than bytes; an image is a few bytes of URL but many tokens.
+              promptTokenBound: exchange.bodyBytes.length + (call.images ?? 0) * IMAGE_TOKENS,
               maxOutputTokens: call.maxOutputTokens,
+              choices: call.choices ?? 1,
             },
             deps,
           ),
@@ -223,8 +231,10 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
           operation: 'chat',
           endpoint: 'chat.completions',
           stream: body.stream === true,
-          promptTokens: countedOnce(() => estimatePromptTokens(body.messages)),
+          promptTokens: countedOnce(() => estimatePromptTokens(body.messages, undefined, body.tools ?? undefined)),
+          images: imagesIn(body.messages),
           maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+          choices: body.n ?? 1,
         }),
       ),
     ],
@@ -235,7 +245,8 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
           operation: 'chat',
           endpoint: 'messages',
           stream: body.stream === true,
-          promptTokens: countedOnce(() => estimatePromptTokens(body.messages, body.system)),
+          promptTokens: countedOnce(() => estimatePromptTokens(body.messages, body.system ?? undefined, body.tools ?? undefined)),
+          images: imagesIn(body.messages),
           maxOutputTokens: body.max_tokens,
         }),
       ),
@@ -243,12 +254,13 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
     [
       'POST /messages/count_tokens',
       relayed('anthropic', CountTokensBody, async ({ principal, body, response }, relay) => {
-        const promptTokens = estimatePromptTokens(body.messages, body.system);
+        const promptTokens = countedOnce(() => estimatePromptTokens(body.messages, body.system ?? undefined, body.tools ?? undefined));
         if (deps.upstreams.resolve(principal, body.model, new Date()).adapter.format !== 'anthropic') {
-          // Only Anthropic counts natively; anyone else gets the tiktoken estimate.
-          return sendJson(response, 200, { input_tokens: promptTokens });
+          // Only Anthropic counts natively; anyone else gets the tiktoken estimate, on the key's rate limits.
+          const rateLimitHeaders = await deps.metering.admitRate(principal, promptTokens);
+          return sendJson(response, 200, { input_tokens: await promptTokens() }, rateLimitHeaders);
         }
-        return relay({ operation: 'count_tokens', endpoint: 'messages.count_tokens', stream: false, promptTokens: () => promptTokens, maxOutputTokens: 0 });
+        return relay({ operation: 'count_tokens', endpoint: 'messages.count_tokens', stream: false, promptTokens, maxOutputTokens: 0 });
       }),
     ],
     [
@@ -271,7 +283,8 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
           operation: 'responses',
           endpoint: 'responses',
           stream: body.stream === true,
-          promptTokens: countedOnce(() => estimatePromptTokens(input, body.instructions ?? undefined)),
+          promptTokens: countedOnce(() => estimatePromptTokens(input, body.instructions ?? undefined, body.tools ?? undefined)),
+          images: imagesIn(input),
           maxOutputTokens: body.max_output_tokens ?? undefined,
         });
       }),

@@ -16,19 +16,19 @@
 import { randomUUID } from 'node:crypto';
 import {
   type Budget,
-  billRequest,
   budgetLedgerScope,
   budgetWindowAt,
-  costOfRequest,
   findPrice,
-  fxRateAt,
+  maxOutputTokensOf,
   microsToDecimalString,
   plainUsage,
   type PriceCatalog,
+  priceRequest,
   type RequestCost,
-  teamSpendMicros,
+  type RequestToPrice,
   totalTokens,
   type Usage,
+  worstCaseSpendMicros,
 } from '@spendgate/core';
 import {
   type JobQueue,
@@ -46,8 +46,28 @@ import { AppError, TooManyRequestsError } from '../errors.ts';
 import type { Principal } from './principals.ts';
 import type { UsageOutbox } from './usage-outbox.ts';
 
-/** Output tokens assumed for the worst case when a request sets no limit. */
-const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+/**
+ * Output tokens a request without a limit is reserved for when its model's maximum is
+ * not known; under a hard budget the provider is then sent this limit, so the
+ * reservation holds.
+ */
+export const ASSUMED_MAX_OUTPUT_TOKENS = 4_096;
+/** The smallest answer worth sending: a hard budget that cannot afford this many output tokens refuses. */
+export const MIN_ANSWER_TOKENS = 16;
+/**
+ * Near a cap, the prompt is reserved on its counted tokens rather than its byte bound: a
+ * budget is near its cap when what is left after a reservation would not cover this many
+ * more like it. Above that, admission costs no counting.
+ */
+const NEAR_CAP_REQUESTS = 200n;
+/**
+ * A counted prompt is reserved at 5/4 of tiktoken's count: providers count with their own
+ * tokenizers (Claude's gives up to ~25 % more tokens than o200k for the same text), and
+ * a reservation below the provider's count would let concurrent requests pass the cap.
+ */
+const promptWithMargin = (counted: number) => Math.ceil((counted * 5) / 4);
+/** Times admission may lower the output limit as other requests take the budget meanwhile. */
+const MAX_CAP_TRIES = 3;
 /** How long a usage event may wait for the queue before it goes to the outbox. */
 const ENQUEUE_DEADLINE_MS = 200;
 /** After the queue failed, events go straight to the outbox for this long. */
@@ -95,6 +115,25 @@ export interface Admission {
   rateLimitHeaders: Record<string, string>;
   /** A downgrade budget whose amount is spent: the request goes to a cheaper model of its family. */
   downgradeBudgetId: string | undefined;
+  /**
+   * The output limit (per choice) the provider must be sent, when a hard budget set one:
+   * what the tightest budget affords, or the assumed maximum of a model whose own is unknown.
+   */
+  outputCap: { tokens: number; reason: 'budget' | 'model-limit-unknown' } | undefined;
+}
+
+/** What admission knows of a request before it is sent. */
+export interface AdmissionEstimate {
+  /** Every provider model the request may be served by (the dearest is reserved). */
+  candidates: readonly { provider: string; model: string }[];
+  /** The prompt's counted tokens (tiktoken), asked only near a cap or for a token rate limit. */
+  promptTokens: () => Promise<number>;
+  /** An upper bound of the prompt's tokens that costs nothing to know (its bytes), when there is one. */
+  promptTokenBound: number | undefined;
+  /** The caller's output limit per choice; undefined: the model's maximum. 0 for operations without output. */
+  maxOutputTokens: number | undefined;
+  /** Answers asked for (OpenAI's `n`). */
+  choices: number;
 }
 
 /** The 402 a refused request gets: which budget, its limit, its spend, when it resets, what is left. */
@@ -109,6 +148,16 @@ function budgetRefusal(budget: Budget, spentMicros: bigint, at: Date, timeZone: 
     `Budget exceeded: the ${budget.scope} budget ${budget.id} allows £${microsToDecimalString(budget.amountMicros)} ${period} ` +
       `and £${microsToDecimalString(spentMicros)} is spent or reserved; ${resets}`,
     { headers: { 'x-spendgate-budget-remaining': microsToDecimalString(left < 0n ? 0n : left) } },
+  );
+}
+
+/** The 402 a request gets whose cost a hard budget cannot bound: its model has no price. */
+function unboundedRefusal(budget: Budget, model: string): AppError {
+  return new AppError(
+    402,
+    'budget_unpriced_model',
+    `Model "${model}" has no price, so the hard ${budget.scope} budget ${budget.id} cannot bound what it would cost: ` +
+      'keys under a hard budget may use only priced models (a team admin can add a price for it)',
   );
 }
 
@@ -151,14 +200,14 @@ export function createMetering(deps: {
    * Counts the request against the key's per-minute limits; 429 with retry-after when it
    * does not fit. An unreachable limiter lets the request through (limits are not caps on spend).
    */
-  async function admitRate(request: MeteredRequest, promptTokens: () => number): Promise<Record<string, string>> {
-    const limits = request.principal.settings.rateLimit;
+  async function admitRate(principal: Principal, promptTokens: () => Promise<number>): Promise<Record<string, string>> {
+    const limits = principal.settings.rateLimit;
     if (limits === undefined) return {};
     let decision: RateDecision;
     try {
-      decision = await deps.rateLimiter.admit(request.principal.keyId, limits, limits.tokensPerMinute === undefined ? 0 : promptTokens());
+      decision = await deps.rateLimiter.admit(principal.keyId, limits, limits.tokensPerMinute === undefined ? 0 : await promptTokens());
     } catch (error) {
-      deps.log.warn({ err: error, requestId: request.requestId }, 'rate limiter unreachable; not limiting this request');
+      deps.log.warn({ err: error, keyId: principal.keyId }, 'rate limiter unreachable; not limiting this request');
       return {};
     }
     if (decision.ok) return rateLimitHeaders(limits, decision);
@@ -217,83 +266,156 @@ export function createMetering(deps: {
     if (gathering.events.length >= MAX_BATCH) sendGathered();
   }
 
-  /** The team's own prices, when they price the model. */
-  const teamPricesFor = (request: MeteredRequest, model: string): PriceCatalog | undefined => {
-    const overrides = request.principal.priceOverrides;
-    return overrides && findPrice(overrides, request.provider, model, request.startedAt) ? overrides : undefined;
+  /** The team's own prices when they price the model, else the list prices. */
+  const pricesFor = (principal: Principal, provider: string, model: string, at: Date): PriceCatalog => {
+    const overrides = principal.priceOverrides;
+    return overrides && findPrice(overrides, provider, model, at) ? overrides : deps.catalog;
   };
-  /** Priced with the team's own price when it has one for the model, else the list price. */
-  const priceOf = (request: MeteredRequest, model: string, usage: Usage): RequestCost =>
-    costOfRequest(teamPricesFor(request, model) ?? deps.catalog, { provider: request.provider, model, usage, at: request.startedAt });
-  const hasPrice = (request: MeteredRequest, model: string): boolean =>
-    teamPricesFor(request, model) !== undefined || findPrice(deps.catalog, request.provider, model, request.startedAt) !== undefined;
+  const hasPrice = (principal: Principal, provider: string, model: string, at: Date): boolean =>
+    findPrice(pricesFor(principal, provider, model, at), provider, model, at) !== undefined;
+  const toPrice = (request: MeteredRequest, provider: string, model: string, usage: Usage): RequestToPrice => ({
+    kind: request.principal.kind,
+    plan: request.principal.plan,
+    provider,
+    model,
+    usage,
+    at: request.startedAt,
+  });
 
   return {
     /**
-     * Reserves the worst-case spend (GBP) on every budget that applies and answers what
-     * is left on the tightest hard one. Throws the refusal: 402 when a hard budget would
-     * overflow, 400 for an unpriced model the team forbids.
+     * Counts the request on the key's rate limits and reserves its worst-case spend (GBP)
+     * on every budget that applies, and answers what is left on the tightest hard one.
+     * Throws the refusal: 429 over a rate limit; 400 for an unpriced model the team
+     * forbids; 402 when a hard budget applies and a candidate model has no price (its cost
+     * could not be bounded), or when not even `MIN_ANSWER_TOKENS` of output fit.
      *
-     * The worst case is first taken on `promptTokenBound` (no prompt has more tokens than
-     * its request has bytes), which costs nothing to know; the prompt is counted only when
-     * that bound does not fit, and the request refused only if its counted worst case
-     * does not fit either. Either way what is reserved is never below the prompt's estimate.
+     * The worst case is the dearest candidate with the prompt's tokens and the caller's
+     * output limit, or the model's maximum output (`ASSUMED_MAX_OUTPUT_TOKENS` when not
+     * known: under a hard budget the provider is then sent that limit). The prompt is
+     * first taken at its byte bound (no prompt has more tokens than bytes), which costs
+     * nothing to know; it is counted (with a margin for other tokenizers) when that bound
+     * does not fit, or when what is left
+     * would not cover `NEAR_CAP_REQUESTS` more such reservations, and the reservation
+     * then made on the count. When the worst case does not fit a hard budget, the output
+     * limit is lowered to what the budget affords (`outputCap`).
      */
-    async admit(
-      request: MeteredRequest,
-      estimate: { model: string; promptTokens: () => number; promptTokenBound: number | undefined; maxOutputTokens?: number | undefined },
-    ): Promise<Admission> {
+    async admit(request: MeteredRequest, estimate: AdmissionEstimate): Promise<Admission> {
       const { principal, startedAt } = request;
-      const rateHeaders = await admitRate(request, estimate.promptTokens);
-      // Whether a model has a price does not depend on the tokens: no need to count them for that.
-      if (!principal.allowUnpricedModels && !hasPrice(request, estimate.model)) {
-        throw new AppError(400, 'model_unpriced', `Model "${estimate.model}" has no price and this team does not allow unpriced models`);
+      const rateHeaders = await admitRate(principal, estimate.promptTokens);
+      for (const { provider, model } of estimate.candidates) {
+        if (!principal.allowUnpricedModels && !hasPrice(principal, provider, model, startedAt)) {
+          throw new AppError(400, 'model_unpriced', `Model "${model}" has no price and this team does not allow unpriced models`);
+        }
       }
       const scopes = budgetScopes(principal, startedAt);
-      if (scopes.length === 0) return { remainingMicros: undefined, rateLimitHeaders: rateHeaders, downgradeBudgetId: undefined };
-      const reserveFor = (promptTokens: number) => {
-        const usage = plainUsage(promptTokens, estimate.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
-        const worstCase = priceOf(request, estimate.model, usage);
-        const bill = billRequest({ kind: principal.kind, plan: principal.plan, cost: worstCase, totalTokens: totalTokens(usage), at: startedAt });
-        return deps.ledger.reserve({
-          reservationId: request.requestId,
-          scopes,
-          amountMicros: teamSpendMicros(principal.kind, worstCase, bill, fxRateAt(startedAt)),
-        });
+      const unlimited = { remainingMicros: undefined, rateLimitHeaders: rateHeaders, downgradeBudgetId: undefined, outputCap: undefined };
+      if (scopes.length === 0) return unlimited;
+      const hardBudget = scopes.find(({ limitMicros }) => limitMicros !== null)?.budget;
+
+      // Output per choice: at most the caller's limit and the model's maximum (assumed when not known).
+      const outputOf = (model: string) => {
+        const modelMax = maxOutputTokensOf(model);
+        if (estimate.maxOutputTokens === undefined) return modelMax ?? ASSUMED_MAX_OUTPUT_TOKENS;
+        return modelMax === undefined ? estimate.maxOutputTokens : Math.min(estimate.maxOutputTokens, modelMax);
       };
-      let admission: Awaited<ReturnType<SpendLedger['reserve']>>;
+      let outputCap: Admission['outputCap'];
+      if (hardBudget && estimate.maxOutputTokens === undefined && estimate.candidates.some(({ model }) => maxOutputTokensOf(model) === undefined)) {
+        outputCap = { tokens: ASSUMED_MAX_OUTPUT_TOKENS, reason: 'model-limit-unknown' };
+      }
+      /** The dearest candidate's worst case with this prompt and output per choice; undefined when it cannot be bounded. */
+      const worstCase = (promptTokens: number, outputPerChoice: (model: string) => number) => {
+        let dearest: { micros: bigint; model: string } | undefined;
+        for (const { provider, model } of estimate.candidates) {
+          const usage = plainUsage(promptTokens, outputPerChoice(model) * estimate.choices);
+          const micros = worstCaseSpendMicros(pricesFor(principal, provider, model, startedAt), toPrice(request, provider, model, usage));
+          if (micros === undefined) {
+            if (hardBudget) throw unboundedRefusal(hardBudget, model);
+            continue;
+          }
+          if (!dearest || micros > dearest.micros) dearest = { micros, model };
+        }
+        return dearest?.micros ?? 0n;
+      };
+      const reserve = (amountMicros: bigint) => deps.ledger.reserve({ reservationId: request.requestId, scopes, amountMicros });
+      /** The hard budget's headroom after this admission, or before it for a refusal. */
+      const tightestLeft = (result: Awaited<ReturnType<typeof reserve>>): bigint | undefined => {
+        if (!result.ok) return result.limitMicros - result.spentMicros - result.reservedMicros;
+        let left: bigint | undefined;
+        scopes.forEach(({ limitMicros }, index) => {
+          if (limitMicros === null) return;
+          const { spentMicros, reservedMicros } = result.balances[index]!;
+          const scopeLeft = limitMicros - spentMicros - reservedMicros;
+          if (left === undefined || scopeLeft < left) left = scopeLeft;
+        });
+        return left;
+      };
+
+      let admission: Awaited<ReturnType<typeof reserve>>;
       try {
-        admission = await reserveFor(estimate.promptTokenBound ?? estimate.promptTokens());
-        if (!admission.ok && estimate.promptTokenBound !== undefined) admission = await reserveFor(estimate.promptTokens());
+        const fullOutput = (model: string) => outputCap?.tokens ?? outputOf(model);
+        const countedPrompt = async () => promptWithMargin(await estimate.promptTokens());
+        let prompt = estimate.promptTokenBound ?? (await countedPrompt());
+        let amount = worstCase(prompt, fullOutput);
+        admission = await reserve(amount);
+        if (estimate.promptTokenBound !== undefined) {
+          const left = tightestLeft(admission);
+          const nearCap = !admission.ok || (left !== undefined && left < amount * NEAR_CAP_REQUESTS);
+          if (nearCap) {
+            const counted = await countedPrompt();
+            if (counted < prompt) {
+              prompt = counted;
+              amount = worstCase(prompt, fullOutput);
+              if (admission.ok) await deps.ledger.release(request.requestId);
+              admission = await reserve(amount);
+            }
+          }
+        }
+        // The hard budget cannot cover the worst case: send the provider what it affords.
+        for (let tries = 0; !admission.ok && tries < MAX_CAP_TRIES && estimate.maxOutputTokens !== 0; tries++) {
+          const left = tightestLeft(admission)!;
+          const fits = (perChoice: number) => worstCase(prompt, () => perChoice) <= left;
+          const ceiling = Math.min(...estimate.candidates.map(({ model }) => fullOutput(model)));
+          if (ceiling <= MIN_ANSWER_TOKENS || !fits(MIN_ANSWER_TOKENS)) break;
+          let low = MIN_ANSWER_TOKENS;
+          let high = ceiling - 1;
+          while (low < high) {
+            const middle = Math.ceil((low + high) / 2);
+            if (fits(middle)) low = middle;
+            else high = middle - 1;
+          }
+          outputCap = { tokens: low, reason: 'budget' };
+          admission = await reserve(worstCase(prompt, () => low));
+        }
       } catch (error) {
         if (!(error instanceof LedgerUnavailableError)) throw error;
-        if (scopes.some(({ limitMicros }) => limitMicros !== null)) {
+        if (hardBudget) {
           throw new AppError(503, 'budget_unavailable', 'Budgets cannot be checked right now, so requests on keys with a hard budget are refused; try again shortly');
         }
         deps.log.warn({ requestId: request.requestId }, 'spend ledger unreachable; admitting a request without a hard budget unreserved');
         request.unreserved = true;
-        return { remainingMicros: undefined, rateLimitHeaders: rateHeaders, downgradeBudgetId: undefined };
+        return unlimited;
       }
       if (!admission.ok) {
         const refused = scopes.find((candidate) => candidate.scope === admission.scope)!;
         throw budgetRefusal(refused.budget, admission.spentMicros + admission.reservedMicros, startedAt, principal.timeZone);
       }
       // What is left on the tightest hard budget once this request's reservation is counted.
-      let remainingMicros: bigint | undefined;
       let downgradeBudgetId: string | undefined;
-      scopes.forEach(({ budget, limitMicros }, index) => {
-        const { spentMicros, reservedMicros } = admission.balances[index]!;
-        if (budget.mode === 'downgrade' && spentMicros >= budget.amountMicros) downgradeBudgetId ??= budget.id;
-        if (limitMicros === null) return;
-        const left = limitMicros - spentMicros - reservedMicros;
-        remainingMicros = remainingMicros === undefined || left < remainingMicros ? left : remainingMicros;
+      scopes.forEach(({ budget }, index) => {
+        if (budget.mode === 'downgrade' && admission.balances[index]!.spentMicros >= budget.amountMicros) downgradeBudgetId ??= budget.id;
       });
+      const remainingMicros = tightestLeft(admission);
       return {
         remainingMicros: remainingMicros === undefined ? undefined : remainingMicros < 0n ? 0n : remainingMicros,
         rateLimitHeaders: rateHeaders,
         downgradeBudgetId,
+        outputCap,
       };
     },
+
+    /** Counts a request that reaches no provider (count_tokens answered here) on the key's rate limits. */
+    admitRate,
 
     /** Frees a request's reservation when it ends before reaching any provider (nothing to record). */
     async release(request: MeteredRequest): Promise<void> {
@@ -319,16 +441,11 @@ export function createMetering(deps: {
       request: MeteredRequest,
       outcome: { model: string; usage: Usage; estimated: boolean; statusCode: number; streamed: boolean; route?: string },
     ): RequestCost {
-      const cost = priceOf(request, outcome.model, outcome.usage);
-      const { principal } = request;
-      const bill = billRequest({
-        kind: principal.kind,
-        plan: principal.plan,
-        cost,
-        totalTokens: totalTokens(outcome.usage),
-        at: request.startedAt,
-      });
-      const spent = teamSpendMicros(principal.kind, cost, bill, fxRateAt(request.startedAt));
+      const { principal, provider } = request;
+      const { cost, bill, budgetSpendMicros: spent } = priceRequest(
+        pricesFor(principal, provider, outcome.model, request.startedAt),
+        toPrice(request, provider, outcome.model, outcome.usage),
+      );
       const job: UsageEventJob = {
         requestId: request.requestId,
         occurredAt: request.startedAt.toISOString(),

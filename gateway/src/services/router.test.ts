@@ -57,10 +57,10 @@ describe('router', () => {
     expect(plan.attempts.map((attempt) => [attempt.upstream.connectionId, attempt.model])).toEqual([['conn-1', 'gpt-4o']]);
   });
 
-  it('reserves against the dearest attempt', () => {
+  it('reads what a request needs only for optimised keys, the ones it chooses models for', () => {
     const router = newRouter();
-    const plan = router.plan(optimised({ routing: { fallbacks: ['claude-opus-4-5'] } }), { model: 'gpt-4o-mini', operation: 'chat', needs: chat }, at);
-    expect(router.mostExpensive(plan.attempts, chat, at).model).toBe('claude-opus-4-5');
+    expect(router.choosesAmongModels(optimised())).toBe(true);
+    expect(router.choosesAmongModels(byok)).toBe(false);
   });
 
   it('downgrades to the cheaper sibling: on the operator account for optimised keys, on the connection for BYOK', () => {

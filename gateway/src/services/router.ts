@@ -125,6 +125,13 @@ export function createRouter(deps: { upstreams: UpstreamResolver; catalog: Price
       return [{ attempt, profile, costMicros, latencyMs: deps.health.latencyMs(attempt), healthy: deps.health.allows(attempt) }];
     });
 
+  /**
+   * Whether planning reads what a request needs (its prompt's tokens, features): only for
+   * optimised keys, whose models the router chooses; BYOK and BYOM keys get the model they
+   * name on their own connection.
+   */
+  const choosesAmongModels = (principal: Principal) => principal.kind === 'optimised';
+
   const weightsOf = (principal: Principal) => principal.settings.routing?.weights ?? principal.plan.routingWeights;
 
   const withoutRepeats = (attempts: Attempt[]) =>
@@ -133,9 +140,11 @@ export function createRouter(deps: { upstreams: UpstreamResolver; catalog: Price
   return {
     health: deps.health,
 
+    choosesAmongModels,
+
     /** The attempts for a request, best first. Throws 400 when no model can serve it. */
     plan(principal: Principal, request: { model: string; operation: Operation; needs: RequestNeeds }, at: Date): RoutePlan {
-      if (principal.kind !== 'optimised') {
+      if (!choosesAmongModels(principal)) {
         return { attempts: [{ upstream: deps.upstreams.resolve(principal, request.model, at), model: request.model }], reason: 'requested' };
       }
       const weights = weightsOf(principal);
@@ -169,13 +178,6 @@ export function createRouter(deps: { upstreams: UpstreamResolver; catalog: Price
               weights,
             ).map((candidate) => candidate.attempt);
       return { attempts: withoutRepeats([requested, ...fallbacks, ...alternatives]), reason: 'requested' };
-    },
-
-    /** The attempt that would cost the most: what admission reserves against. */
-    mostExpensive<A extends Attempt>(attempts: readonly A[], needs: RequestNeeds, at: Date): A {
-      if (attempts.length === 1) return attempts[0]!;
-      const cost = (attempt: Attempt) => estimatedCost(attempt, needs, at) ?? -1n;
-      return attempts.reduce((worst, attempt) => (cost(attempt) > cost(worst) ? attempt : worst));
     },
 
     /**

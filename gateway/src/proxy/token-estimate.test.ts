@@ -1,0 +1,53 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { countTokens, estimateInputTokens, estimatePromptTokens, IMAGE_TOKENS, imagesIn } from './token-estimate.ts';
+
+describe('countTokens', () => {
+  it('counts text as o200k does', async () => {
+    expect(await countTokens('')).toBe(0);
+    expect(await countTokens('Hello there world')).toBe(3);
+  });
+
+  it('gives the event loop turns while it counts a long run without whitespace, and bounds it', async () => {
+    const run = 'a'.repeat(200_000);
+    let turns = 0;
+    let counting = true;
+    const counted = countTokens(run).finally(() => {
+      counting = false;
+    });
+    while (counting) {
+      await nextTurn();
+      turns++;
+    }
+    const tokens = await counted;
+    // Counted in pieces: at least what o200k gives for the whole run (8 letters a token), never more than its bytes.
+    expect(tokens).toBeGreaterThanOrEqual(200_000 / 8);
+    expect(tokens).toBeLessThanOrEqual(200_000);
+    expect(turns).toBeGreaterThan(1);
+  });
+
+  it('keeps a surrogate pair whole where a slice ends', async () => {
+    // The emoji's two UTF-16 units straddle the 2,048-character slice end: it is counted as one emoji, not two broken halves.
+    const before = `${'x '.repeat(1_023)}x`;
+    expect(await countTokens(`${before}😀`)).toBe((await countTokens(before)) + (await countTokens('😀')));
+  });
+});
+
+describe('prompt estimates', () => {
+  it('count every message field, the system prompt, tools, and each image as IMAGE_TOKENS', async () => {
+    const text = await estimatePromptTokens([{ role: 'user', content: 'Hello there world' }]);
+    expect(text).toBe(3 + 3 + 3);
+    const withImage = [{ role: 'user', content: [{ type: 'text', text: 'Hello there world' }, { type: 'image_url', image_url: { url: 'https://x/y.png' } }] }];
+    expect(await estimatePromptTokens(withImage)).toBe(text + IMAGE_TOKENS);
+    expect(imagesIn(withImage)).toBe(1);
+    const tools = [{ type: 'function', function: { name: 'lookup_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+    expect(await estimatePromptTokens([{ role: 'user', content: 'Hello there world' }], undefined, tools)).toBeGreaterThan(text + 10);
+    const toolCall = [{ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"city":"Paris"}' } }] }];
+    expect(await estimatePromptTokens(toolCall)).toBeGreaterThan(3 + 3 + 5);
+  });
+
+  it('count embeddings inputs: strings by tiktoken, token arrays by length', async () => {
+    expect(await estimateInputTokens('Hello there world')).toBe(3);
+    expect(await estimateInputTokens(['Hello there world', [1, 2, 3, 4]])).toBe(7);
+  });
+});
