@@ -4,6 +4,8 @@
  * reaches the provider, no usage is recorded, no header echoes the input, and the
  * connection stays usable for the next request.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { listUsageEvents } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
@@ -41,6 +43,9 @@ for (const mode of testModes) describe(`bad input on the data plane (${mode})`, 
     ['a missing field', '/chat/completions', JSON.stringify({ model: 'gpt-4o' }), 400, 'messages'],
     ['a field of the wrong type', '/chat/completions', JSON.stringify({ model: 'gpt-4o', messages: 'hi' }), 400, 'messages'],
     ['an empty body', '/embeddings', '', 400, 'body'],
+    ['more embeddings inputs than OpenAI takes', '/embeddings', JSON.stringify({ model: 'text-embedding-3-small', input: Array(2_049).fill('hi') }), 400, 'input'],
+    ['an output limit no model has', '/chat/completions', JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 1e12 }), 400, 'max_tokens'],
+    ['more answers than OpenAI gives', '/chat/completions', JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }], n: 129 }), 400, 'n'],
     ['a prototype-poisoning body', '/chat/completions', '{"model":"gpt-4o","messages":[{}],"__proto__":{"x":1}}', 400, 'body'],
   ])('refuses %s in OpenAI’s error shape, naming the field', async (_what, path, body, status, param) => {
     const response = await post(path, body);
@@ -162,5 +167,39 @@ for (const mode of testModes) describe(`bad input on the data plane (${mode})`, 
     expect(fake.requests).toHaveLength(1);
     await usageWritten(spendgate);
     expect(await listUsageEvents(spendgate.app.runtime.stores.sql.db, tenant.teamId)).toHaveLength(1);
+  });
+  it('keeps a provider’s model name out of its headers unless it is a model id', async () => {
+    // A team's own endpoint (BYOM or any base URL) answers whatever it likes.
+    const odd = createServer((_request, response) => {
+      response.setHeader('content-type', 'application/json');
+      response.end(
+        JSON.stringify({
+          id: 'chatcmpl-odd',
+          object: 'chat.completion',
+          created: 1,
+          model: 'gpt-4o\u0000\r\nx-injected: yes',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => odd.listen(0, '127.0.0.1', resolve));
+    try {
+      const oddKey = await issueByokKey(spendgate.url, tenant, {
+        provider: 'openai',
+        apiKey: 'sk-odd',
+        baseUrl: `http://127.0.0.1:${(odd.address() as AddressInfo).port}/v1`,
+      });
+      const response = await fetch(`${spendgate.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${oddKey}`, 'content-type': 'application/json' },
+        body: GOOD_BODY,
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-spendgate-model')).toBe('gpt-4o');
+      expect(response.headers.get('x-injected')).toBeNull();
+    } finally {
+      await new Promise<void>((resolve) => odd.close(() => resolve()));
+    }
   });
 });

@@ -161,11 +161,13 @@ const MessagesBody = z.looseObject({
 
 const CountTokensBody = z.looseObject(anthropicPrompt);
 
+/** OpenAI's limit of inputs in one embeddings request. */
+const MAX_EMBEDDING_INPUTS = 2_048;
 const EmbeddingsBody = z.looseObject({
   model: ModelName,
   input: z.union([z.string(), z.array(z.union([z.string(), z.number(), z.array(z.number())])).min(1)], {
     error: 'must be a string, or an array of strings or token arrays',
-  }),
+  }).refine((input) => !Array.isArray(input) || input.length <= MAX_EMBEDDING_INPUTS, `must hold at most ${MAX_EMBEDDING_INPUTS} inputs`),
 });
 
 const ResponsesBody = z.looseObject({
