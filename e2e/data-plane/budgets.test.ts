@@ -61,12 +61,13 @@ for (const mode of testModes) {
         body: { scope: 'key', scopeId: keyId, amount: '0.01', window: 'month', mode: 'hard', alertAt: [50, 80, 100] },
       });
       expect(hard.status).toBe(201);
-      expect(hard.body.data).toMatchObject({ amount: '0.010000', currency: 'GBP', spent: '0.000000', remaining: '0.010000' });
+      expect(hard.body.data).toMatchObject({ amount: '0.010000', currency: 'GBP', spent: '0.000000', remaining: '0.010000', unpricedModels: 'refused' });
       const soft = await callApi(spendgate.url, 'POST', '/budgets', {
         token: tenant.token,
         body: { scope: 'group', scopeId: tenant.groupId, amount: 0.000001, window: 'day', mode: 'soft' },
       });
       expect(soft.status).toBe(201);
+      expect(soft.body.data.unpricedModels).toBe('admitted');
       for (const [body, field] of [
         [{ scope: 'key', scopeId: keyId, amount: '-5', window: 'month', mode: 'hard' }, 'amount'],
         [{ scope: 'key', scopeId: keyId, amount: '5', window: 'year', mode: 'hard' }, 'window'],

@@ -57,6 +57,8 @@ function budgetView({ budget, spentMicros, remainingMicros, resetsAt }: BudgetWi
     spent: microsToDecimalString(spentMicros),
     remaining: microsToDecimalString(remainingMicros),
     resetsAt,
+    /** What the budget does with a model that has no price: a hard one cannot bound its cost, so it refuses it (402). */
+    unpricedModels: budget.mode === 'hard' ? 'refused' : 'admitted',
   };
 }
 
