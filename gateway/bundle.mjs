@@ -3,7 +3,8 @@
 // ES module under dist/, so `npm start` and `npm run worker` run on Node alone: no
 // TypeScript loader in the process (under tsx its hooks thread and source maps cost
 // ~65 MiB of RSS). Workspace packages are bundled; npm packages stay imports.
-// PGlite's database-process script is copied beside the bundle, where it is looked for.
+// PGlite's database-process script and the tokenizer's thread (plain JavaScript) are
+// copied beside the bundle, where they are looked for.
 //
 //   node gateway/bundle.mjs gateway|worker
 import { copyFile } from 'node:fs/promises';
@@ -49,6 +50,7 @@ export async function bundleServer(entries, outdir) {
     plugins: [npmPackagesExternal],
   });
   await copyFile(path.join(ROOT, 'store/src/sql/pglite-server.mjs'), path.join(outdir, 'pglite-server.mjs'));
+  await copyFile(path.join(ROOT, 'gateway/src/proxy/tokenizer-worker.mjs'), path.join(outdir, 'tokenizer-worker.mjs'));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -373,6 +373,8 @@ async function relayStream(out: ServerResponse, upstream: UpstreamResponse, ctx:
     if (!clientGone) out.destroy();
   }
 
+  // Whether the provider or the caller cut it, as it is now: counting below takes turns.
+  const statusCode = completed ? 200 : clientGone ? 499 : 502;
   // Reported usage is final only for a completed stream; otherwise the output so far
   // is estimated (and never less than what the provider had already reported).
   const reported = observer.usage();
@@ -387,7 +389,7 @@ async function relayStream(out: ServerResponse, upstream: UpstreamResponse, ctx:
     model: observer.model() ?? ctx.model,
     usage,
     estimated: !(completed && reported),
-    statusCode: completed ? 200 : clientGone ? 499 : 502,
+    statusCode,
     streamed: true,
     route: ctx.route,
   });

@@ -1,98 +1,65 @@
 /**
  * Token estimates with tiktoken (o200k_base), for what providers do not report: the
  * prompt of a request admitted near its budget's cap, a key's tokens-per-minute limit,
- * count_tokens for providers that cannot count, and the output of a stream that ended
- * before its usage arrived. Estimates are always marked as such.
+ * count_tokens for providers that cannot count, a prompt an optimised key's router
+ * compares with context windows, and the output of a stream that ended before its usage
+ * arrived. Estimates are always marked as such.
  *
- * Counting never holds the event loop for long: tiktoken sees at most `SLICE_CHARS` per
- * call, the event loop gets a turn every `YIELD_AFTER_MS`, and BPE's time, which grows
- * with the square of a run of characters without whitespace (200 KB of letters took
- * 31 s), is kept linear by counting such runs in pieces of `MAX_RUN` characters (a piece
- * boundary may add a token: the count stays an upper estimate). After `COUNT_BUDGET_MS`
- * of its own counting, what is left is bounded by its UTF-8 bytes (no text has more tokens than
- * bytes). tiktoken is loaded (~20 MiB resident for its WebAssembly) and the encoder built
- * (~50 MiB more, ~170 ms) by the first count, so a gateway whose requests never need one
- * never pays for them.
+ * Counting runs on a thread of its own (tokenizer-worker.mjs), started by the first count:
+ * loading tiktoken, building its encoder and counting a long text never hold the event
+ * loop, and a gateway whose requests never need a count never pays the ~70 MiB. Should
+ * the thread fail, a count is bounded by the text's UTF-8 bytes (no text has more tokens
+ * than bytes) and the next count starts a new thread.
  */
-import { createRequire } from 'node:module';
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Tiktoken } from 'tiktoken';
+import { Worker } from 'node:worker_threads';
 
-/** Characters tiktoken sees in one call: under 1 ms of prose, ~1 ms of CJK. */
-const SLICE_CHARS = 2_048;
-/** Runs without whitespace are counted in pieces of at most this many characters. */
-const MAX_RUN = 64;
-/** The event loop gets a turn after this much counting. */
-const YIELD_AFTER_MS = 2;
-/**
- * Counting a text stops after this much of its own work (time in its slices, not the
- * turns it gave others); the rest is bounded by its bytes. Prose counts at ~4 MB a
- * second, so any prompt the data plane takes (20 MiB) is counted whole on an idle core.
- */
-const COUNT_BUDGET_MS = 5_000;
 /**
  * Tokens an image in a prompt is counted as: above what the providers charge for the
  * largest image they take (OpenAI high detail ~1,500–2,500, Anthropic ~1,600).
  */
 export const IMAGE_TOKENS = 3_000;
 
-let encoder: Tiktoken | undefined;
-
-function encoding(): Tiktoken {
-  encoder ??= (createRequire(import.meta.url)('tiktoken') as typeof import('tiktoken')).get_encoding('o200k_base');
-  return encoder;
+interface PendingCount {
+  resolve: (tokens: number) => void;
+  text: string;
 }
 
-/** ASCII controls and space, NBSP and the ideographic space: where BPE's pieces end anyway. */
-const isSpace = (code: number) => code <= 32 || code === 0xa0 || code === 0x3000;
-const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+let tokenizer: { worker: Worker; pending: Map<number, PendingCount> } | undefined;
+let nextCountId = 0;
 
-/** text[from, end) with a space after every MAX_RUN characters of a longer run without whitespace. */
-function withRunsBroken(text: string, from: number, end: number): string {
-  const pieces: string[] = [];
-  let pieceStart = from;
-  let run = 0;
-  for (let i = from; i < end; i++) {
-    const code = text.charCodeAt(i);
-    if (isSpace(code)) {
-      run = 0;
-      continue;
-    }
-    if (run >= MAX_RUN && !isLowSurrogate(code)) {
-      pieces.push(text.slice(pieceStart, i));
-      pieceStart = i;
-      run = 0;
-    }
-    run++;
-  }
-  if (pieces.length === 0) return text.slice(from, end);
-  pieces.push(text.slice(pieceStart, end));
-  return pieces.join(' ');
+function startTokenizer(): NonNullable<typeof tokenizer> {
+  const worker = new Worker(new URL('./tokenizer-worker.mjs', import.meta.url));
+  const pending = new Map<number, PendingCount>();
+  const started = { worker, pending };
+  // Never what keeps the process alive: it serves the server's requests, which do.
+  worker.unref();
+  worker.on('message', ({ id, tokens }: { id: number; tokens: number }) => {
+    pending.get(id)?.resolve(tokens);
+    pending.delete(id);
+  });
+  const failed = () => {
+    if (tokenizer === started) tokenizer = undefined;
+    for (const { resolve, text } of pending.values()) resolve(Buffer.byteLength(text));
+    pending.clear();
+  };
+  worker.on('error', failed);
+  worker.on('exit', failed);
+  return started;
 }
 
 /**
- * The tokens of a text, counted in slices between turns of the event loop.
+ * The tokens of a text, counted on the tokenizer's thread.
  * @example await countTokens('Hello there world') // 3
  */
-export async function countTokens(text: string): Promise<number> {
-  if (text.length === 0) return 0;
-  let worked = 0;
-  let turnStarted = performance.now();
-  let total = 0;
-  for (let from = 0; from < text.length; ) {
-    const sliceStarted = performance.now();
-    if (sliceStarted - turnStarted > YIELD_AFTER_MS) {
-      worked += sliceStarted - turnStarted;
-      if (worked > COUNT_BUDGET_MS) return total + Buffer.byteLength(text.slice(from));
-      await nextTurn();
-      turnStarted = performance.now();
-    }
-    let end = Math.min(text.length, from + SLICE_CHARS);
-    if (end < text.length && isLowSurrogate(text.charCodeAt(end))) end--;
-    total += encoding().encode_ordinary(withRunsBroken(text, from, end)).length;
-    from = end;
-  }
-  return total;
+export function countTokens(text: string): Promise<number> {
+  if (text.length === 0) return Promise.resolve(0);
+  tokenizer ??= startTokenizer();
+  const id = nextCountId++;
+  const { worker, pending } = tokenizer;
+  return new Promise((resolve) => {
+    pending.set(id, { resolve, text });
+    worker.postMessage({ id, text });
+  });
 }
 
 const TOKENS_PER_MESSAGE = 3;
