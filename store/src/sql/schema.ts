@@ -1,6 +1,6 @@
 // Table types for Kysely: one Database interface, as the migrations create it.
 // int8 columns come back as bigint (see connect.ts), timestamps as Date.
-import type { BudgetMode, BudgetScope, BudgetWindow, KeyKind, KeySettings } from '@spendgate/core';
+import type { BudgetMode, BudgetScope, BudgetWindow, GroupRole, KeyKind, KeySettings, TeamRole } from '@spendgate/core';
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
@@ -8,9 +8,7 @@ type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type Int8 = ColumnType<bigint, bigint | number | string, bigint | number | string>;
 type Json<T> = ColumnType<T, string | undefined, string>;
 
-export type TeamRole = 'ADMIN' | 'MEMBER';
-export type GroupRole = 'ADMIN' | 'MAINTAINER' | 'OBSERVER';
-export type { KeyKind };
+export type { GroupRole, KeyKind, TeamRole };
 
 export interface UsersTable {
   id: string;
