@@ -171,10 +171,11 @@ describe.skipIf(!runs)('Redis outage under load (scaled)', () => {
     const [budget] = budgets.body.data;
     expect(budget.spent).toBe((Number(recordedSpend) / 1e6).toFixed(6));
 
-    // A cap just above what is recorded: one more request would overflow it, so it is refused.
+    // A cap £0.0001 above what is recorded: not even a 16-token answer of gpt-4o fits in it (the
+    // prompt and 16 × $10/M come to ~£0.00014), so the next request is refused; counted from 0, it would pass.
     const update = await callApi(spendgate.url, 'PATCH', `/budgets/${budget.id}?teamId=${tenant.teamId}`, {
       token: tenant.token,
-      body: { amount: ((Number(recordedSpend) + 1_000) / 1e6).toFixed(6) },
+      body: { amount: ((Number(recordedSpend) + 100) / 1e6).toFixed(6) },
     });
     expect(update.status).toBe(200);
     const refused = await send('capped', 'after');
