@@ -1,10 +1,10 @@
 /**
  * Everything one gateway process runs on: the stores for the configured mode and the
- * services built on them. In the embedded mode the worker's processors run here too.
+ * services built on them. In the embedded mode the worker's jobs run here too.
  */
 import { priceCatalog, type PriceCatalog } from '@spendgate/core';
-import { type Config, openStores, type StoreOptions, type Stores, upsertCatalogVersions } from '@spendgate/store';
-import { type JobPayloads, registerProcessors } from '@spendgate/worker';
+import { type Config, type JobPayloads, openStores, type StoreOptions, type Stores, upsertCatalogVersions } from '@spendgate/store';
+import { registerJobs } from '@spendgate/worker';
 import type { FastifyBaseLogger } from 'fastify';
 import { createEnvelope } from './security/envelope.ts';
 import { createOutboundGuard, type HostResolver } from './security/outbound-url.ts';
@@ -36,7 +36,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
     })),
   );
   if (stores.mode === 'embedded') {
-    registerProcessors(stores.queue, { ...stores, mail: config.mail, log: { info: (message) => options.log.info(message) } });
+    await registerJobs(stores.queue, { sql: stores.sql, mail: config.mail, log: options.log });
   }
 
   const envelope = createEnvelope(config.secrets.masterKey);

@@ -4,6 +4,7 @@ export * from './config.ts';
 export { lowerOwnPriority } from './cpu-priority.ts';
 export * from './keycache/index.ts';
 export * from './ledger/index.ts';
+export * from './logger.ts';
 export * from './open.ts';
 export * from './ratelimit/index.ts';
 export * from './queue/index.ts';

@@ -11,6 +11,7 @@ import type { Config } from './config.ts';
 import { createInProcessKeyCache, createRedisKeyCache } from './keycache/index.ts';
 import type { KeyCache, KeyCacheOptions } from './keycache/types.ts';
 import { createInProcessLedger, createRedisLedger } from './ledger/index.ts';
+import { type Logger, sharedLogger } from './logger.ts';
 import type { SpendLedger } from './ledger/types.ts';
 import { createInProcessRateLimiter, createRedisRateLimiter, type RateLimiter } from './ratelimit/index.ts';
 import { createBullQueue, createInProcessQueue } from './queue/index.ts';
@@ -52,6 +53,8 @@ export interface StoreOptions {
   redisPrefix?: string;
   /** An already opened SQL store to use instead of the configured one; its opener closes it. */
   sql?: SqlStore;
+  /** Where the queue and the ledger report what goes wrong in the background (default: the shared logger). */
+  log?: Logger;
 }
 
 export async function openStores<M extends JobMap>(
@@ -60,6 +63,7 @@ export async function openStores<M extends JobMap>(
 ): Promise<Stores<M>> {
   const sql = options.sql ?? (await openSqlStore(sqlLocationFor(config)));
   const closeSql = options.sql ? async () => {} : () => sql.close();
+  const log = options.log ?? sharedLogger();
   await migrateToLatest(sql.db);
   await ensureUsagePartitions(sql.db, new Date());
   const sqlReady = async () => {
@@ -74,7 +78,7 @@ export async function openStores<M extends JobMap>(
   if (!config.redisUrl) {
     const ledger = createInProcessLedger();
     const rateLimiter = createInProcessRateLimiter();
-    const queue = createInProcessQueue<M>();
+    const queue = createInProcessQueue<M>({ log });
     return {
       mode: 'embedded',
       sql,
@@ -109,9 +113,9 @@ export async function openStores<M extends JobMap>(
   });
   await withTimeout(new Promise<void>((resolve) => ledgerRedis.once('ready', () => resolve())), REDIS_READY_TIMEOUT_MS);
   // With budget leases (its default), most requests are admitted without a Redis round trip.
-  const ledger = createRedisLedger({ redis: ledgerRedis, prefix: `${prefix}:ledger` });
+  const ledger = createRedisLedger({ redis: ledgerRedis, prefix: `${prefix}:ledger`, log });
   const rateLimiter = createRedisRateLimiter({ redis: ledgerRedis, prefix: `${prefix}:ratelimit` });
-  const queue = createBullQueue<M>({ connection: { url: config.redisUrl }, prefix: `${prefix}-queue` });
+  const queue = createBullQueue<M>({ connection: { url: config.redisUrl }, prefix: `${prefix}-queue`, log });
   /** What each key cache and broadcast subscribed with, closed with the stores. */
   const subscriptions: { close(): Promise<void>; subscriber: Redis }[] = [];
   return {

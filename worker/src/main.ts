@@ -1,5 +1,5 @@
 // `npm run worker`: BullMQ workers for the scaled mode (DATABASE_URL + REDIS_URL).
-import { loadConfigOrExit, lowerOwnPriority } from '@spendgate/store';
+import { createLogger, loadConfigOrExit, lowerOwnPriority } from '@spendgate/store';
 import { startWorker } from './index.ts';
 
 const config = await loadConfigOrExit();
@@ -7,10 +7,11 @@ if (!config.redisUrl || !config.databaseUrl) {
   console.error('npm run worker needs DATABASE_URL and REDIS_URL (the embedded mode runs the worker inside npm start)');
   process.exit(1);
 }
-const stores = await startWorker(config);
+const log = createLogger(config.logLevel);
+const stores = await startWorker(config, { log });
 // Metering can wait a few milliseconds; requests served on the same machine cannot.
 await lowerOwnPriority();
-console.log('Spendgate worker running (BullMQ on REDIS_URL, PostgreSQL on DATABASE_URL)');
+log.info('Spendgate worker running (BullMQ on REDIS_URL, PostgreSQL on DATABASE_URL)');
 
 const shutdown = async () => {
   await stores.close();

@@ -1,7 +1,6 @@
 // The control plane's services, built once per process from the stores and secrets.
 import type { PriceCatalog } from '@spendgate/core';
-import type { Config, JobQueue, KeyCache, SpendLedger, SqlStore } from '@spendgate/store';
-import type { JobPayloads } from '@spendgate/worker';
+import type { Config, JobPayloads, JobQueue, KeyCache, SpendLedger, SqlStore } from '@spendgate/store';
 import type { Envelope } from '../security/envelope.ts';
 import { createGoogleVerifier } from '../security/google-id-tokens.ts';
 import { createOneTimeCodes } from '../security/one-time-codes.ts';

@@ -2,8 +2,7 @@
 // transaction when there is one), then — once that has committed — hand its id to the
 // `mail` job (SMTP, or the log when no SMTP_URL is set).
 import { randomUUID } from 'node:crypto';
-import { type Db, insertOutboxMail, type JobQueue, type SqlStore } from '@spendgate/store';
-import type { JobPayloads } from '@spendgate/worker';
+import { type Db, insertOutboxMail, type JobPayloads, type JobQueue, type SqlStore } from '@spendgate/store';
 
 export interface Mail {
   to: string;

@@ -31,6 +31,7 @@ import {
   worstCaseSpendMicros,
 } from '@spendgate/core';
 import {
+  type JobPayloads,
   type JobQueue,
   LedgerUnavailableError,
   type RateDecision,
@@ -39,8 +40,8 @@ import {
   type SpendLedger,
   type SqlStore,
   sumBudgetSpend,
+  type UsageEventJob,
 } from '@spendgate/store';
-import type { JobPayloads, UsageEventJob } from '@spendgate/worker';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError, TooManyRequestsError } from '../errors.ts';
 import type { Principal } from './principals.ts';

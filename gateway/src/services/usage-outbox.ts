@@ -6,9 +6,8 @@
  * fail) is still recorded once.
  */
 import { randomUUID } from 'node:crypto';
-import type { JobQueue, SqlStore } from '@spendgate/store';
+import type { JobPayloads, JobQueue, SqlStore, UsageEventJob } from '@spendgate/store';
 import { deleteUsageOutbox, insertUsageOutbox, listUsageOutbox } from '@spendgate/store';
-import type { JobPayloads, UsageEventJob } from '@spendgate/worker';
 import type { FastifyBaseLogger } from 'fastify';
 
 const DELIVERY_BATCH = 200;

@@ -61,6 +61,7 @@
  * process does nothing.
  */
 import { randomUUID } from 'node:crypto';
+import type { Logger } from '../logger.ts';
 import type { RedisLedgerSteps } from './redis-ledger.ts';
 import { LedgerUnavailableError, type ReserveRequest, type ReserveResult, type ScopeBalance, type ScopeLimit, type SeedSpend, type SpendLedger } from './types.ts';
 import { assertValidMicros, MAX_MICROS, validateReserveRequest } from './validation.ts';
@@ -160,7 +161,7 @@ const limitsDiffer = (a: Lease, b: Lease) =>
   });
 
 /** Leases on top of the Redis ledger's steps; `plain` settles reservations this process did not lease. */
-export function createLeasedLedger(steps: RedisLedgerSteps, plain: SpendLedger, options: LeaseOptions): SpendLedger {
+export function createLeasedLedger(steps: RedisLedgerSteps, plain: SpendLedger, options: LeaseOptions, log: Logger): SpendLedger {
   const { redis } = steps;
   const holdMs = options.holdMs ?? 10_000;
   const maxAgeMs = options.maxAgeMs ?? 1_000;
@@ -285,7 +286,7 @@ export function createLeasedLedger(steps: RedisLedgerSteps, plain: SpendLedger, 
         lease.forgetAt = Math.max(lease.forgetAt, sentAt + recordMs);
       },
       (error: unknown) => {
-        if (!(error instanceof LedgerUnavailableError)) console.error('spend ledger: a lease update failed', error);
+        if (!(error instanceof LedgerUnavailableError)) log.error({ err: error }, 'spend ledger: a lease update failed');
         lease.unsent = true;
         startTicker();
       },

@@ -60,6 +60,7 @@
  * The ledger does not close the connection it is given.
  */
 import { type Redis, ReplyError } from 'ioredis';
+import { type Logger, sharedLogger } from '../logger.ts';
 import { type LuaScript, luaScript, runScript } from '../redis-script.ts';
 import { createLeasedLedger, type LeaseOptions } from './redis-leases.ts';
 import { LedgerUnavailableError, type ReserveRequest, type ReserveResult, type ScopeBalance, type ScopeLimit, type SeedSpend, type SpendLedger } from './types.ts';
@@ -73,6 +74,8 @@ export interface RedisLedgerOptions {
   retryMs?: number;
   /** Budget leases (default on, with the defaults of `LeaseOptions`); false: one RESERVE per request. */
   leases?: LeaseOptions | false;
+  /** Where what goes wrong in the background is reported (default: the shared logger). */
+  log?: Logger;
 }
 
 /** Settlements and spends kept while Redis is unreachable; past this many the oldest are dropped (and logged). */
@@ -444,10 +447,10 @@ function createRedisLedgerSteps(redis: Redis, prefix: string): RedisLedgerSteps 
  * slice of the budget it holds (`redis-leases.ts`); with `leases: false` every request
  * is one RESERVE and one FINISH, as described at the top of this file.
  */
-export function createRedisLedger({ redis, prefix, retryMs = 1_000, leases = {} }: RedisLedgerOptions): SpendLedger {
+export function createRedisLedger({ redis, prefix, retryMs = 1_000, leases = {}, log = sharedLogger() }: RedisLedgerOptions): SpendLedger {
   const steps = createRedisLedgerSteps(redis, prefix);
-  const plain = createPlainRedisLedger(steps, prefix, retryMs);
-  return leases === false ? plain : createLeasedLedger(steps, plain, leases);
+  const plain = createPlainRedisLedger(steps, prefix, retryMs, log);
+  return leases === false ? plain : createLeasedLedger(steps, plain, leases, log);
 }
 
 /** A change the plain ledger keeps while Redis is unreachable. */
@@ -455,7 +458,7 @@ type DeferredChange =
   | { kind: 'finish'; reservationId: string; actualMicros: bigint | null }
   | { kind: 'spend'; reservationId: string; scopes: readonly SpendScope[]; actualMicros: bigint };
 
-function createPlainRedisLedger(steps: RedisLedgerSteps, prefix: string, retryMs: number): SpendLedger {
+function createPlainRedisLedger(steps: RedisLedgerSteps, prefix: string, retryMs: number, log: Logger): SpendLedger {
   const { redis } = steps;
   const reservationKey = (reservationId: string) => `${prefix}:reservation:${reservationId}`;
   const scopeKeys = (scope: string) => [`${prefix}:scope:${scope}`, `${prefix}:expiry:${scope}`];
@@ -533,7 +536,7 @@ function createPlainRedisLedger(steps: RedisLedgerSteps, prefix: string, retryMs
         const [oldestKey, oldest] = deferred.entries().next().value as [string, DeferredChange];
         deferred.delete(oldestKey);
         const what = oldest.kind === 'spend' ? 'unreserved spend' : 'settlement';
-        console.error(`spend ledger: dropped the ${what} of ${oldest.reservationId}: too many kept while Redis is unreachable`);
+        log.error(`spend ledger: dropped the ${what} of ${oldest.reservationId}: too many kept while Redis is unreachable`);
       }
       deferred.set(`${change.kind}:${change.reservationId}`, change);
       retryTimer ??= setTimeout(() => void retryDeferred(), retryMs).unref();

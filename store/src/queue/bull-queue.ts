@@ -11,6 +11,11 @@
  * enqueued with MAX_ATTEMPTS and exponential backoff, and the worker ends a job that
  * fails its last allowed attempt with BullMQ's UnrecoverableError.
  *
+ * A schedule is a BullMQ job scheduler named after its job (`upsertJobScheduler`, so
+ * every worker that schedules it shares one); its jobs get BullMQ's ids
+ * (`repeat:<name>:<time>`) and the same attempts, backoff and removal as enqueued ones.
+ * `drain` does not wait for a scheduler's next job while that job is only delayed.
+ *
  * Job ids: BullMQ refuses ids containing ':' and ids that read as integers ('42'), so
  * ids are escaped one to one ('%' → '%25', ':' → '%3A', integers get a '%i' prefix);
  * handlers see the caller's id. Job names must not contain ':' (BullMQ queue names).
@@ -25,10 +30,11 @@ import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import {
   DEFAULT_BACKOFF_MS,
-  logQueueError,
   MAX_ATTEMPTS,
   type QueueOptions,
+  resolveErrorReporter,
   resolveProcessOptions,
+  validateSchedule,
 } from './options.ts';
 import type { JobHandler, JobMap, JobQueue } from './types.ts';
 
@@ -73,8 +79,17 @@ function openConnection(connection: BullQueueOptions['connection'], overrides: R
  * await queue.enqueue('meter', event, { jobId: `usage:${event.requestId}` });
  */
 export function createBullQueue<M extends JobMap>(options: BullQueueOptions): JobQueue<M> {
-  const { connection, prefix, backoffMs = DEFAULT_BACKOFF_MS, onError = logQueueError } = options;
+  const { connection, prefix, backoffMs = DEFAULT_BACKOFF_MS } = options;
+  const onError = resolveErrorReporter(options);
+  const jobOptions = {
+    attempts: MAX_ATTEMPTS,
+    backoff: { type: 'exponential', delay: backoffMs },
+    removeOnComplete: true,
+    removeOnFail: KEEP_FAILED_JOBS,
+  };
   const queues = new Map<string, Queue>();
+  /** Names this process scheduled: each has one delayed job waiting for its next turn. */
+  const scheduledNames = new Set<string>();
   const workers = new Map<string, Worker>();
   let producerConnection: Redis | undefined;
   /** Resolves when the producer connection is first ready; enqueues before that wait for it. */
@@ -103,9 +118,10 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
     return queue;
   }
 
-  async function unfinishedJobCount(queue: Queue): Promise<number> {
-    const counts = await queue.getJobCounts(...UNFINISHED_STATES);
-    return Object.values(counts).reduce((sum, count) => sum + count, 0);
+  async function unfinishedJobCount(name: string, queue: Queue): Promise<number> {
+    const { delayed = 0, ...others } = await queue.getJobCounts(...UNFINISHED_STATES);
+    const nextTurns = scheduledNames.has(name) ? 1 : 0;
+    return Object.values(others).reduce((sum, count) => sum + count, Math.max(0, delayed - nextTurns));
   }
 
   return {
@@ -113,13 +129,16 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
       assertOpen();
       const queue = queueFor(name);
       await producerReady;
-      await queue.add(name, payload, {
-        jobId: toBullJobId(jobId),
-        attempts: MAX_ATTEMPTS,
-        backoff: { type: 'exponential', delay: backoffMs },
-        removeOnComplete: true,
-        removeOnFail: KEEP_FAILED_JOBS,
-      });
+      await queue.add(name, payload, { jobId: toBullJobId(jobId), ...jobOptions });
+    },
+
+    async schedule(name, payload, scheduleOptions) {
+      assertOpen();
+      validateSchedule(scheduleOptions);
+      const queue = queueFor(name);
+      await producerReady;
+      await queue.upsertJobScheduler(name, { every: scheduleOptions.everyMs }, { name, data: payload, opts: jobOptions });
+      scheduledNames.add(name);
     },
 
     process(name, handler, processOptions) {
@@ -150,7 +169,7 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
 
     async drain() {
       for (;;) {
-        const counts = await Promise.all([...queues.values()].map(unfinishedJobCount));
+        const counts = await Promise.all([...queues].map(([name, queue]) => unfinishedJobCount(name, queue)));
         if (counts.every((count) => count === 0)) return;
         await sleep(DRAIN_POLL_MS);
       }

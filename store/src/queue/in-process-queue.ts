@@ -9,12 +9,15 @@
  * (the caller's own work, e.g. answering a request, goes first). The payload is handed to
  * the processor as it is, not copied: neither side may change it.
  *
- * `close` stops accepting jobs, cancels pending retries and waits for running jobs;
+ * A schedule enqueues its job at once and then on a timer, with the id `schedule:<name>`,
+ * so a turn that comes while the last run is pending is skipped.
+ *
+ * `close` stops accepting jobs, cancels schedules and pending retries and waits for running jobs;
  * jobs still waiting are dropped with the process, so call `drain` first to finish them.
  * `drain` waits for every job, including those of names no processor has taken yet.
  */
-import { DEFAULT_BACKOFF_MS, logQueueError, type QueueOptions, resolveProcessOptions } from './options.ts';
-import type { EnqueueOptions, JobHandler, JobMap, JobQueue, ProcessOptions } from './types.ts';
+import { DEFAULT_BACKOFF_MS, type QueueOptions, resolveErrorReporter, resolveProcessOptions, validateSchedule } from './options.ts';
+import type { EnqueueOptions, JobHandler, JobMap, JobQueue, ProcessOptions, ScheduleOptions } from './types.ts';
 
 interface QueuedJob {
   name: string;
@@ -32,12 +35,14 @@ interface Processor {
 }
 
 export function createInProcessQueue<M extends JobMap>(options: QueueOptions = {}): JobQueue<M> {
-  const { backoffMs = DEFAULT_BACKOFF_MS, onError = logQueueError } = options;
+  const { backoffMs = DEFAULT_BACKOFF_MS } = options;
+  const onError = resolveErrorReporter(options);
   const waiting = new Map<string, QueuedJob[]>();
   const processors = new Map<string, Processor>();
   /** `name \0 jobId` of every job waiting, running or waiting for a retry. */
   const pendingJobKeys = new Set<string>();
   const retryTimers = new Set<NodeJS.Timeout>();
+  const scheduleTimers = new Map<string, NodeJS.Timeout>();
   const runningJobs = new Set<Promise<void>>();
   let drainWaiters: (() => void)[] = [];
   let closing: Promise<void> | undefined;
@@ -122,14 +127,26 @@ export function createInProcessQueue<M extends JobMap>(options: QueueOptions = {
     retryTimers.add(timer);
   }
 
+  function enqueue(name: string, payload: unknown, jobId: string): void {
+    if (closing !== undefined) throw new Error('the job queue is closed');
+    const key = jobKey(name, jobId);
+    if (pendingJobKeys.has(key)) return;
+    pendingJobKeys.add(key);
+    waitingJobs(name).push({ name, jobId, payload, triesMade: 0 });
+    startSoon(name);
+  }
+
   return {
     async enqueue(name, payload, { jobId }: EnqueueOptions) {
-      if (closing !== undefined) throw new Error('the job queue is closed');
-      const key = jobKey(name, jobId);
-      if (pendingJobKeys.has(key)) return;
-      pendingJobKeys.add(key);
-      waitingJobs(name).push({ name, jobId, payload, triesMade: 0 });
-      startSoon(name);
+      enqueue(name, payload, jobId);
+    },
+
+    async schedule(name, payload, scheduleOptions: ScheduleOptions) {
+      validateSchedule(scheduleOptions);
+      const jobId = `schedule:${name}`;
+      enqueue(name, payload, jobId);
+      clearInterval(scheduleTimers.get(name));
+      scheduleTimers.set(name, setInterval(() => enqueue(name, payload, jobId), scheduleOptions.everyMs).unref());
     },
 
     process(name, handler, processOptions?: ProcessOptions) {
@@ -147,6 +164,8 @@ export function createInProcessQueue<M extends JobMap>(options: QueueOptions = {
 
     close() {
       closing ??= (async () => {
+        for (const timer of scheduleTimers.values()) clearInterval(timer);
+        scheduleTimers.clear();
         for (const timer of retryTimers) clearTimeout(timer);
         retryTimers.clear();
         waiting.clear();

@@ -2,14 +2,17 @@
  * Options and defaults shared by both queues, so a processor behaves the same embedded
  * and scaled.
  */
-import type { ProcessOptions } from './types.ts';
+import { type Logger, sharedLogger } from '../logger.ts';
+import type { ProcessOptions, ScheduleOptions } from './types.ts';
 
 export interface QueueOptions {
   /** Delay before the first retry; it doubles with each further retry (default 1 s). */
   backoffMs?: number;
+  /** Where `onError` reports by default (default: the shared logger). */
+  log?: Logger;
   /**
    * Receives what must be reported but must not crash the process: connection errors
-   * and jobs given up after their last attempt (default: console.error).
+   * and jobs given up after their last attempt (default: an error on `log`).
    */
   onError?: (error: unknown, context: string) => void;
 }
@@ -19,8 +22,14 @@ export const DEFAULT_ATTEMPTS = 5;
 export const MAX_ATTEMPTS = 20;
 export const DEFAULT_BACKOFF_MS = 1_000;
 
-export function logQueueError(error: unknown, context: string): void {
-  console.error(`spendgate queue: ${context}`, error);
+/** `onError` as the options give it, else reporting to their logger. */
+export function resolveErrorReporter(options: QueueOptions): (error: unknown, context: string) => void {
+  const log = options.log ?? sharedLogger();
+  return options.onError ?? ((error, context) => log.error({ err: error }, `spendgate queue: ${context}`));
+}
+
+export function validateSchedule({ everyMs }: ScheduleOptions): void {
+  if (!Number.isSafeInteger(everyMs) || everyMs < 1) throw new RangeError(`everyMs must be a positive integer, got ${everyMs}`);
 }
 
 export function resolveProcessOptions(options: ProcessOptions = {}): Required<ProcessOptions> {

@@ -199,6 +199,40 @@ for (const implementation of IMPLEMENTATIONS) {
       expect(() => queue.process('meter', async () => {}, { concurrency: 1.5 })).toThrow(RangeError);
     });
 
+    it('runs a scheduled job at once and then every `everyMs`, with its payload', async () => {
+      const { queue, reported } = openQueue();
+      const runs: unknown[] = [];
+      queue.process('mail', async (payload) => {
+        runs.push(payload);
+      });
+
+      await queue.schedule('mail', { to: 'ops@example.com' }, { everyMs: 150 });
+
+      await expect.poll(() => runs.length, { timeout: 5_000 }).toBeGreaterThanOrEqual(3);
+      expect(runs.every((payload) => JSON.stringify(payload) === JSON.stringify({ to: 'ops@example.com' }))).toBe(true);
+      expect(reported).toEqual([]);
+    });
+
+    it('drains once a scheduled job’s due run is done, not waiting for its next turn', async () => {
+      const { queue } = openQueue();
+      const runs: string[] = [];
+      queue.process('mail', async ({ to }) => {
+        runs.push(to);
+      });
+      await queue.schedule('mail', { to: 'ops@example.com' }, { everyMs: 3_600_000 });
+      await expect.poll(() => runs.length, { timeout: 5_000 }).toBe(1);
+
+      await queue.drain();
+
+      expect(runs).toEqual(['ops@example.com']);
+    });
+
+    it('refuses a schedule that is not a positive whole number of milliseconds', async () => {
+      const { queue } = openQueue();
+      await expect(queue.schedule('mail', { to: 'ops@example.com' }, { everyMs: 0 })).rejects.toThrow(RangeError);
+      await expect(queue.schedule('mail', { to: 'ops@example.com' }, { everyMs: 0.5 })).rejects.toThrow(RangeError);
+    });
+
     it('closes after its running job finishes and then refuses new jobs', async () => {
       const { queue } = openQueue();
       let finished = false;

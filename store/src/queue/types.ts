@@ -3,7 +3,9 @@
  *
  * Producers `enqueue`; workers `process`. A job id is deterministic (the caller gives
  * it) so a job enqueued twice while pending runs once. A failing handler is retried
- * with backoff up to `attempts` times. Processors must be idempotent.
+ * with backoff up to `attempts` times. Processors must be idempotent. A scheduled job
+ * runs at once and then every `everyMs`, as one job per turn (a turn while the last one
+ * is still pending is skipped).
  */
 export type JobMap = Record<string, unknown>;
 
@@ -18,13 +20,26 @@ export interface ProcessOptions {
   attempts?: number;
 }
 
+export interface ScheduleOptions {
+  /** Milliseconds from one run to the next. */
+  everyMs: number;
+}
+
 export type JobHandler<P> = (payload: P, meta: { jobId: string; attempt: number }) => Promise<void>;
 
 export interface JobQueue<M extends JobMap> {
   enqueue<N extends keyof M & string>(name: N, payload: M[N], options: EnqueueOptions): Promise<void>;
   /** Starts consuming jobs of this name in this process. */
   process<N extends keyof M & string>(name: N, handler: JobHandler<M[N]>, options?: ProcessOptions): void;
-  /** Resolves when no job of any name is waiting, delayed or running (tests, shutdown). */
+  /**
+   * Enqueues `payload` under `name` now and every `everyMs` from then on, one schedule per
+   * name for the whole deployment; scheduling a name again replaces its schedule.
+   */
+  schedule<N extends keyof M & string>(name: N, payload: M[N], options: ScheduleOptions): Promise<void>;
+  /**
+   * Resolves when no job of any name is waiting, delayed or running (tests, shutdown);
+   * a schedule's next turn does not count until it is due.
+   */
   drain(): Promise<void>;
   close(): Promise<void>;
 }

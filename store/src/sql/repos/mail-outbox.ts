@@ -25,3 +25,9 @@ export async function recordOutboxFailure(db: Db, id: string, error: string): Pr
 export async function listOutboxMail(db: Db, to: string) {
   return db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).orderBy('created_at').execute();
 }
+
+/** Deletes the messages delivered (sent or logged) that were stored before `before`; returns how many. */
+export async function deleteDeliveredMailBefore(db: Db, before: Date): Promise<number> {
+  const result = await db.deleteFrom('mail_outbox').where('status', '!=', 'pending').where('created_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

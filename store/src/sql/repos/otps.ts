@@ -58,3 +58,9 @@ export async function otpConfirmedSince(db: Db, email: string, purpose: OtpPurpo
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** Deletes the codes created before `before` (expired long since); returns how many. */
+export async function deleteOtpsCreatedBefore(db: Db, before: Date): Promise<number> {
+  const result = await db.deleteFrom('email_otps').where('created_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -14,3 +14,9 @@ export async function countHit(db: Db, bucket: string, windowStart: Date): Promi
   if (row.hits === 1) await db.deleteFrom('rate_limit_hits').where('bucket', '=', bucket).where('window_start', '<', windowStart).execute();
   return row.hits;
 }
+
+/** Deletes every bucket's windows that started before `before` (buckets hit once and never again); returns how many. */
+export async function deleteHitsBefore(db: Db, before: Date): Promise<number> {
+  const result = await db.deleteFrom('rate_limit_hits').where('window_start', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

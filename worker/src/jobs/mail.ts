@@ -1,11 +1,11 @@
 // mail: delivers one outbox message — over SMTP when SMTP_URL is set, otherwise prints
 // it to the log (the embedded default, so a local user can read a code). The job
 // carries only the outbox id; a message already delivered is not sent again.
-import type { MailConfig, SqlStore } from '@spendgate/store';
+import type { MailConfig, MailJob, SqlStore } from '@spendgate/store';
 import { findOutboxMail, markOutboxMail, recordOutboxFailure } from '@spendgate/store';
 import nodemailer from 'nodemailer';
-import type { MailJob } from '../jobs.ts';
 
+/** What the mail job needs of the logger: a line for each message printed instead of sent. */
 export interface MailLog {
   info(message: string): void;
 }

@@ -1,8 +1,7 @@
 // The meter against a real database: batches, exactly-once, failures.
-import { listUsageEvents, type SqlStore } from '@spendgate/store';
+import { listUsageEvents, type SqlStore, type UsageEventJob } from '@spendgate/store';
 import { openTestSqlStore, sqlBackends } from '@spendgate/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UsageEventJob } from '../jobs.ts';
 import { createMeterProcessor } from './meter.ts';
 
 const TEAM = '00000000-0000-4000-8000-000000000001';

@@ -1,6 +1,6 @@
 // The typed map from job name to payload, shared by the producers (gateway) and the
-// processors. Payloads are JSON: money travels as integer strings, never floats, and
-// no payload ever carries a secret.
+// processors (worker/src/jobs). Payloads are JSON: money travels as integer strings,
+// never floats, and no payload ever carries a secret.
 import type { BillingRule, KeyKind, Usage } from '@spendgate/core';
 
 export interface UsageEventJob {
@@ -44,7 +44,11 @@ export interface MailJob {
   outboxId: string;
 }
 
+/** Deletes what nothing reads any more; scheduled, so it carries nothing. */
+export type PruneJob = Record<string, never>;
+
 export type JobPayloads = {
   meter: UsageBatchJob;
   mail: MailJob;
+  prune: PruneJob;
 };

@@ -1,8 +1,7 @@
 // meter: writes usage events to the database exactly once (each request id is claimed
 // in the same statement as its row), so a redelivered event changes nothing.
-import type { NewUsageEvent, SqlStore } from '@spendgate/store';
+import type { NewUsageEvent, SqlStore, UsageBatchJob, UsageEventJob } from '@spendgate/store';
 import { insertUsageEvents } from '@spendgate/store';
-import type { UsageBatchJob, UsageEventJob } from '../jobs.ts';
 
 /** The event's row; the job's token counts (safe integers) and amounts (exact decimal strings) go as they are. */
 export function usageEventRow(job: UsageEventJob): NewUsageEvent {

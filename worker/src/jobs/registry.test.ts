@@ -1,0 +1,95 @@
+// The job table on the queue of each run mode: the embedded mode's in-process queue on
+// PGlite, and (with TEST_DATABASE_URL and TEST_REDIS_URL) BullMQ on PostgreSQL. Registering
+// it starts the scheduled prune, which deletes what is past its retention and keeps the rest.
+import { createLogger, findOutboxMail, insertOutboxMail, type JobPayloads, markOutboxMail, openStores, type Stores } from '@spendgate/store';
+import {
+  connectTestRedis,
+  deleteKeysWithPrefix,
+  openTestSqlStore,
+  redisUrl,
+  type SqlBackend,
+  sqlBackends,
+  type TestSqlStore,
+  uniquePrefix,
+} from '@spendgate/store/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DELIVERED_MAIL_RETENTION_MS, OTP_RETENTION_MS, RATE_LIMIT_RETENTION_MS } from './prune.ts';
+import { registerJobs } from './registry.ts';
+
+const MINUTE_MS = 60_000;
+const modes: { name: string; backend: SqlBackend; redisUrl: string | undefined }[] = [
+  { name: 'embedded', backend: 'pglite', redisUrl: undefined },
+];
+if (sqlBackends.includes('postgres') && redisUrl !== undefined) modes.push({ name: 'scaled', backend: 'postgres', redisUrl });
+
+for (const mode of modes) {
+  describe(`the job table, ${mode.name}`, () => {
+    const redisPrefix = uniquePrefix('registry');
+    let sql: TestSqlStore;
+    let stores: Stores<JobPayloads>;
+    const ago = (ms: number) => new Date(Date.now() - ms);
+
+    beforeAll(async () => {
+      sql = await openTestSqlStore(mode.backend);
+      stores = await openStores<JobPayloads>({ databaseUrl: undefined, dataDir: '', redisUrl: mode.redisUrl }, { sql, redisPrefix });
+    });
+    afterAll(async () => {
+      await stores?.close();
+      await sql?.close();
+      if (mode.redisUrl === undefined) return;
+      const redis = connectTestRedis();
+      await deleteKeysWithPrefix(redis, redisPrefix);
+      redis.disconnect();
+    });
+
+    it('prunes at once what is past its retention and keeps what is not, then consumes the other jobs', async () => {
+      const otp = { email: 'ada@example.com', purpose: 'register', code_hash: 'hash', expires_at: ago(0) } as const;
+      await sql.db
+        .insertInto('email_otps')
+        .values([
+          { ...otp, id: crypto.randomUUID(), created_at: ago(OTP_RETENTION_MS + MINUTE_MS) },
+          { ...otp, id: 'a0000000-0000-4000-8000-000000000001', created_at: ago(OTP_RETENTION_MS - MINUTE_MS) },
+        ])
+        .execute();
+      await sql.db
+        .insertInto('rate_limit_hits')
+        .values([
+          { bucket: 'login:ip:900:10.0.0.1', window_start: ago(RATE_LIMIT_RETENTION_MS + MINUTE_MS), hits: 3 },
+          { bucket: 'login:ip:900:10.0.0.2', window_start: ago(0), hits: 1 },
+        ])
+        .execute();
+      const stale = ago(DELIVERED_MAIL_RETENTION_MS + MINUTE_MS);
+      const stored: { id: string; createdAt: Date; status: 'pending' | 'sent' | 'logged' }[] = [
+        { id: crypto.randomUUID(), createdAt: stale, status: 'logged' },
+        { id: crypto.randomUUID(), createdAt: stale, status: 'sent' },
+        { id: 'b0000000-0000-4000-8000-000000000001', createdAt: stale, status: 'pending' },
+        { id: 'b0000000-0000-4000-8000-000000000002', createdAt: ago(DELIVERED_MAIL_RETENTION_MS - MINUTE_MS), status: 'logged' },
+      ];
+      for (const { id, createdAt, status } of stored) {
+        await sql.db
+          .insertInto('mail_outbox')
+          .values({ id, to_address: 'ada@example.com', subject: 'Your code', text_body: '123456', created_at: createdAt })
+          .execute();
+        if (status !== 'pending') await markOutboxMail(sql.db, id, { status, at: createdAt });
+      }
+
+      await registerJobs(stores.queue, { sql, mail: { smtpUrl: undefined, from: 'Spendgate <no-reply@x>' }, log: createLogger('silent') });
+
+      const remaining = async () => ({
+        otps: (await sql.db.selectFrom('email_otps').select('id').execute()).map((row) => row.id),
+        windows: (await sql.db.selectFrom('rate_limit_hits').select('bucket').execute()).map((row) => row.bucket),
+        mail: (await sql.db.selectFrom('mail_outbox').select('id').orderBy('id').execute()).map((row) => row.id),
+      });
+      await expect.poll(remaining, { timeout: 10_000 }).toEqual({
+        otps: ['a0000000-0000-4000-8000-000000000001'],
+        windows: ['login:ip:900:10.0.0.2'],
+        mail: ['b0000000-0000-4000-8000-000000000001', 'b0000000-0000-4000-8000-000000000002'],
+      });
+
+      const outboxId = crypto.randomUUID();
+      await insertOutboxMail(sql.db, { id: outboxId, to: 'ada@example.com', subject: 'Your code', text: '654321' });
+      await stores.queue.enqueue('mail', { outboxId }, { jobId: `mail-${outboxId}` });
+      await expect.poll(async () => (await findOutboxMail(sql.db, outboxId))?.status, { timeout: 10_000 }).toBe('logged');
+    });
+  });
+}

@@ -1,0 +1,54 @@
+/**
+ * Every job the worker runs, in one table: its processor, how many run at once, how many
+ * tries it gets, and for a scheduled job how often it runs. A new job is a file beside
+ * this one, its payload in the job map (store/src/queue/jobs.ts) and a row here.
+ * Retries back off as the queue does: 1 s, doubling with each try.
+ */
+import {
+  DEFAULT_ATTEMPTS,
+  type JobHandler,
+  type JobPayloads,
+  type JobQueue,
+  type Logger,
+  type MailConfig,
+  type SqlStore,
+} from '@spendgate/store';
+import { createMailProcessor } from './mail.ts';
+import { createMeterProcessor } from './meter.ts';
+import { createPruneProcessor } from './prune.ts';
+
+/** What a processor may use. */
+export interface JobDeps {
+  sql: SqlStore;
+  mail: MailConfig;
+  log: Logger;
+}
+
+type JobName = keyof JobPayloads;
+
+interface JobDefinition<N extends JobName> {
+  createProcessor(deps: JobDeps): JobHandler<JobPayloads[N]>;
+  concurrency: number;
+  attempts: number;
+  /** A scheduled job: enqueued with `payload` at start and every `everyMs`. */
+  schedule?: { everyMs: number; payload: JobPayloads[N] };
+}
+
+const HOUR_MS = 3_600_000;
+
+const JOBS: { [N in JobName]: JobDefinition<N> } = {
+  meter: { createProcessor: createMeterProcessor, concurrency: 8, attempts: DEFAULT_ATTEMPTS },
+  mail: { createProcessor: createMailProcessor, concurrency: 2, attempts: DEFAULT_ATTEMPTS },
+  prune: { createProcessor: createPruneProcessor, concurrency: 1, attempts: 3, schedule: { everyMs: HOUR_MS, payload: {} } },
+};
+
+async function registerJob<N extends JobName>(queue: JobQueue<JobPayloads>, name: N, deps: JobDeps): Promise<void> {
+  const job: JobDefinition<N> = JOBS[name];
+  queue.process(name, job.createProcessor(deps), { concurrency: job.concurrency, attempts: job.attempts });
+  if (job.schedule) await queue.schedule(name, job.schedule.payload, { everyMs: job.schedule.everyMs });
+}
+
+/** Consumes every job of the table on `queue`, and starts the schedules. */
+export async function registerJobs(queue: JobQueue<JobPayloads>, deps: JobDeps): Promise<void> {
+  for (const name of Object.keys(JOBS) as JobName[]) await registerJob(queue, name, deps);
+}
