@@ -3,11 +3,11 @@
 // ES module under dist/, so `npm start` and `npm run worker` run on Node alone: no
 // TypeScript loader in the process (under tsx its hooks thread and source maps cost
 // ~65 MiB of RSS). Workspace packages are bundled; npm packages stay imports.
-// PGlite's database-process script and the tokenizer's thread (plain JavaScript) are
-// copied beside the bundle, where they are looked for.
+// PGlite's database-process script, the tokenizer's thread (plain JavaScript) and the
+// Redis stores' Lua scripts are copied beside the bundle, where they are looked for.
 //
 //   node gateway/bundle.mjs gateway|worker
-import { copyFile } from 'node:fs/promises';
+import { copyFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -31,6 +31,21 @@ const npmPackagesExternal = {
 };
 
 /**
+ * Copies every .lua file under store/src into `outdir`: a module reads its scripts beside
+ * itself (`new URL('./x.lua', import.meta.url)`), which in a bundle is the bundle's folder,
+ * so their names are unique across store/src.
+ * @param {string} outdir
+ */
+async function copyLuaScripts(outdir) {
+  const storeSources = path.join(ROOT, 'store/src');
+  const scripts = (await readdir(storeSources, { recursive: true })).filter((file) => file.endsWith('.lua'));
+  const names = scripts.map((file) => path.basename(file));
+  const repeated = names.filter((name, index) => names.indexOf(name) !== index);
+  if (repeated.length > 0) throw new Error(`Lua scripts share a name, so one bundle folder cannot hold them: ${repeated.join(', ')}`);
+  await Promise.all(scripts.map((file) => copyFile(path.join(storeSources, file), path.join(outdir, path.basename(file)))));
+}
+
+/**
  * Bundles each entry (a TypeScript module) into `outdir/<name>.mjs` with a linked source
  * map (`node --enable-source-maps` maps stack traces back to the sources).
  * @param {Record<string, string>} entries name → entry module
@@ -51,6 +66,7 @@ export async function bundleServer(entries, outdir) {
   });
   await copyFile(path.join(ROOT, 'store/src/sql/pglite-server.mjs'), path.join(outdir, 'pglite-server.mjs'));
   await copyFile(path.join(ROOT, 'gateway/src/proxy/tokenizer-worker.mjs'), path.join(outdir, 'tokenizer-worker.mjs'));
+  await copyLuaScripts(outdir);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

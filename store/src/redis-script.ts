@@ -1,6 +1,8 @@
-// Lua scripts for the Redis stores: sent by SHA, and in full the first time Redis does
-// not know them (NOSCRIPT), so each call normally ships only the hash.
+// Lua scripts for the Redis stores: each kept in .lua files beside its module and read
+// once, when the module loads; sent by SHA, and in full the first time Redis does not
+// know them (NOSCRIPT), so each call normally ships only the hash.
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { type Redis, ReplyError } from 'ioredis';
 
 export interface LuaScript {
@@ -8,7 +10,18 @@ export interface LuaScript {
   sha: string;
 }
 
-export function luaScript(source: string): LuaScript {
+/**
+ * The text of a Lua file, named beside the module that reads it. The server bundles
+ * (gateway/bundle.mjs) copy every .lua file beside them, where the same URL points.
+ * @example readLuaFile(new URL('./ledger-reserve.lua', import.meta.url))
+ */
+export function readLuaFile(url: URL): string {
+  return readFileSync(url, 'utf8');
+}
+
+/** One script from Lua texts in order (shared helpers first). */
+export function luaScript(...parts: string[]): LuaScript {
+  const source = parts.join('\n');
   return { source, sha: createHash('sha1').update(source).digest('hex') };
 }
 

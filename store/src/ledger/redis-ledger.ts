@@ -61,7 +61,7 @@
  */
 import { type Redis, ReplyError } from 'ioredis';
 import { type Logger, sharedLogger } from '../logger.ts';
-import { type LuaScript, luaScript, runScript } from '../redis-script.ts';
+import { type LuaScript, luaScript, readLuaFile, runScript } from '../redis-script.ts';
 import { createLeasedLedger, type LeaseOptions } from './redis-leases.ts';
 import { LedgerUnavailableError, type ReserveRequest, type ReserveResult, type ScopeBalance, type ScopeLimit, type SeedSpend, type SpendLedger } from './types.ts';
 import { assertValidMicros, SPEND_REMEMBERED_MS, validateReserveRequest, validateScopes } from './validation.ts';
@@ -81,28 +81,7 @@ export interface RedisLedgerOptions {
 /** Settlements and spends kept while Redis is unreachable; past this many the oldest are dropped (and logged). */
 const MAX_DEFERRED_CHANGES = 100_000;
 
-const LUA_HELPERS = `
-local function nowMs()
-  local time = redis.call('TIME')
-  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-end
-
-local function freeHold(scopeKey, reservationId)
-  local field = 'hold:' .. reservationId
-  local amount = redis.call('HGET', scopeKey, field)
-  if amount then
-    if amount ~= '0' then redis.call('HINCRBY', scopeKey, 'reserved', '-' .. amount) end
-    redis.call('HDEL', scopeKey, field)
-  end
-end
-
-local function dropExpiredHolds(scopeKey, expiryKey, now)
-  local upTo = string.format('%d', now)
-  local expired = redis.call('ZRANGEBYSCORE', expiryKey, '-inf', upTo)
-  for _, reservationId in ipairs(expired) do freeHold(scopeKey, reservationId) end
-  if #expired > 0 then redis.call('ZREMRANGEBYSCORE', expiryKey, '-inf', upTo) end
-end
-`;
+const LUA_HELPERS = readLuaFile(new URL('./ledger-helpers.lua', import.meta.url));
 
 /**
  * KEYS: reservation, then (scope, expiry) per scope.
@@ -117,65 +96,7 @@ end
  * {0, scope index, spent, reserved} when refused, {2, scope index…} when scopes
  * must be seeded first (nothing reserved).
  */
-const RESERVE = luaScript(`${LUA_HELPERS}
-local reservationId, amount, ttlMs = ARGV[1], ARGV[2], tonumber(ARGV[3])
-local scopeCount = (#KEYS - 1) / 2
-local function admitted()
-  local reply = {1}
-  for i = 1, scopeCount do
-    local balance = redis.call('HMGET', KEYS[2 * i], 'spent', 'reserved')
-    reply[2 * i] = balance[1] or '0'
-    reply[2 * i + 1] = balance[2] or '0'
-  end
-  reply[2 * scopeCount + 2] = amount
-  return reply
-end
-local unseeded = {2}
-for i = 1, scopeCount do
-  if ARGV[4 + scopeCount + i] == '1' and redis.call('HEXISTS', KEYS[2 * i], 'seeded') == 0 then
-    unseeded[#unseeded + 1] = i
-  end
-end
-if #unseeded > 1 then return unseeded end
-local now = nowMs()
-for i = 1, scopeCount do dropExpiredHolds(KEYS[2 * i], KEYS[2 * i + 1], now) end
-if redis.call('EXISTS', KEYS[1]) == 1 then return admitted() end
-local wanted = ARGV[5 + 2 * scopeCount]
-local holdMs = ttlMs
-if wanted then
-  holdMs = tonumber(ARGV[7 + 2 * scopeCount])
-  local size, share = tonumber(wanted), tonumber(ARGV[6 + 2 * scopeCount])
-  for i = 1, scopeCount do
-    local limit = ARGV[4 + i]
-    if limit ~= '' then
-      local balance = redis.call('HMGET', KEYS[2 * i], 'spent', 'reserved')
-      local headroom = tonumber(limit) - tonumber(balance[1] or '0') - tonumber(balance[2] or '0')
-      size = math.min(size, math.floor(headroom / share))
-    end
-  end
-  if size > tonumber(amount) then amount = string.format('%d', size) end
-end
-for i = 1, scopeCount do
-  local scopeKey = KEYS[2 * i]
-  local limit = ARGV[4 + i]
-  if limit ~= '' then
-    local balance = redis.call('HMGET', scopeKey, 'spent', 'reserved')
-    local spent, reserved = balance[1] or '0', balance[2] or '0'
-    if tonumber(spent) + tonumber(reserved) + tonumber(amount) > tonumber(limit) then
-      return {0, i, spent, reserved}
-    end
-  end
-end
-local expiresAt = string.format('%d', now + holdMs)
-for i = 1, scopeCount do
-  local scopeKey = KEYS[2 * i]
-  redis.call('HINCRBY', scopeKey, 'reserved', amount)
-  redis.call('HSET', scopeKey, 'hold:' .. reservationId, amount)
-  redis.call('ZADD', KEYS[2 * i + 1], expiresAt, reservationId)
-end
-redis.call('SET', KEYS[1], ARGV[4], 'PX', string.format('%d', 2 * ttlMs))
-return admitted()
-`);
+const RESERVE = luaScript(LUA_HELPERS, readLuaFile(new URL('./ledger-reserve.lua', import.meta.url)));
 
 /**
  * KEYS: reservation, then (scope, expiry) per scope.
@@ -183,32 +104,13 @@ return admitted()
  * Returns 1 when finished, 0 when there was nothing to finish, -1 when the record
  * changed since the caller read it (read again).
  */
-const FINISH = luaScript(`${LUA_HELPERS}
-local stored = redis.call('GET', KEYS[1])
-if not stored then return 0 end
-if stored ~= ARGV[2] then return -1 end
-local reservationId, actual = ARGV[1], ARGV[3]
-local now = nowMs()
-for i = 1, (#KEYS - 1) / 2 do
-  local scopeKey, expiryKey = KEYS[2 * i], KEYS[2 * i + 1]
-  dropExpiredHolds(scopeKey, expiryKey, now)
-  freeHold(scopeKey, reservationId)
-  redis.call('ZREM', expiryKey, reservationId)
-  if actual ~= '' then redis.call('HINCRBY', scopeKey, 'spent', actual) end
-end
-redis.call('DEL', KEYS[1])
-return 1
-`);
+const FINISH = luaScript(LUA_HELPERS, readLuaFile(new URL('./ledger-finish.lua', import.meta.url)));
 
 /**
  * KEYS: scope, expiry. ARGV: '1' when the scope must be seeded first.
  * Returns {spent, reserved} after dropping expired holds, or {} when not seeded.
  */
-const READ = luaScript(`${LUA_HELPERS}
-if ARGV[1] == '1' and redis.call('HEXISTS', KEYS[1], 'seeded') == 0 then return {} end
-dropExpiredHolds(KEYS[1], KEYS[2], nowMs())
-return redis.call('HMGET', KEYS[1], 'spent', 'reserved')
-`);
+const READ = luaScript(LUA_HELPERS, readLuaFile(new URL('./ledger-read.lua', import.meta.url)));
 
 /**
  * A lease's progress (see redis-leases.ts). KEYS: the lease's reservation record, its
@@ -223,77 +125,17 @@ return redis.call('HMGET', KEYS[1], 'spent', 'reserved')
  * exact. Returns {1, spent, reserved per scope…, 1 if it renewed a hold still there
  * else 0}, or {0} when the lease's record is gone (expired, or Redis lost it).
  */
-const UPDATE_LEASE = luaScript(`${LUA_HELPERS}
-local function greater(a, b)
-  if #a ~= #b then return #a > #b end
-  return a > b
-end
-if redis.call('EXISTS', KEYS[1]) == 0 then return {0} end
-local leaseId, settled, hold, finishing = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1'
-local counted = redis.call('GET', KEYS[2]) or '0'
-local spends = greater(settled, counted)
-local field = 'hold:' .. leaseId
-local now = nowMs()
-local scopeCount = (#KEYS - 2) / 2
-local reply = {1}
-local holding = 0
-for i = 1, scopeCount do
-  local scopeKey, expiryKey = KEYS[2 * i + 1], KEYS[2 * i + 2]
-  dropExpiredHolds(scopeKey, expiryKey, now)
-  if spends then
-    redis.call('HINCRBY', scopeKey, 'spent', settled)
-    if counted ~= '0' then redis.call('HINCRBY', scopeKey, 'spent', '-' .. counted) end
-  end
-  if finishing then
-    freeHold(scopeKey, leaseId)
-    redis.call('ZREM', expiryKey, leaseId)
-  else
-    local held = redis.call('HGET', scopeKey, field)
-    if held then holding = 1 end
-    if held and greater(held, hold) then
-      redis.call('HINCRBY', scopeKey, 'reserved', hold)
-      redis.call('HINCRBY', scopeKey, 'reserved', '-' .. held)
-      redis.call('HSET', scopeKey, field, hold)
-    end
-    redis.call('ZADD', expiryKey, 'XX', string.format('%d', now + tonumber(ARGV[5])), leaseId)
-  end
-  local balance = redis.call('HMGET', scopeKey, 'spent', 'reserved')
-  reply[2 * i] = balance[1] or '0'
-  reply[2 * i + 1] = balance[2] or '0'
-end
-reply[2 * scopeCount + 2] = holding
-if finishing then
-  redis.call('DEL', KEYS[1], KEYS[2])
-else
-  if spends then redis.call('SET', KEYS[2], settled) end
-  redis.call('PEXPIRE', KEYS[1], ARGV[6])
-  redis.call('PEXPIRE', KEYS[2], ARGV[6])
-end
-return reply
-`);
+const UPDATE_LEASE = luaScript(LUA_HELPERS, readLuaFile(new URL('./ledger-update-lease.lua', import.meta.url)));
 
 /**
  * Unreserved spend. KEYS: the spend's marker, then each scope. ARGV: the actual cost, how
  * long the marker lasts (ms), then one flag per scope ('1' = only if already seeded).
  * Returns 1 when it added the spend, 0 when the marker says it was added before.
  */
-const SPEND = luaScript(`
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local actual = ARGV[1]
-for i = 2, #KEYS do
-  if ARGV[i + 1] ~= '1' or redis.call('HEXISTS', KEYS[i], 'seeded') == 1 then
-    redis.call('HINCRBY', KEYS[i], 'spent', actual)
-  end
-end
-redis.call('SET', KEYS[1], '1', 'PX', ARGV[2])
-return 1
-`);
+const SPEND = luaScript(readLuaFile(new URL('./ledger-spend.lua', import.meta.url)));
 
 /** KEYS: scope. ARGV: seeded spend. Adds it unless the scope was seeded meanwhile. */
-const SEED = luaScript(`${LUA_HELPERS}
-if redis.call('HSETNX', KEYS[1], 'seeded', '1') == 1 then redis.call('HINCRBY', KEYS[1], 'spent', ARGV[1]) end
-return 1
-`);
+const SEED = luaScript(readLuaFile(new URL('./ledger-seed.lua', import.meta.url)));
 
 const RECORD_CHANGED = -1;
 /** Unfinished reservations whose scopes a gateway keeps in memory to settle in one round trip. */

@@ -18,7 +18,7 @@
  * connection it is given. See `types.ts` for the rules.
  */
 import type { Redis } from 'ioredis';
-import { luaScript, runScript } from '../redis-script.ts';
+import { luaScript, readLuaFile, runScript } from '../redis-script.ts';
 import type { RateDecision, RateLimiter, RateLimits } from './types.ts';
 import {
   admitted,
@@ -38,106 +38,18 @@ export interface RedisRateLimiterOptions {
   windowMs?: number;
 }
 
-const LUA_HELPERS = `
-local SLOTS = ${WINDOW_BUCKETS + 1}
-
-local function fmt(number)
-  return string.format('%d', number)
-end
-
-local function nowMs()
-  local time = redis.call('TIME')
-  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-end
-
--- Moves the window to now (never back). Returns the bucket it is at, the totals of
--- requests and tokens, and the newest bucket with tokens (nil if none).
-local function advance(key, bucketMs, now)
-  local bucket = math.floor(now / bucketMs)
-  local state = redis.call('HMGET', key, 'last', 'requests', 'tokens', 'lastTokens')
-  local last = tonumber(state[1])
-  if not last then return bucket, 0, 0, nil end
-  local requests, tokens, lastTokens = tonumber(state[2]) or 0, tonumber(state[3]) or 0, tonumber(state[4])
-  if bucket <= last then return last, requests, tokens, lastTokens end
-  if bucket - last >= SLOTS then
-    redis.call('DEL', key)
-    return bucket, 0, 0, nil
-  end
-  local fields = {}
-  for passed = last + 1, bucket do
-    fields[#fields + 1] = 'r' .. (passed % SLOTS)
-    fields[#fields + 1] = 't' .. (passed % SLOTS)
-  end
-  local counts = redis.call('HMGET', key, unpack(fields))
-  for i = 1, #fields, 2 do
-    requests = requests - (tonumber(counts[i]) or 0)
-    tokens = tokens - (tonumber(counts[i + 1]) or 0)
-  end
-  redis.call('HDEL', key, unpack(fields))
-  redis.call('HSET', key, 'last', fmt(bucket), 'requests', fmt(requests), 'tokens', fmt(tokens))
-  return bucket, requests, tokens, lastTokens
-end
-
--- When the oldest buckets holding at least \`needed\` of the counts named \`kind\` ('r'
--- or 't') have left the window.
-local function freedAt(key, kind, current, needed, bucketMs)
-  local oldest = current - SLOTS + 1
-  local fields = {}
-  for bucket = oldest, current do fields[#fields + 1] = kind .. (bucket % SLOTS) end
-  local counts = redis.call('HMGET', key, unpack(fields))
-  local freed = 0
-  for i = 1, #fields do
-    freed = freed + (tonumber(counts[i]) or 0)
-    if freed >= needed then return (oldest + i - 1 + SLOTS) * bucketMs end
-  end
-  return (current + SLOTS) * bucketMs
-end
-`;
+/** The window's helpers (rate-window.lua), after the number of slots its ring has. */
+const LUA_HELPERS = `local SLOTS = ${WINDOW_BUCKETS + 1}\n${readLuaFile(new URL('./rate-window.lua', import.meta.url))}`;
 
 /**
  * KEYS: the subject's hash. ARGV: bucket ms, requests limit, tokens limit ('' = none),
  * expected tokens. Returns {1, requests, tokens, ms until reset} when admitted,
  * {0, 1 = requests | 2 = tokens, ms until the request fits} when refused.
  */
-const ADMIT = luaScript(`${LUA_HELPERS}
-local key, bucketMs = KEYS[1], tonumber(ARGV[1])
-local requestLimit, tokenLimit, expected = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local now = nowMs()
-local current, requests, tokens, lastTokens = advance(key, bucketMs, now)
-local refusedBy, refusedAt = 0, 0
-if requestLimit and requests + 1 > requestLimit then
-  refusedBy, refusedAt = 1, freedAt(key, 'r', current, requests + 1 - requestLimit, bucketMs)
-end
-if tokenLimit then
-  local excess = tokens + math.min(expected, tokenLimit) - tokenLimit
-  if excess > 0 then
-    local at = freedAt(key, 't', current, excess, bucketMs)
-    if refusedBy == 0 or at > refusedAt then refusedBy, refusedAt = 2, at end
-  end
-end
-if refusedBy > 0 then return {0, refusedBy, refusedAt - now} end
-requests = requests + 1
-redis.call('HINCRBY', key, 'r' .. (current % SLOTS), 1)
-redis.call('HSET', key, 'last', fmt(current), 'requests', fmt(requests))
-redis.call('PEXPIREAT', key, fmt((current + SLOTS) * bucketMs))
-local resetAt = now
-if requestLimit then resetAt = (current + SLOTS) * bucketMs end
-if tokenLimit and tokens > 0 and lastTokens then
-  resetAt = math.max(resetAt, (lastTokens + SLOTS) * bucketMs)
-end
-return {1, requests, tokens, resetAt - now}
-`);
+const ADMIT = luaScript(LUA_HELPERS, readLuaFile(new URL('./rate-admit.lua', import.meta.url)));
 
 /** KEYS: the subject's hash. ARGV: bucket ms, tokens (> 0). */
-const ADD_TOKENS = luaScript(`${LUA_HELPERS}
-local key, bucketMs, amount = KEYS[1], tonumber(ARGV[1]), ARGV[2]
-local current = advance(key, bucketMs, nowMs())
-redis.call('HINCRBY', key, 't' .. (current % SLOTS), amount)
-redis.call('HINCRBY', key, 'tokens', amount)
-redis.call('HSET', key, 'last', fmt(current), 'lastTokens', fmt(current))
-redis.call('PEXPIREAT', key, fmt((current + SLOTS) * bucketMs))
-return 1
-`);
+const ADD_TOKENS = luaScript(LUA_HELPERS, readLuaFile(new URL('./rate-add-tokens.lua', import.meta.url)));
 
 export function createRedisRateLimiter({ redis, prefix, windowMs = DEFAULT_RATE_WINDOW_MS }: RedisRateLimiterOptions): RateLimiter {
   const bucketMs = String(bucketMsFor(windowMs));
