@@ -1,13 +1,14 @@
 // Route schemas written in zod: Fastify validates params, query and body with them and
 // types the handlers from them (the data plane calls `validated` itself). A failed check
-// becomes a ValidationError naming the field.
-import type { FastifyInstance, FastifySchemaCompiler, FastifyTypeProvider } from 'fastify';
+// becomes a ValidationError naming the field. Response schemas type what a handler gives
+// (their output side: a Date) and document the wire (their input side: its ISO string).
+import type { FastifyBaseLogger, FastifyInstance, FastifySchemaCompiler, FastifySerializerCompiler, FastifyTypeProvider } from 'fastify';
 import type { z } from 'zod';
 import { ValidationError } from './errors.ts';
 
 export interface ZodTypeProvider extends FastifyTypeProvider {
   validator: this['schema'] extends z.ZodType ? z.output<this['schema']> : unknown;
-  serializer: this['schema'] extends z.ZodType ? z.input<this['schema']> : unknown;
+  serializer: this['schema'] extends z.ZodType ? z.output<this['schema']> : unknown;
 }
 
 /** The value at `path` inside `data`, or undefined when nothing is there. */
@@ -39,8 +40,26 @@ const zodValidator: FastifySchemaCompiler<z.ZodType> =
   (data) =>
     validated(schema, data, httpPart ?? 'body');
 
-/** Installs the zod validator on an instance; returns it typed for zod schemas. */
+/**
+ * Answers are written with JSON.stringify, byte for byte as without a schema (nothing is
+ * dropped or reformatted); the written JSON is then checked against the route's response
+ * schema, and one that does not match is logged as the bug it is (the caller still gets it).
+ */
+const checkedJson =
+  (log: FastifyBaseLogger): FastifySerializerCompiler<z.ZodType> =>
+  ({ schema, method, url, httpStatus }) =>
+  (data) => {
+    const json = JSON.stringify(data);
+    const checked = schema.safeParse(JSON.parse(json));
+    if (!checked.success) {
+      log.error({ route: `${method} ${url}`, status: httpStatus, issue: checked.error.issues[0] }, 'an answer does not match its documented schema');
+    }
+    return json;
+  };
+
+/** Installs the zod validator and answer serializer on an instance; returns it typed for zod schemas. */
 export function useZod(app: FastifyInstance) {
   app.setValidatorCompiler(zodValidator);
+  app.setSerializerCompiler(checkedJson(app.log));
   return app.withTypeProvider<ZodTypeProvider>();
 }

@@ -1,12 +1,14 @@
 /**
  * The OpenAPI 3.1 document of the control plane, generated from the zod schemas the
- * routes validate with (collected as routes are added), served as JSON at
- * /api/docs/openapi.json and as a readable page at /api/docs.
+ * routes validate with and answer in (collected as routes are added), served as JSON at
+ * /api/docs/openapi.json and as a readable page at /api/docs. Every failure answers the
+ * one error envelope, described once under components.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { z } from 'zod';
 import { cspHeader, PAGE_CSP_BASE } from '../security/browser-headers.ts';
+import { ErrorAnswer } from './answers.ts';
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -18,7 +20,7 @@ declare module 'fastify' {
 interface CollectedRoute {
   method: string;
   url: string;
-  schema: { body?: z.ZodType; querystring?: z.ZodType; params?: z.ZodType; summary?: string };
+  schema: { body?: z.ZodType; querystring?: z.ZodType; params?: z.ZodType; response?: Record<string, z.ZodType>; summary?: string };
   isPublic: boolean;
 }
 
@@ -35,11 +37,22 @@ function parameters(schema: z.ZodType | undefined, where: 'path' | 'query') {
   }));
 }
 
-const ENVELOPE = {
-  type: 'object',
-  properties: { success: { type: 'boolean' }, data: {}, message: { type: 'string' } },
-  required: ['success', 'data', 'message'],
-};
+const ERROR_ANSWER = { $ref: '#/components/schemas/ErrorAnswer' };
+const failure = (description: string) => ({ description, content: { 'application/json': { schema: ERROR_ANSWER } } });
+
+/** What a route answers: its response schemas by status (the wire side), then the failures. */
+function responses(route: CollectedRoute) {
+  const answers = Object.entries(route.schema.response ?? {}).map(([status, schema]) => [
+    status,
+    { description: status === '201' ? 'Created' : 'Success', content: { 'application/json': { schema: jsonSchema(schema) } } },
+  ]);
+  return {
+    ...Object.fromEntries(answers),
+    '400': failure('Bad input: `field` names the field'),
+    ...(route.isPublic ? {} : { '401': failure('No valid session') }),
+    default: failure('Any other failure: `code` says which'),
+  };
+}
 
 export function buildOpenApiDocument(routes: CollectedRoute[]) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -53,19 +66,22 @@ export function buildOpenApiDocument(routes: CollectedRoute[]) {
       ...(route.schema.body
         ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.schema.body) } } } }
         : {}),
-      responses: {
-        '200': { description: 'Success', content: { 'application/json': { schema: ENVELOPE } } },
-        '400': { description: 'Bad input: `field` names the field', content: { 'application/json': { schema: ENVELOPE } } },
-        ...(route.isPublic ? {} : { '401': { description: 'No valid session' } }),
-      },
+      responses: responses(route),
       security: route.isPublic ? [] : [{ bearer: [] }],
     };
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Spendgate control-plane API', version: '1.0.0', description: 'Every answer is {success, data, message}.' },
+    info: {
+      title: 'Spendgate control-plane API',
+      version: '1.0.0',
+      description: 'Every answer is {success, data, message}; every failure is the ErrorAnswer envelope.',
+    },
     servers: [{ url: '/' }],
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    components: {
+      schemas: { ErrorAnswer: jsonSchema(ErrorAnswer) },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+    },
     paths,
   };
 }
@@ -86,7 +102,7 @@ fetch('docs/openapi.json').then((r) => r.json()).then((doc) => {
     s.children[0].textContent = method.toUpperCase();
     s.children[1].textContent = path + (op.security.length ? '' : '  (public)');
     const pre = document.createElement('pre');
-    pre.textContent = JSON.stringify({ parameters: op.parameters, requestBody: op.requestBody }, null, 2);
+    pre.textContent = JSON.stringify({ parameters: op.parameters, requestBody: op.requestBody, responses: op.responses }, null, 2);
     d.append(s, pre);
     ops.append(d);
   }
@@ -112,7 +128,7 @@ const PAGE_CSP = cspHeader({
   ...PAGE_CSP_BASE,
 });
 
-/** Collects every route added after this call; `serve` adds the document's routes. */
+/** Collects every route added after this call until `serve` adds the document's own routes (not documented). */
 export function createOpenApiCollector(app: FastifyInstance) {
   const routes: CollectedRoute[] = [];
   app.addHook('onRoute', (route: RouteOptions) => {
@@ -130,8 +146,9 @@ export function createOpenApiCollector(app: FastifyInstance) {
   let document: ReturnType<typeof buildOpenApiDocument> | undefined;
   return {
     serve(path: string) {
+      const documented = [...routes];
       app.get(`${path}/openapi.json`, { config: { public: true } }, async () => {
-        document = document ?? buildOpenApiDocument(routes);
+        document = document ?? buildOpenApiDocument(documented);
         return document;
       });
       app.get(path, { config: { public: true } }, async (_request, reply) =>

@@ -7,8 +7,8 @@ export interface SessionAnswer {
   user: SessionUser & { emailVerified: boolean };
 }
 
-/** A code checked with the account's session answers a full session; a sign-up code, none. */
-export type OtpAnswer = { verified: true; user: null } | ({ verified: true } & SessionAnswer);
+/** A code checked with the account's session answers a full session; a sign-up code, none (`verified` is always true). */
+export type OtpAnswer = { verified: boolean; user: null } | ({ verified: boolean } & SessionAnswer);
 
 export interface RegisterInput {
   name: string;

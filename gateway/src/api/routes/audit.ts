@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
+import { AuditPage, answer } from '../answers.ts';
 import { ok } from '../envelope.ts';
 import { id, text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
@@ -23,7 +24,7 @@ const AuditQuery = z.object({
 export const auditRoutes =
   (services: Pick<ControlPlaneServices, 'audit'>): FastifyPluginAsync =>
   async (app) => {
-    useZod(app).get('/', { schema: { summary: 'A team’s audit log (team admins)', querystring: AuditQuery } }, async (request) =>
+    useZod(app).get('/', { schema: { summary: 'A team’s audit log (team admins)', querystring: AuditQuery, response: { 200: answer(AuditPage) } } }, async (request) =>
       ok(await services.audit.list(signedIn(request).userId, request.query)),
     );
   };

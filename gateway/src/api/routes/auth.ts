@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { avatarProblem } from '../../security/avatar-url.ts';
 import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
+import { answer, CodeVerified, EmailCheck, GoogleSession, Profile, Session } from '../answers.ts';
 import { ok } from '../envelope.ts';
 import { signedIn } from '../session.ts';
 import { Email, id, Name, Otp, Password, storedJson } from '../schemas.ts';
@@ -39,47 +40,47 @@ export const authRoutes =
     const open = { public: true };
     const unverified = { unverified: true };
 
-    api.post('/register', { config: open, schema: { summary: 'Register (?planId starts that plan’s trial)', body: RegisterBody, querystring: RegisterQuery } }, async (request, reply) =>
+    api.post('/register', { config: open, schema: { summary: 'Register (?planId starts that plan’s trial)', body: RegisterBody, querystring: RegisterQuery, response: { 201: answer(Session) } } }, async (request, reply) =>
       reply.code(201).send(ok(await accounts.register(request.body, request.ip, request.query.planId), 'Registration successful')),
     );
-    api.post('/login', { config: open, schema: { summary: 'Sign in with email and password', body: LoginBody } }, async (request) =>
+    api.post('/login', { config: open, schema: { summary: 'Sign in with email and password', body: LoginBody, response: { 200: answer(Session) } } }, async (request) =>
       ok(await accounts.login(request.body, request.ip), 'Login successful'),
     );
-    api.post('/google', { config: open, schema: { summary: 'Sign in with a Google ID token', body: GoogleBody } }, async (request) =>
+    api.post('/google', { config: open, schema: { summary: 'Sign in with a Google ID token', body: GoogleBody, response: { 200: answer(GoogleSession) } } }, async (request) =>
       ok(await accounts.google(request.body.token), 'Google sign-in successful'),
     );
-    api.post('/check-email', { config: open, schema: { summary: 'Whether an account uses this email', body: EmailBody } }, async (request) =>
+    api.post('/check-email', { config: open, schema: { summary: 'Whether an account uses this email', body: EmailBody, response: { 200: answer(EmailCheck) } } }, async (request) =>
       ok(await accounts.checkEmail(request.body.email, request.ip)),
     );
-    api.post('/send-email-otp', { config: open, schema: { summary: 'Send a code to verify an account’s email', body: EmailBody } }, async (request) => {
+    api.post('/send-email-otp', { config: open, schema: { summary: 'Send a code to verify an account’s email', body: EmailBody, response: { 200: answer(z.null()) } } }, async (request) => {
       await accounts.sendVerificationCode(request.body.email, request.ip);
       return ok(null, CODE_SENT);
     });
-    api.post('/send-register-email-otp', { config: open, schema: { summary: 'Send a code to an email about to register', body: EmailBody } }, async (request) => {
+    api.post('/send-register-email-otp', { config: open, schema: { summary: 'Send a code to an email about to register', body: EmailBody, response: { 200: answer(z.null()) } } }, async (request) => {
       await accounts.sendRegisterCode(request.body.email, request.ip);
       return ok(null, 'A code is on its way. It expires in 10 minutes.');
     });
     api.post(
       '/verify-email-otp',
-      { config: { ...open, optionalSession: true }, schema: { summary: 'Confirm an email with its code (with the account’s session: answers a full session)', body: VerifyOtpBody } },
+      { config: { ...open, optionalSession: true }, schema: { summary: 'Confirm an email with its code (with the account’s session: answers a full session)', body: VerifyOtpBody, response: { 200: answer(CodeVerified) } } },
       async (request) => ok(await accounts.verifyCode(request.body.email, request.body.otp, request.ip, request.user), 'Email verified'),
     );
-    api.post('/forgot-password', { config: open, schema: { summary: 'Send a password reset code', body: EmailBody } }, async (request) => {
+    api.post('/forgot-password', { config: open, schema: { summary: 'Send a password reset code', body: EmailBody, response: { 200: answer(z.null()) } } }, async (request) => {
       await accounts.sendPasswordResetCode(request.body.email, request.ip);
       return ok(null, CODE_SENT);
     });
-    api.post('/reset-password', { config: open, schema: { summary: 'Set a new password with the reset code', body: ResetPasswordBody } }, async (request) =>
+    api.post('/reset-password', { config: open, schema: { summary: 'Set a new password with the reset code', body: ResetPasswordBody, response: { 200: answer(Session) } } }, async (request) =>
       ok(await accounts.resetPassword(request.body, request.ip), 'Password reset'),
     );
 
-    api.get('/profile', { config: unverified, schema: { summary: 'The signed-in account' } }, async (request) => ok(await accounts.profile(signedIn(request).userId)));
-    api.patch('/update-profile', { config: unverified, schema: { summary: 'Change name or avatar (an https URL or a data:image/png|jpeg|gif|webp;base64 URL)', body: ProfileBody } }, async (request) =>
+    api.get('/profile', { config: unverified, schema: { summary: 'The signed-in account', response: { 200: answer(Profile) } } }, async (request) => ok(await accounts.profile(signedIn(request).userId)));
+    api.patch('/update-profile', { config: unverified, schema: { summary: 'Change name or avatar (an https URL or a data:image/png|jpeg|gif|webp;base64 URL)', body: ProfileBody, response: { 200: answer(Profile) } } }, async (request) =>
       ok(await accounts.updateProfile(signedIn(request).userId, request.body), 'Profile updated'),
     );
-    api.patch('/update-metadata', { schema: { summary: 'Merge keys into the account’s metadata (null removes one)', body: MetadataBody } }, async (request) =>
+    api.patch('/update-metadata', { schema: { summary: 'Merge keys into the account’s metadata (null removes one)', body: MetadataBody, response: { 200: answer(Profile) } } }, async (request) =>
       ok(await accounts.updateMetadata(signedIn(request).userId, request.body.metadata), 'Metadata updated'),
     );
-    api.patch('/update-password', { schema: { summary: 'Change the password (current one required)', body: UpdatePasswordBody } }, async (request) =>
+    api.patch('/update-password', { schema: { summary: 'Change the password (current one required)', body: UpdatePasswordBody, response: { 200: answer(Session) } } }, async (request) =>
       ok(await accounts.updatePassword(signedIn(request).userId, request.body), 'Password updated'),
     );
   };

@@ -4,6 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { BudgetService } from '../../services/budgets.ts';
 import { useZod } from '../../zod-provider.ts';
+import { answer, Budget } from '../answers.ts';
 import { ok } from '../envelope.ts';
 import { signedIn } from '../session.ts';
 
@@ -58,7 +59,7 @@ function budgetView({ budget, spentMicros, remainingMicros, resetsAt }: BudgetWi
     remaining: microsToDecimalString(remainingMicros),
     resetsAt,
     /** What the budget does with a model that has no price: a hard one cannot bound its cost, so it refuses it (402). */
-    unpricedModels: budget.mode === 'hard' ? 'refused' : 'admitted',
+    unpricedModels: budget.mode === 'hard' ? ('refused' as const) : ('admitted' as const),
   };
 }
 
@@ -66,15 +67,15 @@ export const budgetRoutes =
   (deps: { budgets: BudgetService }): FastifyPluginAsync =>
   async (app) => {
     const api = useZod(app);
-    api.post('/', { schema: { summary: 'Create a budget (team admins)', body: BudgetBody } }, async (request, reply) => {
+    api.post('/', { schema: { summary: 'Create a budget (team admins)', body: BudgetBody, response: { 201: answer(Budget) } } }, async (request, reply) => {
       const { amount, ...input } = request.body;
       const created = await deps.budgets.create(signedIn(request).userId, { ...input, amountMicros: amount });
       return reply.code(201).send(ok(budgetView(created), 'Budget created'));
     });
-    api.get('/', { schema: { summary: 'Budgets with their spend and what remains', querystring: BudgetQuery } }, async (request) =>
+    api.get('/', { schema: { summary: 'Budgets with their spend and what remains', querystring: BudgetQuery, response: { 200: answer(z.array(Budget)) } } }, async (request) =>
       ok((await deps.budgets.list(signedIn(request).userId, request.query)).map(budgetView)),
     );
-    api.patch('/:id', { schema: { summary: 'Change a budget', params: BudgetParams, querystring: TeamQuery, body: BudgetChanges } }, async (request) => {
+    api.patch('/:id', { schema: { summary: 'Change a budget', params: BudgetParams, querystring: TeamQuery, body: BudgetChanges, response: { 200: answer(Budget) } } }, async (request) => {
       const { amount, ...changes } = request.body;
       const updated = await deps.budgets.update(signedIn(request).userId, request.query.teamId, request.params.id, {
         ...changes,
@@ -82,7 +83,7 @@ export const budgetRoutes =
       });
       return ok(budgetView(updated), 'Budget updated');
     });
-    api.delete('/:id', { schema: { summary: 'Delete a budget', params: BudgetParams, querystring: TeamQuery } }, async (request) => {
+    api.delete('/:id', { schema: { summary: 'Delete a budget', params: BudgetParams, querystring: TeamQuery, response: { 200: answer(z.null()) } } }, async (request) => {
       await deps.budgets.remove(signedIn(request).userId, request.query.teamId, request.params.id);
       return ok(null, 'Budget deleted');
     });

@@ -4,6 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
+import { answer, ContactForm } from '../answers.ts';
 import { ok } from '../envelope.ts';
 import { storedJson } from '../schemas.ts';
 
@@ -15,10 +16,10 @@ export const contactFormRoutes =
   (services: Pick<ControlPlaneServices, 'site'>): FastifyPluginAsync =>
   async (app) => {
     const api = useZod(app);
-    api.get('/', { config: { public: true }, schema: { summary: 'The contact form definition' } }, async () =>
+    api.get('/', { config: { public: true }, schema: { summary: 'The contact form definition', response: { 200: answer(z.array(ContactForm)) } } }, async () =>
       ok(await services.site.contactForms()),
     );
-    api.post('/', { config: { public: true }, schema: { summary: 'Submit the contact form', body: Submission } }, async (request, reply) => {
+    api.post('/', { config: { public: true }, schema: { summary: 'Submit the contact form', body: Submission, response: { 201: answer(z.null()) } } }, async (request, reply) => {
       const message = await services.site.submitContactForm(request.body);
       return reply.code(201).send(ok(null, message));
     });

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
+import { answer, Deleted, Faq } from '../answers.ts';
 import { ok } from '../envelope.ts';
 import { id, multilineText, text } from '../schemas.ts';
 
@@ -19,16 +20,16 @@ export const faqRoutes =
   (services: Pick<ControlPlaneServices, 'site'>, platformAdmin: (request: FastifyRequest) => Promise<void>): FastifyPluginAsync =>
   async (app) => {
     const api = useZod(app);
-    api.get('/', { config: { public: true }, schema: { summary: 'List FAQs' } }, async () => ok(await services.site.listFaqs()));
-    api.post('/', { preHandler: platformAdmin, schema: { summary: 'Create an FAQ (platform admins)', body: FaqBody } }, async (request, reply) =>
+    api.get('/', { config: { public: true }, schema: { summary: 'List FAQs', response: { 200: answer(z.array(Faq)) } } }, async () => ok(await services.site.listFaqs()));
+    api.post('/', { preHandler: platformAdmin, schema: { summary: 'Create an FAQ (platform admins)', body: FaqBody, response: { 201: answer(Faq) } } }, async (request, reply) =>
       reply.code(201).send(ok(await services.site.createFaq(request.body), 'FAQ created')),
     );
     api.put(
       '/:id',
-      { preHandler: platformAdmin, schema: { summary: 'Update an FAQ (platform admins)', params: FaqParams, body: FaqChanges } },
+      { preHandler: platformAdmin, schema: { summary: 'Update an FAQ (platform admins)', params: FaqParams, body: FaqChanges, response: { 200: answer(Faq) } } },
       async (request) => ok(await services.site.updateFaq(request.params.id, request.body), 'FAQ updated'),
     );
-    api.delete('/:id', { preHandler: platformAdmin, schema: { summary: 'Delete an FAQ (platform admins)', params: FaqParams } }, async (request) => {
+    api.delete('/:id', { preHandler: platformAdmin, schema: { summary: 'Delete an FAQ (platform admins)', params: FaqParams, response: { 200: answer(Deleted) } } }, async (request) => {
       await services.site.deleteFaq(request.params.id);
       return ok({ id: request.params.id }, 'FAQ deleted');
     });

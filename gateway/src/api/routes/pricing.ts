@@ -5,6 +5,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { PricingService } from '../../services/pricing.ts';
 import { useZod } from '../../zod-provider.ts';
+import { answer, PriceOverride, UnpricedPolicy } from '../answers.ts';
 import { ok } from '../envelope.ts';
 import { ModelName, text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
@@ -59,12 +60,12 @@ export const pricingRoutes =
   (deps: { pricing: PricingService }): FastifyPluginAsync =>
   async (app) => {
     const api = useZod(app);
-    api.get('/overrides', { schema: { summary: 'Your team’s own model prices', querystring: TeamQuery } }, async (request) => {
+    api.get('/overrides', { schema: { summary: 'Your team’s own model prices', querystring: TeamQuery, response: { 200: answer(z.array(PriceOverride)) } } }, async (request) => {
       const rows = await deps.pricing.listOverrides(signedIn(request).userId, request.query.teamId);
       return ok(rows.map(overrideView));
     });
 
-    api.put('/overrides', { schema: { summary: 'Set the team’s price for a model (USD per million tokens)', body: OverrideBody } }, async (request) => {
+    api.put('/overrides', { schema: { summary: 'Set the team’s price for a model (USD per million tokens)', body: OverrideBody, response: { 200: answer(PriceOverride) } } }, async (request) => {
       const { teamId, ...price } = request.body;
       const row = await deps.pricing.setOverride(signedIn(request).userId, teamId, {
         provider: price.provider,
@@ -78,12 +79,12 @@ export const pricingRoutes =
       return ok(overrideView(row), 'Price override saved');
     });
 
-    api.delete('/overrides/:id', { schema: { summary: 'Delete a team price', params: OverrideParams, querystring: TeamQuery } }, async (request) => {
+    api.delete('/overrides/:id', { schema: { summary: 'Delete a team price', params: OverrideParams, querystring: TeamQuery, response: { 200: answer(z.null()) } } }, async (request) => {
       await deps.pricing.deleteOverride(signedIn(request).userId, request.query.teamId, request.params.id);
       return ok(null, 'Price override deleted');
     });
 
-    api.put('/unpriced-models', { schema: { summary: 'Whether the team may use models without a price', body: UnpricedBody } }, async (request) => {
+    api.put('/unpriced-models', { schema: { summary: 'Whether the team may use models without a price', body: UnpricedBody, response: { 200: answer(UnpricedPolicy) } } }, async (request) => {
       await deps.pricing.setUnpricedPolicy(signedIn(request).userId, request.body.teamId, request.body.allowUnpricedModels);
       return ok({ allowUnpricedModels: request.body.allowUnpricedModels }, 'Unpriced model policy saved');
     });

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { CONNECTION_STATUSES } from '../../services/connections.ts';
 import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
+import { answer, Connection, ConnectionStatusSet, ConnectionTested, Deleted, NewConnection, Provider, UsageTotals } from '../answers.ts';
 import { ok } from '../envelope.ts';
 import { DateRangeQuery, id, Name, text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
@@ -42,36 +43,36 @@ export const providerRoutes =
   async (app) => {
     const api = useZod(app);
     const { connections } = services;
-    api.get('/', { schema: { summary: 'Supported providers: auth fields, base URL rules, models' } }, async () => ok(connections.providers()));
-    api.post('/', { schema: { summary: 'Add your own model endpoint (BYOM, team admins)', body: ByomBody } }, async (request, reply) => {
+    api.get('/', { schema: { summary: 'Supported providers: auth fields, base URL rules, models', response: { 200: answer(z.array(Provider)) } } }, async () => ok(connections.providers()));
+    api.post('/', { schema: { summary: 'Add your own model endpoint (BYOM, team admins)', body: ByomBody, response: { 201: answer(Connection) } } }, async (request, reply) => {
       const { apiKey, ...byom } = request.body;
       const provider = await connections.create(signedIn(request).userId, { ...byom, provider: BYOM_PROVIDER, apiKey: apiKey ?? '' });
       return reply.code(201).send(ok(provider, 'Provider created'));
     });
-    api.get('/connections', { schema: { summary: 'Connections of your teams (or of one team)', querystring: ListQuery } }, async (request) =>
+    api.get('/connections', { schema: { summary: 'Connections of your teams (or of one team)', querystring: ListQuery, response: { 200: answer(z.array(Connection)) } } }, async (request) =>
       ok(await connections.list(signedIn(request).userId, request.query.teamId)),
     );
-    api.post('/connections', { schema: { summary: 'Connect a provider (team admins)', body: ConnectionBody } }, async (request, reply) =>
+    api.post('/connections', { schema: { summary: 'Connect a provider (team admins)', body: ConnectionBody, response: { 201: answer(NewConnection) } } }, async (request, reply) =>
       reply.code(201).send(ok({ newConnection: await connections.create(signedIn(request).userId, request.body) }, 'Connection created')),
     );
-    api.get('/connections/:id', { schema: { summary: 'One connection', params: ConnectionParams } }, async (request) =>
+    api.get('/connections/:id', { schema: { summary: 'One connection', params: ConnectionParams, response: { 200: answer(Connection) } } }, async (request) =>
       ok(await connections.get(signedIn(request).userId, request.params.id)),
     );
-    api.put('/connections/:id', { schema: { summary: 'Edit a connection (team admins)', params: ConnectionParams, body: ConnectionChanges } }, async (request) =>
+    api.put('/connections/:id', { schema: { summary: 'Edit a connection (team admins)', params: ConnectionParams, body: ConnectionChanges, response: { 200: answer(Connection) } } }, async (request) =>
       ok(await connections.update(signedIn(request).userId, request.params.id, request.body), 'Connection updated'),
     );
-    api.delete('/connections/:id', { schema: { summary: 'Delete a connection (team admins)', params: ConnectionParams } }, async (request) =>
+    api.delete('/connections/:id', { schema: { summary: 'Delete a connection (team admins)', params: ConnectionParams, response: { 200: answer(Deleted) } } }, async (request) =>
       ok(await connections.remove(signedIn(request).userId, request.params.id), 'Connection deleted'),
     );
-    api.patch('/connections/status/:id', { schema: { summary: 'Enable or disable a connection (team admins)', params: ConnectionParams, body: StatusBody } }, async (request) =>
+    api.patch('/connections/status/:id', { schema: { summary: 'Enable or disable a connection (team admins)', params: ConnectionParams, body: StatusBody, response: { 200: answer(ConnectionStatusSet) } } }, async (request) =>
       ok(await connections.setStatus(signedIn(request).userId, request.params.id, request.body.statusValue), 'Connection status updated'),
     );
     api.post(
       '/test/connection',
-      { schema: { summary: 'Try a stored connection, or unsaved settings for a team, with a cheap live call (team admins; rate-limited)', body: TestBody } },
+      { schema: { summary: 'Try a stored connection, or unsaved settings for a team, with a cheap live call (team admins; rate-limited)', body: TestBody, response: { 200: answer(ConnectionTested) } } },
       async (request) => ok(await connections.test({ userId: signedIn(request).userId, ip: request.ip }, request.body), 'Connection verified'),
     );
-    api.get('/connections/:id/usage', { schema: { summary: 'Usage through one connection', params: ConnectionParams, querystring: DateRangeQuery } }, async (request) =>
+    api.get('/connections/:id/usage', { schema: { summary: 'Usage through one connection', params: ConnectionParams, querystring: DateRangeQuery, response: { 200: answer(UsageTotals) } } }, async (request) =>
       ok(await connections.usage(signedIn(request).userId, request.params.id, request.query)),
     );
   };

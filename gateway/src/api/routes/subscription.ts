@@ -1,12 +1,15 @@
 // /api/subscription: the plans (public). Subscriptions and billing come with billing.
 import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
 import type { ControlPlaneServices } from '../../services/index.ts';
+import { useZod } from '../../zod-provider.ts';
+import { answer, Plan } from '../answers.ts';
 import { ok } from '../envelope.ts';
 
 export const subscriptionRoutes =
   (services: Pick<ControlPlaneServices, 'plans'>): FastifyPluginAsync =>
   async (app) => {
-    app.get('/plans', { config: { public: true }, schema: { summary: 'List subscription plans (free trial included)' } }, async () =>
+    useZod(app).get('/plans', { config: { public: true }, schema: { summary: 'List subscription plans (free trial included)', response: { 200: answer(z.array(Plan)) } } }, async () =>
       ok(await services.plans.listPlans()),
     );
   };

@@ -4,6 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
+import { answer, Team, TeamInvitation, TeamInvitationAccepted, TeamMember, TeamMemberRemoved } from '../answers.ts';
 import { ok } from '../envelope.ts';
 import { Description, Email, id, Name, TeamRole, text, TimeZone } from '../schemas.ts';
 import { signedIn } from '../session.ts';
@@ -41,30 +42,30 @@ export const teamRoutes =
   async (app) => {
     const api = useZod(app);
     const { teams } = services;
-    api.post('/', { schema: { summary: 'Create a team (you become its admin)', body: TeamBody } }, async (request, reply) =>
+    api.post('/', { schema: { summary: 'Create a team (you become its admin)', body: TeamBody, response: { 201: answer(Team) } } }, async (request, reply) =>
       reply.code(201).send(ok(teamView({ ...(await teams.createTeam(signedIn(request).userId, request.body)), role: 'ADMIN' }), 'Team created')),
     );
-    api.get('/', { schema: { summary: 'Your teams' } }, async (request) => ok((await teams.listTeams(signedIn(request).userId)).map(teamView)));
-    api.post('/invite', { schema: { summary: 'Invite someone to a team by email', body: InviteBody } }, async (request, reply) => {
+    api.get('/', { schema: { summary: 'Your teams', response: { 200: answer(z.array(Team)) } } }, async (request) => ok((await teams.listTeams(signedIn(request).userId)).map(teamView)));
+    api.post('/invite', { schema: { summary: 'Invite someone to a team by email', body: InviteBody, response: { 201: answer(TeamInvitation) } } }, async (request, reply) => {
       const invitation = await teams.invite(signedIn(request).userId, request.body);
       return reply.code(201).send(
         ok({ id: invitation.id, teamId: invitation.team_id, email: invitation.email, role: invitation.role, expiresAt: invitation.expires_at }, 'Invitation sent'),
       );
     });
-    api.post('/accept', { config: { public: true }, schema: { summary: 'Accept a team invitation (creates the account if needed)', body: AcceptBody } }, async (request) => {
+    api.post('/accept', { config: { public: true }, schema: { summary: 'Accept a team invitation (creates the account if needed)', body: AcceptBody, response: { 200: answer(TeamInvitationAccepted) } } }, async (request) => {
       const accepted = await teams.accept(request.body);
       return ok({ token: accepted.token, user: accepted.user, team: teamView(accepted.team) }, 'Invitation accepted');
     });
-    api.get('/members/:teamId', { schema: { summary: 'A team’s members', params: TeamParams } }, async (request) =>
+    api.get('/members/:teamId', { schema: { summary: 'A team’s members', params: TeamParams, response: { 200: answer(z.array(TeamMember)) } } }, async (request) =>
       ok((await teams.members(signedIn(request).userId, request.params.teamId)).map(memberView)),
     );
-    api.patch('/role', { schema: { summary: 'Change a member’s team role', body: RoleBody } }, async (request) =>
+    api.patch('/role', { schema: { summary: 'Change a member’s team role', body: RoleBody, response: { 200: answer(TeamMember) } } }, async (request) =>
       ok(memberView(await teams.changeRole(signedIn(request).userId, request.body)), 'Role updated'),
     );
-    api.patch('/:teamId', { schema: { summary: 'Rename a team or set the time zone its budget windows follow (team admins)', params: TeamParams, body: TeamChanges } }, async (request) =>
+    api.patch('/:teamId', { schema: { summary: 'Rename a team or set the time zone its budget windows follow (team admins)', params: TeamParams, body: TeamChanges, response: { 200: answer(Team) } } }, async (request) =>
       ok(teamView(await teams.updateTeam(signedIn(request).userId, request.params.teamId, request.body)), 'Team updated'),
     );
-    api.delete('/member', { schema: { summary: 'Remove a member from a team', body: MemberBody } }, async (request) =>
+    api.delete('/member', { schema: { summary: 'Remove a member from a team', body: MemberBody, response: { 200: answer(TeamMemberRemoved) } } }, async (request) =>
       ok(await teams.removeMember(signedIn(request).userId, request.body), 'Member removed'),
     );
   };

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
+import { answer, UsageTotals } from '../answers.ts';
 import { ok } from '../envelope.ts';
 import { id, IsoDate } from '../schemas.ts';
 import { signedIn } from '../session.ts';
@@ -14,7 +15,7 @@ const GroupUsageQuery = z
 export const usageRoutes =
   (services: Pick<ControlPlaneServices, 'usage'>): FastifyPluginAsync =>
   async (app) => {
-    useZod(app).get('/group', { schema: { summary: 'A group’s tokens and cost over a date range', querystring: GroupUsageQuery } }, async (request) =>
+    useZod(app).get('/group', { schema: { summary: 'A group’s tokens and cost over a date range', querystring: GroupUsageQuery, response: { 200: answer(UsageTotals) } } }, async (request) =>
       ok(await services.usage.groupUsage(signedIn(request).userId, request.query)),
     );
   };

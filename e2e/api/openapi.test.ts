@@ -1,0 +1,204 @@
+/**
+ * The OpenAPI document describes what the API really answers: every operation has a
+ * typed `data` (not `{}`) and the one error envelope; real answers of a tenant's whole
+ * life (sign-up, team, connection, group, key, budget, prices, audit, failures)
+ * validate against the schema documented for their operation and status; the server
+ * logs no answer that misses its schema; and the console's answer types accept what
+ * the documented schemas allow.
+ */
+import { PassThrough } from 'node:stream';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import type { z } from 'zod';
+import type { OtpAnswer, SessionAnswer } from '../../console/src/api/auth/types.ts';
+import type { ContactFormAnswer } from '../../console/src/api/contact-form/types.ts';
+import type { Faq } from '../../console/src/api/faqs/types.ts';
+import type { SyntheticGroup } from '../../console/src/api/groups/types.ts';
+import type { Plan } from '../../console/src/api/subscription/types.ts';
+import type * as Answers from '../../gateway/src/api/answers.ts';
+import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
+import { mailedCode } from '../support/sign-up.ts';
+import { type ApiAnswer, callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
+
+type JsonSchema = Record<string, unknown>;
+interface Operation {
+  responses: Record<string, { content?: { 'application/json': { schema: JsonSchema } } }>;
+}
+interface OpenApiDocument {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, JsonSchema> };
+}
+
+/** A schema that says something: a type, a constant, a choice or a reference. */
+const typed = (schema: JsonSchema | undefined) =>
+  schema !== undefined && ['type', 'const', 'enum', 'anyOf', 'oneOf', 'allOf', '$ref'].some((keyword) => keyword in schema);
+
+for (const mode of testModes) {
+  describe(`the OpenAPI document tells what each answer is (${mode})`, () => {
+    let spendgate: RunningSpendgate;
+    let fake: FakeOpenAI;
+    let document: OpenApiDocument;
+    const log: string[] = [];
+    const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
+    const checked: string[] = [];
+
+    /** The documented schema of an answer: the operation whose path template matches (literal segments first), at the answer's status. */
+    function documentedSchema(method: string, route: string, status: number): JsonSchema {
+      const path = `/api${route.split('?')[0]}`.replace(/\/$/, '');
+      const templates = Object.keys(document.paths)
+        .filter((template) => document.paths[template]![method.toLowerCase()])
+        .filter((template) => new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`).test(path))
+        .sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0));
+      expect(templates, `${method} ${path} is documented`).not.toEqual([]);
+      const responses = document.paths[templates[0]!]![method.toLowerCase()]!.responses;
+      const schema = (responses[String(status)] ?? responses.default)!.content!['application/json'].schema;
+      return schema.$ref === '#/components/schemas/ErrorAnswer' ? document.components.schemas.ErrorAnswer! : schema;
+    }
+
+    /** Calls the API and checks the answer against its documented schema (and the status expected). */
+    async function call(method: string, route: string, expected: number, options: { token?: string; body?: unknown } = {}): Promise<ApiAnswer> {
+      const answer = await callApi(spendgate.url, method, route, options);
+      expect(answer.status, `${method} ${route}: ${JSON.stringify(answer.body)}`).toBe(expected);
+      const validate = ajv.compile(documentedSchema(method, route, answer.status));
+      expect(validate(answer.body), `${method} ${route} (${answer.status}): ${JSON.stringify(validate.errors)}\n${JSON.stringify(answer.body)}`).toBe(true);
+      checked.push(`${method} ${route.split('?')[0]}`);
+      return answer;
+    }
+
+    beforeAll(async () => {
+      fake = await startFakeOpenAI();
+      const logStream = new PassThrough();
+      logStream.on('data', (chunk: Buffer) => log.push(chunk.toString()));
+      spendgate = await startSpendgate(mode, 'api-openapi', { env: { LOG_LEVEL: 'error' }, logStream });
+      document = (await (await fetch(`${spendgate.url}/api/docs/openapi.json`)).json()) as OpenApiDocument;
+    });
+    afterAll(async () => {
+      await spendgate?.close();
+      await fake?.close();
+    });
+
+    it('gives every operation a typed data schema for its success and the error envelope for its failures', () => {
+      const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })));
+      expect(operations.length).toBeGreaterThan(50);
+      const untyped = operations.filter(({ operation }) => {
+        const successes = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
+        return (
+          successes.length === 0 ||
+          successes.some(([, response]) => {
+            const envelope = response.content?.['application/json'].schema as { properties?: Record<string, JsonSchema> } | undefined;
+            return !typed(envelope?.properties?.data) || envelope?.properties?.success?.const !== true;
+          })
+        );
+      });
+      expect(untyped.map(({ method, path }) => `${method.toUpperCase()} ${path}`)).toEqual([]);
+      const failures = operations.map(({ operation }) => [operation.responses['400'], operation.responses.default]);
+      expect(failures.flat().every((response) => response?.content?.['application/json'].schema.$ref === '#/components/schemas/ErrorAnswer')).toBe(true);
+      const error = document.components.schemas.ErrorAnswer as { properties: Record<string, JsonSchema>; required: string[] };
+      expect(error.properties.success).toMatchObject({ const: false });
+      expect(error.required).toEqual(expect.arrayContaining(['success', 'data', 'message', 'code', 'requestId']));
+    });
+
+    it('answers what it documents, through a tenant’s whole life and its failures', async () => {
+      await call('GET', '/admin/faqs', 200);
+      await call('GET', '/contact-form/', 200);
+      await call('POST', '/contact-form/', 400, { body: {} });
+      await call('POST', '/auth/check-email', 200, { body: { email: 'newcomer@example.com' } });
+      await call('POST', '/auth/send-register-email-otp', 200, { body: { email: 'newcomer@example.com' } });
+
+      const plans = (await call('GET', '/subscription/plans', 200)).body.data as { id: string; slug: string }[];
+      const growth = plans.find((plan) => plan.slug === 'growth')!;
+      const email = 'openapi@example.com';
+      const password = 'a long and unusual passphrase';
+      const registered = await call('POST', `/auth/register?planId=${growth.id}`, 201, { body: { email, password, name: 'Ada' } });
+      await call('GET', '/team/', 403, { token: registered.body.data.token });
+      const verified = await call('POST', '/auth/verify-email-otp', 200, {
+        token: registered.body.data.token,
+        body: { email, otp: await mailedCode(spendgate.url, email) },
+      });
+      const login = await call('POST', '/auth/login', 200, { body: { email, password } });
+      await call('POST', '/auth/login', 401, { body: { email, password: 'not the password' } });
+      const token = login.body.data.token as string;
+      expect(verified.body.data.token).toEqual(expect.any(String));
+      const as = (method: string, route: string, expected: number, body?: unknown) => call(method, route, expected, { token, body });
+
+      await as('GET', '/auth/profile', 200);
+      await as('PATCH', '/auth/update-profile', 200, { name: 'Ada Lovelace' });
+      await as('PATCH', '/auth/update-metadata', 200, { metadata: { theme: 'dark' } });
+
+      const team = (await as('POST', '/team/', 201, { name: 'Analytical', description: 'Engines' })).body.data;
+      await as('GET', '/team/', 200);
+      await as('PATCH', `/team/${team.id}`, 200, { timeZone: 'Europe/London' });
+      await as('GET', `/team/members/${team.id}`, 200);
+      await as('POST', '/team/invite', 201, { teamId: team.id, email: 'babbage@example.com', role: 'MEMBER' });
+      await as('PATCH', '/team/role', 404, { teamId: team.id, userId: crypto.randomUUID(), role: 'MEMBER' });
+
+      await as('GET', '/provider/', 200);
+      const connection = (
+        await as('POST', '/provider/connections', 201, { teamId: team.id, provider: 'openai', name: 'fake', apiKey: 'sk-fake-upstream', baseUrl: fake.url })
+      ).body.data.newConnection;
+      await as('POST', '/provider/', 201, { teamId: team.id, name: 'own models', baseUrl: fake.url });
+      await as('GET', '/provider/connections', 200);
+      await as('GET', `/provider/connections/${connection.id}`, 200);
+      await as('PUT', `/provider/connections/${connection.id}`, 200, { name: 'fake OpenAI' });
+      await as('PATCH', `/provider/connections/status/${connection.id}`, 200, { statusValue: 'active' });
+      await as('POST', '/provider/test/connection', 200, { connectionId: connection.id });
+      await as('GET', `/provider/connections/${connection.id}/usage`, 200);
+
+      const group = (await as('POST', '/synthetic-group', 201, { teamId: team.id, name: 'Research', description: '' })).body.data;
+      await as('GET', '/synthetic-group', 200);
+      await as('PUT', `/synthetic-group/${group.id}`, 200, { description: 'Difference engines' });
+      const key = (
+        await as('POST', `/synthetic-group/provider-key/create/${group.id}`, 201, {
+          name: 'research',
+          kind: 'byok',
+          connectionId: connection.id,
+          settings: { rateLimit: { requestsPerMinute: 60 }, timeoutMs: 10_000 },
+        })
+      ).body.data.providerKey;
+      await as('PATCH', `/synthetic-group/provider-key/${key.id}`, 200, { name: 'research key' });
+      await as('GET', `/synthetic-group/${group.id}`, 200);
+      await as('GET', `/synthetic-group/member/${group.id}`, 200);
+      const invitation = (await as('POST', `/synthetic-group/${group.id}/invite`, 201, { email: 'lovelace@example.com' })).body.data;
+      await as('GET', `/synthetic-group/${group.id}/invitations`, 200);
+      await as('POST', `/synthetic-group/invitations/${invitation.id}/resend`, 200);
+      await as('DELETE', `/synthetic-group/invitations/${invitation.id}/revoke`, 200);
+      await as('GET', `/synthetic-group/${group.id}/usage`, 200);
+      await as('GET', `/usage/group?groupId=${group.id}&startDate=2026-01-01&endDate=2026-12-31`, 200);
+
+      const budget = (await as('POST', '/budgets', 201, { scope: 'group', scopeId: group.id, amount: '12.50', window: 'month', mode: 'hard' })).body.data;
+      await as('POST', '/budgets', 201, { scope: 'team', scopeId: team.id, amount: 100, window: 'total', mode: 'soft' });
+      await as('POST', '/budgets', 400, { scope: 'group', scopeId: group.id, amount: '-1', window: 'month', mode: 'hard' });
+      await as('GET', `/budgets?teamId=${team.id}`, 200);
+      await as('PATCH', `/budgets/${budget.id}?teamId=${team.id}`, 200, { amount: '20' });
+      const price = (
+        await as('PUT', '/pricing/overrides', 200, { teamId: team.id, provider: 'openai', model: 'house-model', inputPerMTok: '1.25', outputPerMTok: 10 })
+      ).body.data;
+      await as('GET', `/pricing/overrides?teamId=${team.id}`, 200);
+      await as('PUT', '/pricing/unpriced-models', 200, { teamId: team.id, allowUnpricedModels: true });
+      await as('GET', `/audit?teamId=${team.id}`, 200);
+
+      await as('DELETE', `/pricing/overrides/${price.id}?teamId=${team.id}`, 200);
+      await as('DELETE', `/budgets/${budget.id}?teamId=${team.id}`, 200);
+      await as('DELETE', `/synthetic-group/provider-key/${key.id}`, 200);
+      await as('DELETE', `/synthetic-group/${group.id}`, 200);
+      await as('DELETE', `/provider/connections/${connection.id}`, 200);
+      await as('PATCH', '/auth/update-password', 200, { currentPassword: password, newPassword: 'another long passphrase' });
+      await call('GET', '/team/', 401, { token });
+
+      expect(new Set(checked).size).toBeGreaterThan(45);
+      expect(log.filter((line) => line.includes('does not match its documented schema'))).toEqual([]);
+    });
+  });
+}
+
+describe('the console reads answers as the API documents them', () => {
+  it('each console answer type accepts every answer its schema allows', () => {
+    type Wire<Schema extends z.ZodType> = z.input<Schema>;
+    expectTypeOf<Wire<typeof Answers.Session>>().toExtend<SessionAnswer>();
+    expectTypeOf<Wire<typeof Answers.CodeVerified>>().toExtend<OtpAnswer>();
+    expectTypeOf<Wire<typeof Answers.Faq>>().toExtend<Faq>();
+    expectTypeOf<Wire<typeof Answers.Plan>>().toExtend<Plan>();
+    expectTypeOf<Wire<typeof Answers.GroupInvitationAccepted>>().toExtend<{ group: SyntheticGroup }>();
+    expectTypeOf<Wire<ReturnType<typeof Answers.answer<z.ZodNull>>> | Wire<typeof Answers.ErrorAnswer>>().toExtend<ContactFormAnswer>();
+  });
+});

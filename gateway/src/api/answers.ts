@@ -1,0 +1,277 @@
+// What every /api route answers, in zod: each route declares `response` with these, so
+// /api/docs shows the real shape of `data`, the handlers are typed by them and each
+// answer is checked against them (zod-provider.ts). A schema's input side is the wire
+// (JSON), its output side what a handler gives: a time is a Date there, its ISO string
+// on the wire. Objects are strict: a field an answer carries is a field documented here.
+import { BUDGET_MODES, BUDGET_SCOPES, BUDGET_WINDOWS } from '@spendgate/core';
+import { z } from 'zod';
+
+/** A time: a Date in the handler, ISO 8601 in UTC on the wire (as JSON.stringify writes it). */
+export const Timestamp = z.codec(z.iso.datetime(), z.date(), {
+  decode: (text) => new Date(text),
+  encode: (date) => date.toISOString(),
+});
+
+/** The envelope of every successful answer: `data` is what the route gives. */
+export const answer = <Data extends z.ZodType>(data: Data) => z.strictObject({ success: z.literal(true), data, message: z.string() });
+
+/** The envelope of every failure (envelope.ts): `field` names a wrong field, `errors` lists a form's problems. */
+export const ErrorAnswer = z.strictObject({
+  success: z.literal(false),
+  data: z.null(),
+  message: z.string(),
+  code: z.string(),
+  field: z.string().optional(),
+  errors: z.array(z.string()).optional(),
+  requestId: z.string(),
+});
+
+const JsonObject = z.record(z.string(), z.unknown());
+
+// Accounts
+
+export const Subscription = z.strictObject({
+  plan: z.enum(['free-trial', 'developers', 'growth', 'enterprise']),
+  status: z.enum(['trialing', 'active', 'cancelled']),
+  trialEnd: z.iso.datetime().nullable(),
+  isTrialing: z.boolean(),
+});
+
+export const PublicUser = z.strictObject({
+  id: z.guid(),
+  email: z.string(),
+  name: z.string(),
+  avatar: z.string().nullable(),
+  metadata: JsonObject,
+  emailVerified: z.boolean(),
+  subscription: Subscription.nullable(),
+});
+
+export const Session = z.strictObject({ token: z.string(), user: PublicUser });
+export const GoogleSession = z.strictObject({ token: z.string(), user: PublicUser, isNewUser: z.boolean() });
+export const Profile = z.strictObject({ user: PublicUser });
+export const EmailCheck = z.strictObject({ exists: z.boolean() });
+/** A sign-up code answers no session; a code confirmed with the account's session answers a full one. */
+export const CodeVerified = z.union([
+  z.strictObject({ verified: z.boolean(), user: z.null() }),
+  z.strictObject({ verified: z.boolean(), token: z.string(), user: PublicUser }),
+]);
+
+// Site: plans, FAQs, the contact form
+
+export const Plan = z.strictObject({
+  id: z.guid(),
+  name: z.string(),
+  slug: z.string(),
+  description: z.string(),
+  /** GBP a month; null for a plan arranged with sales. */
+  price: z.number().nullable(),
+  features: z.array(z.string()),
+  createdAt: Timestamp,
+});
+
+export const Faq = z.strictObject({ id: z.guid(), question: z.string(), answer: z.string(), position: z.number().int() });
+export const Deleted = z.strictObject({ id: z.guid() });
+
+/** The stored definition (`form_fields.fields`): each field's element, attributes and settings, as the site renders them. */
+export const ContactForm = z.strictObject({
+  id: z.guid(),
+  title: z.string(),
+  form_fields: z.looseObject({ fields: z.array(z.unknown()) }),
+  createdAt: Timestamp,
+});
+
+// Teams
+
+export const Team = z.strictObject({
+  id: z.guid(),
+  name: z.string(),
+  description: z.string(),
+  timeZone: z.string(),
+  createdAt: Timestamp,
+  /** Your role in it (absent where the answer is about the team alone). */
+  role: z.string().optional(),
+});
+
+export const TeamMember = z.strictObject({
+  id: z.guid(),
+  email: z.string(),
+  name: z.string(),
+  avatar: z.string().nullable(),
+  role: z.string(),
+  joinedAt: Timestamp,
+});
+
+export const TeamInvitation = z.strictObject({ id: z.guid(), teamId: z.guid(), email: z.string(), role: z.string(), expiresAt: Timestamp });
+export const TeamInvitationAccepted = z.strictObject({ token: z.string(), user: PublicUser, team: Team });
+export const TeamMemberRemoved = z.strictObject({ teamId: z.guid(), userId: z.guid() });
+
+// Usage
+
+/** Tokens and cost over a date range (yyyy-mm-dd, endDate inclusive), of a group or a connection. */
+export const UsageTotals = z.strictObject({
+  groupId: z.guid().optional(),
+  connectionId: z.guid().optional(),
+  startDate: z.string(),
+  endDate: z.string(),
+  requests: z.number().int(),
+  totalTokens: z.number().int(),
+  inputTokens: z.number().int(),
+  cachedReadTokens: z.number().int(),
+  cacheWriteTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  reasoningTokens: z.number().int(),
+  currency: z.string(),
+  /** USD, decimal. */
+  totalCost: z.string(),
+  /** The same in micro-dollars, as an integer string. */
+  totalCostMicros: z.string(),
+  unpricedRequests: z.number().int(),
+  estimatedRequests: z.number().int(),
+});
+
+// Synthetic groups, their members, keys and invitations
+
+const MemberUser = z.strictObject({ id: z.guid(), email: z.string(), name: z.string(), avatar: z.string().nullable() });
+export const GroupMember = z.strictObject({ user: MemberUser, role: z.string(), joinedAt: Timestamp });
+export const AddedMembers = z.strictObject({ addedUsers: z.array(z.strictObject({ user: MemberUser, role: z.string() })) });
+export const GroupMemberRole = z.strictObject({ groupId: z.guid(), userId: z.guid(), role: z.string() });
+export const GroupMemberRemoved = z.strictObject({ groupId: z.guid(), userId: z.guid() });
+
+/** A key's settings as stored (see core's KeySettings). */
+export const KeySettingsAnswer = z.strictObject({
+  rateLimit: z.strictObject({ requestsPerMinute: z.number().optional(), tokensPerMinute: z.number().optional() }).optional(),
+  timeoutMs: z.number().optional(),
+  routing: z
+    .strictObject({
+      weights: z.strictObject({ cost: z.number(), speed: z.number(), accuracy: z.number() }).optional(),
+      fallbacks: z.array(z.string()).optional(),
+    })
+    .optional(),
+});
+
+export const IssuedKey = z.strictObject({
+  id: z.guid(),
+  groupId: z.guid(),
+  connectionId: z.guid().nullable(),
+  kind: z.enum(['byok', 'optimised', 'byom']),
+  name: z.string(),
+  /** The start of the key, to recognise it. */
+  prefix: z.string(),
+  settings: KeySettingsAnswer,
+  createdAt: Timestamp,
+});
+/** `key` is the key itself, shown this once. */
+export const CreatedKey = z.strictObject({ key: z.string(), providerKey: IssuedKey });
+export const RevokedKey = z.strictObject({ id: z.guid(), groupId: z.guid() });
+
+export const Group = z.strictObject({
+  id: z.guid(),
+  teamId: z.guid(),
+  name: z.string(),
+  description: z.string(),
+  createdAt: Timestamp,
+  /** Your effective role in the group; null when you have none. */
+  role: z.string().nullable(),
+  syntheticGroupUsers: z.array(GroupMember),
+  syntheticGroupProviderKeys: z.array(IssuedKey),
+  /** The last 30 days. */
+  usage: UsageTotals,
+});
+export const GroupInvitationAccepted = z.strictObject({ group: Group });
+
+export const GroupInvitation = z.strictObject({
+  id: z.guid(),
+  syntheticGroupId: z.guid().nullable(),
+  email: z.string(),
+  role: z.string(),
+  status: z.enum(['pending', 'accepted', 'revoked', 'expired']),
+  expiresAt: Timestamp,
+  createdAt: Timestamp,
+});
+
+// Providers and connections
+
+export const Provider = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  /** The wire format its native API speaks. */
+  format: z.string(),
+  authFields: z.array(z.strictObject({ name: z.string(), label: z.string(), type: z.string(), required: z.boolean() })),
+  baseUrl: z.strictObject({ default: z.string().nullable(), required: z.boolean(), rules: z.string() }),
+  /** The models the price catalog lists for it. */
+  models: z.array(z.string()),
+});
+
+export const Connection = z.strictObject({
+  id: z.guid(),
+  teamId: z.guid(),
+  provider: z.string(),
+  name: z.string(),
+  baseUrl: z.string(),
+  /** Why the base URL is refused now (e.g. after the allow-list changed); null when it is allowed. */
+  baseUrlProblem: z.string().nullable(),
+  status: z.string(),
+  options: JsonObject,
+  /** The API key's last four characters, masked. */
+  apiKeyTail: z.string(),
+  createdAt: Timestamp,
+});
+export const NewConnection = z.strictObject({ newConnection: Connection });
+export const ConnectionStatusSet = z.strictObject({ id: z.guid(), status: z.enum(['active', 'disabled']) });
+export const ConnectionTested = z.strictObject({ ok: z.boolean(), provider: z.string(), baseUrl: z.string(), latencyMs: z.number() });
+
+// Budgets and prices
+
+export const Budget = z.strictObject({
+  id: z.guid(),
+  teamId: z.guid(),
+  scope: z.enum(BUDGET_SCOPES),
+  scopeId: z.guid(),
+  currency: z.string(),
+  /** GBP, decimal, like spent and remaining. */
+  amount: z.string(),
+  window: z.enum(BUDGET_WINDOWS),
+  mode: z.enum(BUDGET_MODES),
+  alertAt: z.array(z.number()),
+  spent: z.string(),
+  remaining: z.string(),
+  /** When the window ends; null for a total budget. */
+  resetsAt: Timestamp.nullable(),
+  unpricedModels: z.enum(['refused', 'admitted']),
+});
+
+const UsdPerMTok = z.string().nullable();
+export const PriceOverride = z.strictObject({
+  id: z.guid(),
+  provider: z.string(),
+  model: z.string(),
+  currency: z.string(),
+  inputPerMTok: UsdPerMTok,
+  outputPerMTok: UsdPerMTok,
+  cachedReadPerMTok: UsdPerMTok,
+  cacheWrite5mPerMTok: UsdPerMTok,
+  cacheWrite1hPerMTok: UsdPerMTok,
+  updatedAt: Timestamp,
+});
+export const UnpricedPolicy = z.strictObject({ allowUnpricedModels: z.boolean() });
+
+// The audit log
+
+export const AuditPage = z.strictObject({
+  entries: z.array(
+    z.strictObject({
+      id: z.string(),
+      teamId: z.guid(),
+      actorUserId: z.guid().nullable(),
+      action: z.string(),
+      targetType: z.string(),
+      targetId: z.string(),
+      details: JsonObject,
+      createdAt: Timestamp,
+    }),
+  ),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+  total: z.number().int(),
+});
