@@ -5,6 +5,11 @@ import { stringField } from './raw-event.ts';
 import { isNonEmptyArray, someContentPart, streamObserver, type WireFormat } from './types.ts';
 import { fields, usageFromAnthropic } from './usage-mapping.ts';
 
+/**
+ * Anthropic's error types by HTTP status, as its errors reference documents them, and
+ * 503 (Service Unavailable, which it does not list) as its nearest type, an overload.
+ * Another 4xx is an `invalid_request_error` and another 5xx an `api_error`.
+ */
 const ERROR_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
   401: 'authentication_error',
@@ -13,8 +18,16 @@ const ERROR_TYPES: Record<number, string> = {
   404: 'not_found_error',
   413: 'request_too_large',
   429: 'rate_limit_error',
+  500: 'api_error',
+  503: 'overloaded_error',
+  504: 'timeout_error',
   529: 'overloaded_error',
 };
+
+/** The error type of an HTTP status in Anthropic's names (also the types OpenAI-format callers are given for a translated provider's error). */
+export function anthropicErrorType(status: number): string {
+  return ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+}
 
 function messagesObserver() {
   // Usage fields as reported so far: message_start's, then message_delta's (cumulative) on top.
@@ -63,6 +76,6 @@ export const anthropicFormat: WireFormat = {
   }),
   errorBody: (status, message) => ({
     type: 'error',
-    error: { type: ERROR_TYPES[status] ?? 'api_error', message },
+    error: { type: anthropicErrorType(status), message },
   }),
 };

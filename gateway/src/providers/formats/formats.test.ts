@@ -1,6 +1,7 @@
 // Recorded answers and streams of each wire format (shapes from the providers' API
 // references) → the usage, model and text the data plane reads from them.
 import { describe, expect, it } from 'vitest';
+import { anthropicToOpenAI } from '../translate/anthropic-to-openai.ts';
 import type { StreamEvent } from '../translate/types.ts';
 import { anthropicFormat } from './anthropic.ts';
 import { geminiFormat } from './gemini.ts';
@@ -278,6 +279,33 @@ describe('gateway errors in each format', () => {
       error: { type: 'rate_limit_error', message: 'Slow down' },
     });
     expect(geminiFormat.errorBody(400, 'Bad', 'invalid_request')).toEqual({ error: { code: 400, message: 'Bad', status: 'INVALID_ARGUMENT' } });
+  });
+});
+
+describe('Anthropic error types', () => {
+  it('name each status as Anthropic’s errors reference does, in gateway errors and translated provider errors alike', () => {
+    const typeOf = (status: number) => (anthropicFormat.errorBody(status, 'message', 'code') as { error: { type: string } }).error.type;
+    const translatedTypeOf = (status: number) => (anthropicToOpenAI.error(status, undefined) as { error: { type: string } }).error.type;
+    const documented = {
+      400: 'invalid_request_error',
+      401: 'authentication_error',
+      402: 'billing_error',
+      403: 'permission_error',
+      404: 'not_found_error',
+      413: 'request_too_large',
+      429: 'rate_limit_error',
+      500: 'api_error',
+      504: 'timeout_error',
+      529: 'overloaded_error',
+    };
+    for (const [status, type] of Object.entries(documented)) {
+      expect(typeOf(Number(status))).toBe(type);
+      expect(translatedTypeOf(Number(status))).toBe(type);
+    }
+    for (const status of [503, 409, 502]) expect(translatedTypeOf(status)).toBe(typeOf(status));
+    expect(typeOf(503)).toBe('overloaded_error');
+    expect(typeOf(409)).toBe('invalid_request_error');
+    expect(typeOf(502)).toBe('api_error');
   });
 });
 

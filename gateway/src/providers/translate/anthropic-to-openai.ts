@@ -4,6 +4,7 @@
  * OpenAI → Anthropic.
  */
 import { ValidationError } from '../../errors.ts';
+import { anthropicErrorType } from '../formats/anthropic.ts';
 import type {
   AnthropicContentBlock,
   AnthropicContentBlockParam,
@@ -31,7 +32,7 @@ import type {
   OpenAIToolChoice,
   OpenAIUsage,
 } from './openai-types.ts';
-import { compact, errorTypeForStatus, parseToolArguments, upstreamErrorMessage } from './shared.ts';
+import { compact, parseToolArguments, upstreamErrorMessage } from './shared.ts';
 import type { FormatTranslator, StreamEvent, StreamTranslator } from './types.ts';
 
 // ─── request ────────────────────────────────────────────────────────────────
@@ -354,7 +355,7 @@ function translateStream(context: { requestedModel: string }): StreamTranslator 
 
 /** OpenAI's error body → Anthropic's, its type named from the HTTP status as Anthropic would. */
 function translateError(status: number, body: unknown): AnthropicErrorBody {
-  return { type: 'error', error: { type: errorTypeForStatus(status), message: upstreamErrorMessage(status, body) } };
+  return { type: 'error', error: { type: anthropicErrorType(status), message: upstreamErrorMessage(status, body) } };
 }
 
 export const anthropicToOpenAI: FormatTranslator<

@@ -4,6 +4,7 @@
  * Anthropic → OpenAI.
  */
 import { ValidationError } from '../../errors.ts';
+import { anthropicErrorType } from '../formats/anthropic.ts';
 import type {
   AnthropicContentBlockParam,
   AnthropicImageBlockParam,
@@ -30,7 +31,6 @@ import type {
 } from './openai-types.ts';
 import {
   compact,
-  errorTypeForStatus,
   isRecord,
   parseBase64DataUrl,
   parseToolArguments,
@@ -346,7 +346,7 @@ function openAIErrorBody(message: string, type: string): OpenAIErrorBody {
 /** Anthropic's `{type:'error', error:{type, message}}` → OpenAI's error body, keeping Anthropic's error type. */
 function translateError(status: number, body: unknown): OpenAIErrorBody {
   const error = isRecord(body) ? body.error : undefined;
-  const type = isRecord(error) && typeof error.type === 'string' ? error.type : errorTypeForStatus(status);
+  const type = isRecord(error) && typeof error.type === 'string' ? error.type : anthropicErrorType(status);
   return openAIErrorBody(upstreamErrorMessage(status, body), type);
 }
 

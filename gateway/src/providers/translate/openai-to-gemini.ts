@@ -4,6 +4,7 @@
  * live in the URL, so the translated body carries neither.
  */
 import { ValidationError } from '../../errors.ts';
+import { anthropicErrorType } from '../formats/anthropic.ts';
 import type {
   GeminiCandidate,
   GeminiContent,
@@ -29,7 +30,6 @@ import type {
 } from './openai-types.ts';
 import {
   compact,
-  errorTypeForStatus,
   isRecord,
   parseBase64DataUrl,
   parseToolArguments,
@@ -316,7 +316,7 @@ function translateStream(context: { requestedModel: string }): StreamTranslator 
 function translateError(status: number, body: unknown): OpenAIErrorBody {
   const error = isRecord(body) ? body.error : undefined;
   const code = isRecord(error) && typeof error.status === 'string' ? error.status : null;
-  return { error: { message: upstreamErrorMessage(status, body), type: errorTypeForStatus(status), param: null, code } };
+  return { error: { message: upstreamErrorMessage(status, body), type: anthropicErrorType(status), param: null, code } };
 }
 
 export const openAIToGemini: FormatTranslator<OpenAIChatRequest, GeminiRequest, OpenAIChatCompletion, GeminiResponse> = {

@@ -40,24 +40,6 @@ export function parseBase64DataUrl(url: string): { mediaType: string; data: stri
   return match ? { mediaType: match[1]!, data: match[2]! } : undefined;
 }
 
-const ERROR_TYPE_BY_STATUS: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  402: 'billing_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  413: 'request_too_large',
-  429: 'rate_limit_error',
-  503: 'overloaded_error',
-  504: 'timeout_error',
-  529: 'overloaded_error',
-};
-
-/** The error type name for an HTTP status (Anthropic's names, also what OpenAI-format clients expect). */
-export function errorTypeForStatus(status: number): string {
-  return ERROR_TYPE_BY_STATUS[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
-}
-
 /**
  * The human message in a provider's error body. OpenAI, Anthropic and Gemini all put it
  * at `error.message`; a bare string body is its own message.
