@@ -10,6 +10,8 @@ export const anthropic: ProviderAdapter = {
   format: 'anthropic',
   defaultBaseUrl: 'https://api.anthropic.com',
   catalogProvider: 'anthropic',
+  countsTokens: true,
+  selfHosted: false,
   authHeaders: (secret) => ({ 'x-api-key': secret, 'anthropic-version': ANTHROPIC_VERSION }),
   url(operation, { baseUrl }) {
     if (operation === 'chat') return `${baseUrl}/v1/messages`;

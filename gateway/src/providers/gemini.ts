@@ -9,6 +9,8 @@ export const gemini: ProviderAdapter = {
   format: 'gemini',
   defaultBaseUrl: 'https://generativelanguage.googleapis.com',
   catalogProvider: 'google',
+  countsTokens: true,
+  selfHosted: false,
   authHeaders: (secret) => ({ 'x-goog-api-key': secret }),
   url(operation, { baseUrl, model, stream }) {
     const name = `${baseUrl}/v1beta/models/${encodeURIComponent(model.replace(/^models\//, ''))}`;

@@ -15,6 +15,8 @@ export interface OpenAICompatibleSpec {
   catalogProvider?: string;
   /** Operations besides chat that the provider offers. */
   offers?: readonly Operation[];
+  /** A team's own model server (BYOM) rather than a hosted service. */
+  selfHosted?: boolean;
   /** False for providers that reject `stream_options` (their streams carry usage anyway). */
   acceptsStreamOptions?: boolean;
   /**
@@ -56,6 +58,8 @@ export function openAICompatible(spec: OpenAICompatibleSpec): ProviderAdapter {
     format: 'openai',
     defaultBaseUrl: spec.defaultBaseUrl,
     catalogProvider: spec.catalogProvider ?? spec.id,
+    countsTokens: false,
+    selfHosted: spec.selfHosted ?? false,
     authHeaders: (secret) => ({ authorization: `Bearer ${secret}` }),
     url: (operation, { baseUrl }) => (offers.has(operation) ? `${baseUrl}${paths[operation]}` : undefined),
     prepareBody: (operation, body) =>
@@ -73,6 +77,8 @@ export const azureOpenAI: ProviderAdapter = {
   format: 'openai',
   defaultBaseUrl: undefined,
   catalogProvider: 'azure-openai',
+  countsTokens: false,
+  selfHosted: false,
   authHeaders: (secret) => ({ 'api-key': secret }),
   url(operation, target: UpstreamTarget) {
     const path = operation === 'chat' ? 'chat/completions' : operation === 'embeddings' ? 'embeddings' : undefined;

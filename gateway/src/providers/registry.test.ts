@@ -40,6 +40,12 @@ describe('provider registry', () => {
     expect(findProvider('groq')!.url('responses', target)).toBeUndefined();
   });
 
+  it('counts tokens where the provider has a count API, and takes BYOM keys only on the self-hosted endpoint', () => {
+    expect(providers.filter((p) => p.countsTokens).map((p) => p.id)).toEqual(['anthropic', 'google']);
+    for (const adapter of providers) expect(adapter.url('count_tokens', target) !== undefined).toBe(adapter.countsTokens);
+    expect(providers.filter((p) => p.selfHosted).map((p) => p.id)).toEqual(['openai-compatible']);
+  });
+
   it('asks OpenAI-format streams for their usage unless the caller did', () => {
     const openai = findProvider('openai')!;
     expect(openai.prepareBody('chat', { model: 'x', stream: true }, target)).toEqual({

@@ -29,6 +29,7 @@ const adapters: ProviderAdapter[] = [
     name: 'OpenAI-compatible endpoint (self-hosted)',
     defaultBaseUrl: undefined,
     offers: ['embeddings'],
+    selfHosted: true,
   }),
 ];
 

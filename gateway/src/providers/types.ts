@@ -28,6 +28,13 @@ export interface ProviderAdapter {
   defaultBaseUrl: string | undefined;
   /** Provider key of its models in the price catalog. */
   catalogProvider: string;
+  /**
+   * Whether it counts a request's tokens (the count_tokens operation) for callers of its
+   * own format: no translator counts tokens, so callers of another get an estimate.
+   */
+  countsTokens: boolean;
+  /** Whether it is a team's own model server (BYOM): the connection a BYOM key must use. */
+  selfHosted: boolean;
   /** Headers that authenticate a request with the connection's secret: a new object each call, which the caller may add to. */
   authHeaders(secret: string): Record<string, string>;
   /** Where an operation is sent, or undefined when the provider does not offer it. */

@@ -15,7 +15,6 @@ import type { ServerResponse } from 'node:http';
 import { emptyUsage, microsToDecimalString, plainUsage, type RequestNeeds } from '@spendgate/core';
 import { AppError, type UpstreamError } from '../errors.ts';
 import {
-  isUsageOnlyChunk,
   type Operation,
   parseStreamEvent,
   type RequestFeatures,
@@ -309,12 +308,12 @@ async function relayStream(out: ServerResponse, upstream: UpstreamResponse, ctx:
 
   const observer = ctx.native.observeStream(ctx.call.operation);
   const translation = ctx.translator?.stream({ requestedModel: ctx.model });
-  // OpenAI chat callers who did not ask for the usage chunk do not get the one we asked for.
-  const callerWantsUsage = (ctx.call.body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
-  const hideUsageChunk = ctx.caller.id === 'openai' && ctx.call.operation === 'chat' && !callerWantsUsage;
+  // Events the gateway asked for and the caller did not (OpenAI's usage chunk) are not sent.
+  const notAskedFor = ctx.caller.eventsNotAskedFor?.(ctx.call.operation, ctx.call.body);
+  const askedFor = (data: unknown) => !notAskedFor?.(data);
   // The provider's bytes go to the caller as they arrive unless events must be translated
   // or one left out; the events are still followed for usage.
-  const passThrough = !translation && !hideUsageChunk;
+  const passThrough = !translation && !notAskedFor;
   const send = (frame: string | Uint8Array) => {
     if (!clientGone) out.write(frame);
   };
@@ -324,13 +323,13 @@ async function relayStream(out: ServerResponse, upstream: UpstreamResponse, ctx:
     if (!event) return;
     if (!translation) {
       const parsed = observer.observeRaw(event);
-      if (!passThrough && !(parsed && isUsageOnlyChunk(parsed.data))) send(raw);
+      if (!passThrough && (!parsed || askedFor(parsed.data))) send(raw);
       return;
     }
     const parsed = parseStreamEvent(event);
     observer.observe(parsed);
     for (const translated of translation.push(parsed)) {
-      if (!(hideUsageChunk && isUsageOnlyChunk(translated.data))) send(ctx.caller.frame(translated));
+      if (askedFor(translated.data)) send(ctx.caller.frame(translated));
     }
   };
 
@@ -352,7 +351,7 @@ async function relayStream(out: ServerResponse, upstream: UpstreamResponse, ctx:
     }
     if (translation) {
       for (const translated of translation.end()) {
-        if (!(hideUsageChunk && isUsageOnlyChunk(translated.data))) send(ctx.caller.frame(translated));
+        if (askedFor(translated.data)) send(ctx.caller.frame(translated));
       }
       if (ctx.caller.streamTerminator) send(ctx.caller.streamTerminator);
     }

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { priceVersionAt, type PriceCatalog } from '@spendgate/core';
 import { z } from 'zod';
 import type { WireFormatId } from '../providers/formats/index.ts';
+import { countsTokensFor } from '../providers/translation.ts';
 import { ModelName } from '../api/schemas.ts';
 import type { Principal } from '../services/principals.ts';
 import { type RelayCall, relay, type RelayDeps } from './relay.ts';
@@ -257,8 +258,8 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
       'POST /messages/count_tokens',
       relayed('anthropic', CountTokensBody, async ({ principal, body, response }, relay) => {
         const promptTokens = countedOnce(() => estimatePromptTokens(body.messages, body.system ?? undefined, body.tools ?? undefined));
-        if (deps.upstreams.resolve(principal, body.model, new Date()).adapter.format !== 'anthropic') {
-          // Only Anthropic counts natively; anyone else gets the tiktoken estimate, on the key's rate limits.
+        if (!countsTokensFor('anthropic', deps.upstreams.resolve(principal, body.model, new Date()).adapter)) {
+          // The provider counts only in its own format; otherwise the tiktoken estimate answers, on the key's rate limits.
           const rateLimitHeaders = await deps.metering.admitRate(principal, promptTokens);
           return sendJson(response, 200, { input_tokens: await promptTokens() }, rateLimitHeaders);
         }

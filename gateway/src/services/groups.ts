@@ -37,6 +37,7 @@ import {
   writeAudit,
 } from '@spendgate/store';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
+import { findProvider } from '../providers/registry.ts';
 import { generateIssuedKey } from '../security/issued-keys.ts';
 import { type Access, enforce } from './access.ts';
 import { type Invitations, invitationStatus } from './invitations.ts';
@@ -234,7 +235,7 @@ export function createGroupService(deps: {
       if (!optimised && !input.connectionId) throw new ValidationError('connectionId', `connectionId is required for a ${input.kind} key`);
       const connection = input.connectionId ? await findConnection(db, group.team_id, input.connectionId) : undefined;
       if (input.connectionId && !connection) throw new ValidationError('connectionId', 'connectionId: no such connection in this team');
-      if (input.kind === 'byom' && connection?.provider !== 'openai-compatible') {
+      if (input.kind === 'byom' && !(connection && findProvider(connection.provider)?.selfHosted)) {
         throw new ValidationError('connectionId', 'connectionId: a byom key needs a connection to the team’s own model endpoint (provider "openai-compatible")');
       }
 

@@ -74,6 +74,16 @@ describe('OpenAI format', () => {
     expect(isUsageOnlyChunk(chunk({ content: 'x' }, answer.usage))).toBe(false);
   });
 
+  it('keeps from a chat stream the usage chunk its caller did not ask for', () => {
+    const usageChunk = { object: 'chat.completion.chunk', choices: [], usage: answer.usage };
+    const textChunk = { object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: null }], usage: null };
+    const notAskedFor = openAIFormat.eventsNotAskedFor?.('chat', { model: 'x', stream: true });
+    expect(notAskedFor?.(usageChunk)).toBe(true);
+    expect(notAskedFor?.(textChunk)).toBe(false);
+    expect(openAIFormat.eventsNotAskedFor?.('chat', { model: 'x', stream: true, stream_options: { include_usage: true } })).toBeUndefined();
+    expect(openAIFormat.eventsNotAskedFor?.('responses', { model: 'x', stream: true })).toBeUndefined();
+  });
+
   it('reads Responses API usage from the answer and from response.completed', () => {
     const usage = {
       input_tokens: 300,

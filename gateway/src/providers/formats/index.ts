@@ -12,4 +12,3 @@ export const wireFormats: Record<WireFormatId, WireFormat> = {
 
 export type { Operation, RequestFeatures, StreamObserver, WireFormat, WireFormatId } from './types.ts';
 export { parseStreamEvent, type RawStreamEvent } from './raw-event.ts';
-export { isUsageOnlyChunk } from './openai.ts';

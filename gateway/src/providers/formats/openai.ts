@@ -64,6 +64,8 @@ export const openAIFormat: WireFormat = {
   observeStream: (operation) => (operation === 'responses' ? responsesObserver() : chatObserver()),
   frame: ({ event, data }) => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`,
   streamTerminator: 'data: [DONE]\n\n',
+  eventsNotAskedFor: (operation, body) =>
+    operation === 'chat' && fields(body.stream_options).include_usage !== true ? isUsageOnlyChunk : undefined,
   requestFeatures(operation, body) {
     const messages = operation === 'responses' ? body.input : body.messages;
     const format = operation === 'responses' ? fields(fields(body.text).format).type : fields(body.response_format).type;

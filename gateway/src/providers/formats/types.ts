@@ -44,6 +44,12 @@ export interface WireFormat {
   frame(event: StreamEvent): string;
   /** What ends a stream in this format after the last event ('' when nothing does). */
   streamTerminator: string;
+  /**
+   * Which events of a stream the caller did not ask for but the gateway did (OpenAI chat's
+   * usage-only chunk, unless the caller set `stream_options.include_usage`): they are
+   * followed for usage and never sent. Undefined when the caller is sent every event.
+   */
+  eventsNotAskedFor?(operation: Operation, body: Record<string, unknown>): ((data: unknown) => boolean) | undefined;
   /** Whether a request in this format offers tools, carries images or asks for JSON. */
   requestFeatures(operation: Operation, body: Record<string, unknown>): RequestFeatures;
   /** A gateway-made error in this format's shape. */
