@@ -14,7 +14,7 @@ export default defineConfig({
     federation({
       name: 'dashboard',
       filename: 'remoteEntry.js',
-      exposes: { './screens': './src/dashboard/screens.tsx' },
+      exposes: { './screens': './src/dashboard/remote.ts' },
       shared: sharedModules,
       shareStrategy: SHARE_STRATEGY,
       dts: false,
@@ -25,6 +25,6 @@ export default defineConfig({
     outDir: 'dist/dashboard-app',
     emptyOutDir: true,
     target: 'es2022',
-    rollupOptions: { input: 'src/dashboard/screens.tsx' },
+    rollupOptions: { input: 'src/dashboard/remote.ts' },
   },
 });

@@ -1,6 +1,7 @@
 /**
  * The site's routes. Public pages render in the site frame; dashboard screens
- * (sign-in screens and everything under /dashboard) come from the dashboard bundle.
+ * (sign-in screens and everything under /dashboard) come from the dashboard bundle, at
+ * the paths their table (dashboard/screens.ts) gives.
  * /dashboard/* needs a stored token, else it redirects to /login, replacing history.
  */
 import type { QueryClient } from '@tanstack/react-query';
@@ -8,7 +9,7 @@ import { createRootRouteWithContext, createRoute, createRouter, redirect } from 
 import { faqListQuery } from '../api/faqs/queries.ts';
 import { queryClient } from '../api/query-client.ts';
 import { plansQuery } from '../api/subscription/queries.ts';
-import type { DashboardScreenName } from '../shared/dashboard-screens.ts';
+import { DASHBOARD_SCREENS, type DashboardScreenName, PRIVATE_SCREEN_NAMES, type PrivateScreenName } from '../dashboard/screens.ts';
 import { isSignedIn } from '../shared/session.ts';
 import { Spinner } from '../shared/ui/Spinner.tsx';
 import { PageError } from './components/PageError.tsx';
@@ -65,28 +66,30 @@ const demoRoute = createRoute({ getParentRoute: () => rootRoute, path: 'demo', c
 
 // ---- Public dashboard screens, in the site frame ----
 
-const remote = (screen: DashboardScreenName) => ({ staticData: { screen }, component: () => <RemoteScreen screen={screen} /> });
+/** A dashboard screen's path and component. */
+const remote = <Name extends DashboardScreenName>(screen: Name) => ({
+  path: DASHBOARD_SCREENS[screen].path,
+  staticData: { screen },
+  component: () => <RemoteScreen screen={screen} />,
+});
 
-const loginRoute = createRoute({ getParentRoute: () => siteRoute, path: 'login', ...remote('login') });
+const loginRoute = createRoute({ getParentRoute: () => siteRoute, ...remote('login') });
 const registerRoute = createRoute({
   getParentRoute: () => siteRoute,
-  path: 'register',
   validateSearch: (search: Record<string, unknown>): { plan?: string } => ({ plan: optionalString(search.plan) }),
   ...remote('register'),
 });
 const verifyRoute = createRoute({
   getParentRoute: () => siteRoute,
-  path: 'verify',
   validateSearch: (search: Record<string, unknown>): { email?: string; purpose?: 'register' | 'reset' } => ({
     email: optionalString(search.email),
     purpose: search.purpose === 'reset' ? 'reset' : search.purpose === 'register' ? 'register' : undefined,
   }),
   ...remote('verify'),
 });
-const forgotPasswordRoute = createRoute({ getParentRoute: () => siteRoute, path: 'forgot-password', ...remote('forgotPassword') });
+const forgotPasswordRoute = createRoute({ getParentRoute: () => siteRoute, ...remote('forgotPassword') });
 const updatePasswordRoute = createRoute({
   getParentRoute: () => siteRoute,
-  path: 'update-password',
   validateSearch: (search: Record<string, unknown>): { email?: string; otp?: string } => ({
     email: optionalString(search.email),
     otp: optionalString(search.otp),
@@ -95,7 +98,6 @@ const updatePasswordRoute = createRoute({
 });
 const acceptInviteRoute = createRoute({
   getParentRoute: () => siteRoute,
-  path: 'groups/accept-invite',
   validateSearch: (search: Record<string, unknown>): { token?: string } => ({ token: optionalString(search.token) }),
   ...remote('acceptInvite'),
 });
@@ -110,20 +112,15 @@ const dashboardRoute = createRoute({
   },
   component: DashboardLayout,
 });
-const dashboardScreen = <Path extends string>(path: Path, screen: DashboardScreenName) =>
-  createRoute({ getParentRoute: () => dashboardRoute, path, ...remote(screen) });
+/** A private screen's route: its path below /dashboard. */
+type BelowDashboard<Path> = Path extends `/dashboard/${infer Rest}` ? Rest : '/';
+const dashboardScreen = <Name extends PrivateScreenName>(screen: Name) => {
+  const { path, ...rest } = remote(screen);
+  const below = (path === '/dashboard' ? '/' : path.slice('/dashboard/'.length)) as BelowDashboard<typeof path>;
+  return createRoute({ getParentRoute: () => dashboardRoute, path: below, ...rest });
+};
 
-const dashboardRoutes = [
-  dashboardScreen('/', 'overview'),
-  dashboardScreen('ai-connection', 'aiConnections'),
-  dashboardScreen('synthetic-groups', 'syntheticGroups'),
-  dashboardScreen('settings', 'settings'),
-  dashboardScreen('settings/account', 'account'),
-  dashboardScreen('settings/subscription', 'subscription'),
-  dashboardScreen('billing/success', 'billingSuccess'),
-  dashboardScreen('billing/cancel', 'billingCancel'),
-  dashboardScreen('addgroup', 'addGroup'),
-] as const;
+const dashboardRoutes = PRIVATE_SCREEN_NAMES.map(dashboardScreen);
 
 const routeTree = rootRoute.addChildren([
   siteRoute.addChildren([

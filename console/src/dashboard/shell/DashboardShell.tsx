@@ -1,27 +1,22 @@
 /**
- * The dashboard's frame: a sidebar (open by default) with every private screen, a top
- * bar with the sidebar toggle, the theme (light by default) and the account. When the
- * session ends (logout, a 401, another tab) it goes to /login.
+ * The dashboard's frame: a sidebar (open by default) with the screens the table
+ * (screens.ts) gives an entry, a top bar with the sidebar toggle, the theme (light by
+ * default) and the account. When the session ends (logout, a 401, another tab) it goes
+ * to /login.
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { type ReactNode, useEffect, useState } from 'react';
 import { logout } from '../../api/auth/mutations.ts';
 import { useSession } from '../../shared/session.ts';
-import { Icon, type IconName } from '../../shared/ui/Icon.tsx';
+import { Icon } from '../../shared/ui/Icon.tsx';
 import { Logo } from '../../shared/ui/Logo.tsx';
+import { DASHBOARD_SCREENS, type DashboardScreen } from '../screens.ts';
 
 type Theme = 'light' | 'dark';
 
-const NAVIGATION: { to: string; label: string; icon: IconName; exact?: boolean }[] = [
-  { to: '/dashboard', label: 'Overview', icon: 'chart', exact: true },
-  { to: '/dashboard/ai-connection', label: 'AI Connections', icon: 'plug' },
-  { to: '/dashboard/synthetic-groups', label: 'Synthetic Groups', icon: 'layers' },
-  { to: '/dashboard/addgroup', label: 'Add Group', icon: 'plus' },
-  { to: '/dashboard/settings', label: 'Settings', icon: 'settings', exact: true },
-  { to: '/dashboard/settings/account', label: 'Account', icon: 'users' },
-  { to: '/dashboard/settings/subscription', label: 'Subscription', icon: 'card' },
-];
+/** The sidebar's entries: the screens with one, in the table's order. */
+const NAVIGATION = Object.values(DASHBOARD_SCREENS).flatMap((screen: DashboardScreen) => (screen.nav ? [{ to: screen.path, ...screen.nav }] : []));
 
 export function DashboardShell({ children }: { children: ReactNode }) {
   const [sidebarOpen, setSidebarOpen] = useState(true);

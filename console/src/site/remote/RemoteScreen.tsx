@@ -5,14 +5,16 @@
  * bundle fails there, the message is the one of the screen that was asked for.
  */
 import { Outlet, useMatches } from '@tanstack/react-router';
-import type { DashboardScreenName } from '../../shared/dashboard-screens.ts';
+import { DASHBOARD_SCREENS, type DashboardScreenName } from '../../dashboard/screens.ts';
 import { Spinner } from '../../shared/ui/Spinner.tsx';
 import { StatusScreen } from '../components/StatusScreen.tsx';
-import { REMOTE_FAILURE_MESSAGES, REMOTE_FAILURE_STATUS } from './failure-messages.ts';
 import { useDashboard } from './load-dashboard.ts';
 
+/** What the site shows when the dashboard bundle cannot be loaded (spec §8). */
+const REMOTE_FAILURE_STATUS = 502;
+
 function RemoteFailure({ screen }: { screen: DashboardScreenName }) {
-  return <StatusScreen code={REMOTE_FAILURE_STATUS} message={REMOTE_FAILURE_MESSAGES[screen]} />;
+  return <StatusScreen code={REMOTE_FAILURE_STATUS} message={DASHBOARD_SCREENS[screen].failureMessage} />;
 }
 
 export function RemoteScreen({ screen }: { screen: DashboardScreenName }) {

@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'react';
 
-export type DashboardModule = typeof import('../../dashboard/screens.tsx');
+export type DashboardModule = typeof import('../../dashboard/remote.ts');
 
 export const DASHBOARD_LOAD_TIMEOUT_MS = 20_000;
 

@@ -1,7 +1,6 @@
-// The dashboard bundle's exposed module ('dashboard/screens'): every screen the site
-// routes to, by name, and the shell around the private ones.
+// The dashboard bundle's exposed module ('dashboard/screens'): the component of every
+// screen of the table (screens.ts), by name, and the shell around the private ones.
 import type { ComponentType } from 'react';
-import type { DashboardScreenName } from '../shared/dashboard-screens.ts';
 import { AcceptInviteScreen } from './auth/AcceptInviteScreen.tsx';
 import { ForgotPasswordScreen } from './auth/ForgotPasswordScreen.tsx';
 import { LoginScreen } from './auth/LoginScreen.tsx';
@@ -18,7 +17,8 @@ import {
   SettingsScreen,
   SubscriptionScreen,
   SyntheticGroupsScreen,
-} from './pages/screens.tsx';
+} from './pages/PrivateScreens.tsx';
+import type { DashboardScreenName } from './screens.ts';
 import '../styles/dashboard.css';
 
 export { DashboardShell } from './shell/DashboardShell.tsx';
