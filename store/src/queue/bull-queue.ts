@@ -12,7 +12,8 @@
  * fails its last allowed attempt with BullMQ's UnrecoverableError.
  *
  * A schedule is a BullMQ job scheduler named after its job (`upsertJobScheduler`, so
- * every worker that schedules it shares one); its jobs get BullMQ's ids
+ * every worker that schedules it shares one, its first run `everyMs` after it was first
+ * made and later upserts keeping its cadence); its jobs get BullMQ's ids
  * (`repeat:<name>:<time>`) and the same attempts, backoff and removal as enqueued ones.
  * `drain` does not wait for a scheduler's next job while that job is only delayed.
  *
@@ -137,7 +138,8 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
       validateSchedule(scheduleOptions);
       const queue = queueFor(name);
       await producerReady;
-      await queue.upsertJobScheduler(name, { every: scheduleOptions.everyMs }, { name, data: payload, opts: jobOptions });
+      const every = scheduleOptions.everyMs;
+      await queue.upsertJobScheduler(name, { every, startDate: Date.now() + every }, { name, data: payload, opts: jobOptions });
       scheduledNames.add(name);
     },
 

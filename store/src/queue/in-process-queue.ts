@@ -9,8 +9,8 @@
  * (the caller's own work, e.g. answering a request, goes first). The payload is handed to
  * the processor as it is, not copied: neither side may change it.
  *
- * A schedule enqueues its job at once and then on a timer, with the id `schedule:<name>`,
- * so a turn that comes while the last run is pending is skipped.
+ * A schedule enqueues its job on a timer, with the id `schedule:<name>`, so a turn that
+ * comes while the last run is pending is skipped.
  *
  * `close` stops accepting jobs, cancels schedules and pending retries and waits for running jobs;
  * jobs still waiting are dropped with the process, so call `drain` first to finish them.
@@ -144,7 +144,6 @@ export function createInProcessQueue<M extends JobMap>(options: QueueOptions = {
     async schedule(name, payload, scheduleOptions: ScheduleOptions) {
       validateSchedule(scheduleOptions);
       const jobId = `schedule:${name}`;
-      enqueue(name, payload, jobId);
       clearInterval(scheduleTimers.get(name));
       scheduleTimers.set(name, setInterval(() => enqueue(name, payload, jobId), scheduleOptions.everyMs).unref());
     },

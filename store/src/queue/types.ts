@@ -4,8 +4,8 @@
  * Producers `enqueue`; workers `process`. A job id is deterministic (the caller gives
  * it) so a job enqueued twice while pending runs once. A failing handler is retried
  * with backoff up to `attempts` times. Processors must be idempotent. A scheduled job
- * runs at once and then every `everyMs`, as one job per turn (a turn while the last one
- * is still pending is skipped).
+ * runs every `everyMs`, as one job per turn (a turn while the last one is still pending
+ * is skipped).
  */
 export type JobMap = Record<string, unknown>;
 
@@ -32,8 +32,9 @@ export interface JobQueue<M extends JobMap> {
   /** Starts consuming jobs of this name in this process. */
   process<N extends keyof M & string>(name: N, handler: JobHandler<M[N]>, options?: ProcessOptions): void;
   /**
-   * Enqueues `payload` under `name` now and every `everyMs` from then on, one schedule per
-   * name for the whole deployment; scheduling a name again replaces its schedule.
+   * Enqueues `payload` under `name` every `everyMs`, the first time `everyMs` after the name
+   * is first scheduled (a process starting does no work at once), one schedule per name for
+   * the whole deployment; scheduling a name again keeps its cadence.
    */
   schedule<N extends keyof M & string>(name: N, payload: M[N], options: ScheduleOptions): Promise<void>;
   /**

@@ -1,6 +1,7 @@
 // The job table on the queue of each run mode: the embedded mode's in-process queue on
-// PGlite, and (with TEST_DATABASE_URL and TEST_REDIS_URL) BullMQ on PostgreSQL. Registering
-// it starts the scheduled prune, which deletes what is past its retention and keeps the rest.
+// PGlite, and (with TEST_DATABASE_URL and TEST_REDIS_URL) BullMQ on PostgreSQL. Its prune
+// (scheduled hourly; the queue suite runs schedules) deletes what is past its retention and
+// keeps the rest.
 import { createLogger, findOutboxMail, insertOutboxMail, type JobPayloads, markOutboxMail, openStores, type Stores } from '@spendgate/store';
 import {
   connectTestRedis,
@@ -42,7 +43,7 @@ for (const mode of modes) {
       redis.disconnect();
     });
 
-    it('prunes at once what is past its retention and keeps what is not, then consumes the other jobs', async () => {
+    it('consumes every job of the table: prune deletes what is past its retention and keeps what is not, mail delivers', async () => {
       const otp = { email: 'ada@example.com', purpose: 'register', code_hash: 'hash', expires_at: ago(0) } as const;
       await sql.db
         .insertInto('email_otps')
@@ -74,6 +75,7 @@ for (const mode of modes) {
       }
 
       await registerJobs(stores.queue, { sql, mail: { smtpUrl: undefined, from: 'Spendgate <no-reply@x>' }, log: createLogger('silent') });
+      await stores.queue.enqueue('prune', {}, { jobId: 'prune-now' });
 
       const remaining = async () => ({
         otps: (await sql.db.selectFrom('email_otps').select('id').execute()).map((row) => row.id),

@@ -30,7 +30,7 @@ interface JobDefinition<N extends JobName> {
   createProcessor(deps: JobDeps): JobHandler<JobPayloads[N]>;
   concurrency: number;
   attempts: number;
-  /** A scheduled job: enqueued with `payload` at start and every `everyMs`. */
+  /** A scheduled job: enqueued with `payload` every `everyMs`. */
   schedule?: { everyMs: number; payload: JobPayloads[N] };
 }
 
