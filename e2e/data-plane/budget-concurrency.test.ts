@@ -19,8 +19,11 @@
  *   actual:     the fake reports 8 prompt + 120 completion tokens
  *               → 20 + 1200 = 1220 micro-USD → 915 micro-GBP per admitted request
  * With a 50 000 micro-GBP cap, a round admits at least 30 requests (all reserved on the
- * bound before any settles: 30 × 1665 ≤ 50 000) and at most 53 (the last one admitted
- * needs 52 × 915 + 1515 ≤ 50 000).
+ * bound before any settles: 30 × 1665 ≤ 50 000). Near the cap the prompt is reserved on
+ * its count, and a request the cap cannot cover at max_tokens 200 is sent the output limit
+ * it affords (x-spendgate-output-cap) and answers that much less (the fake never reports
+ * more output than it was allowed); the spend recorded stays within the cap plus one
+ * worst case.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
@@ -45,6 +48,8 @@ interface Answer {
   status: number;
   requestId: string | null;
   costUsd: string | null;
+  /** Set when the budget could afford less than max_tokens and the provider was sent that. */
+  outputCap: string | null;
   // biome-ignore lint/suspicious/noExplicitAny: the test reads answers of any shape.
   body: any;
 }
@@ -59,6 +64,7 @@ async function chatCompletion(gatewayUrl: string, apiKey: string): Promise<Answe
     status: response.status,
     requestId: response.headers.get('x-spendgate-request-id'),
     costUsd: response.headers.get('x-spendgate-cost'),
+    outputCap: response.headers.get('x-spendgate-output-cap'),
     body: await response.json(),
   };
 }
@@ -142,17 +148,21 @@ for (const mode of testModes) {
             },
           });
         }
-        expect(
-          admitted.map((answer) => answer.costUsd),
-          `${label}: actual cost of each admitted request`,
-        ).toEqual(admitted.map(() => ACTUAL_COST_USD));
+        // A request sent with a lowered output limit (the cap could not cover max_tokens 200) answers no more.
+        const full = admitted.filter((answer) => answer.outputCap === null);
+        const lowered = admitted.filter((answer) => answer.outputCap !== null);
+        expect(full.map((answer) => answer.costUsd), `${label}: actual cost of each admitted request`).toEqual(full.map(() => ACTUAL_COST_USD));
+        for (const answer of lowered) expect(Number(answer.costUsd), `${label}: ${answer.outputCap}`).toBeLessThanOrEqual(Number(ACTUAL_COST_USD));
         expect(admitted.length, `${label}: admitted while a worst case still fitted`).toBeGreaterThanOrEqual(
           Math.floor(CAP_MICRO_GBP / BOUND_RESERVATION_MICRO_GBP),
         );
-        const admittedSpend = admitted.length * ACTUAL_MICRO_GBP;
-        expect(admittedSpend, `${label}: spend admitted (${admitted.length} requests)`).toBeLessThanOrEqual(
+        const recorded = await recordedEvents(spendgate, tenant.teamId, fake.requests.length);
+        const roundEvents = recorded.filter((event) => event.key_id === keyId);
+        const admittedSpend = roundEvents.reduce((sum, event) => sum + Number(event.budget_spend_micros ?? 0), 0);
+        expect(admittedSpend, `${label}: spend admitted (${admitted.length} requests, ${lowered.length} with a lowered limit)`).toBeLessThanOrEqual(
           CAP_MICRO_GBP + WORST_CASE_MICRO_GBP,
         );
+        expect(admittedSpend, `${label}: spend of the requests with max_tokens 200`).toBeGreaterThanOrEqual(full.length * ACTUAL_MICRO_GBP);
         const budgets = await callApi(spendgate.url, 'GET', `/budgets?scope=key&scopeId=${keyId}`, { token: tenant.token });
         expect(budgets.body.data, `${label}: the budget's spend`).toEqual([
           expect.objectContaining({ id: budgetId, spent: microsToPounds(admittedSpend) }),
@@ -160,8 +170,7 @@ for (const mode of testModes) {
 
         const reachedProvider = fake.requests.length - providerRequestsBefore;
         expect(reachedProvider, `${label}: requests that reached the provider`).toBe(admitted.length);
-        const events = await recordedEvents(spendgate, tenant.teamId, fake.requests.length);
-        const roundEventIds = events.filter((event) => event.key_id === keyId).map((event) => event.request_id);
+        const roundEventIds = roundEvents.map((event) => event.request_id);
         expect(roundEventIds.sort(), `${label}: usage events`).toEqual(admitted.map((answer) => answer.requestId).sort());
       }
     }, 55_000);

@@ -45,7 +45,9 @@
  *
  * Test-control request headers:
  * - `x-fake-usage: {"prompt_tokens":1000,"completion_tokens":500,"cached_tokens":200,"reasoning_tokens":0}`
- *   forces those numbers (any subset; the rest follow the rules; total = prompt + completion).
+ *   forces those numbers (any subset; the rest follow the rules; total = prompt + completion);
+ *   a forced completion_tokens above the request's `max_completion_tokens` / `max_tokens` is cut
+ *   to it, as OpenAI never reports more output than it was allowed.
  * - `x-fake-status: 400|429|500|503` answers that error in OpenAI's shape (after the key check;
  *   Azure's own shape and a `retry-after` for 429 in Azure mode).
  * - `x-fake-stream-interval-ms: N` pauses N ms between chat stream chunks (a slow provider).
@@ -350,6 +352,11 @@ const SAFE_CONTENT_FILTER_RESULTS = Object.fromEntries(
 );
 const AZURE_PROMPT_FILTER_RESULTS = [{ prompt_index: 0, content_filter_results: SAFE_CONTENT_FILTER_RESULTS }];
 
+/** A forced completion_tokens cut to the request's output limit: OpenAI never reports more output than it was allowed. */
+function withinLimit(forced: number | undefined, limit: number | null | undefined): { completion_tokens?: number } {
+  return forced !== undefined && typeof limit === 'number' && forced > limit ? { completion_tokens: limit } : {};
+}
+
 /** With `azureContentFilters`, answers as Azure does: content-filter results, a leading filter chunk. */
 function answerChatCompletion(request: RecordedRequest, res: ServerResponse, id: string, azureContentFilters = false): void {
   const chat = parseChatRequest(request.body);
@@ -368,6 +375,7 @@ function answerChatCompletion(request: RecordedRequest, res: ServerResponse, id:
       cached_tokens: 0,
       reasoning_tokens: 0,
       ...forcedUsage,
+      ...withinLimit(forcedUsage.completion_tokens, chat.max_completion_tokens ?? chat.max_tokens),
     }),
   };
   if (chat.stream) {
