@@ -54,7 +54,11 @@ export async function buildApp(config: Config, options: RuntimeOptions & { logSt
   app.addHook('onRequest', browserSafetyHeaders({ publicUrl: config.publicUrl, consoleCsp: consoleBuild?.csp }));
   const runtime = await createRuntime(config, { ...options, log: app.log });
   app.decorate('runtime', runtime);
-  app.addHook('onClose', () => runtime.close());
+  // Requests the drain cut finish metering (within a second), then the meter's last flush.
+  app.addHook('onClose', async () => {
+    await serveDataPlane?.idle(1_000);
+    await runtime.close();
+  });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {

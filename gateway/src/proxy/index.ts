@@ -25,7 +25,14 @@ export const DATA_PLANE_PREFIX = '/v1/';
 /** Largest request body accepted. */
 export const BODY_LIMIT_BYTES = 20 * 1024 * 1024;
 
-export type DataPlaneHandler = (request: IncomingMessage, response: ServerResponse) => void;
+export interface DataPlaneHandler {
+  (request: IncomingMessage, response: ServerResponse): void;
+  /**
+   * Resolves once every request under way has ended — its usage handed to metering — or
+   * after `deadlineMs`: closing waits for it before the meter's last flush.
+   */
+  idle(deadlineMs: number): Promise<void>;
+}
 
 function presentedKey(request: IncomingMessage): string | undefined {
   const authorization = request.headers.authorization;
@@ -109,12 +116,29 @@ export function dataPlane(deps: RelayDeps & { principals: PrincipalService; cata
     await route.handle({ principal, body, bodyBytes, request, response });
   };
 
-  return (request, response) => {
+  /** Requests under way, until their answer (or stream) has ended and been metered. */
+  const running = new Set<Promise<void>>();
+  const handler = (request: IncomingMessage, response: ServerResponse) => {
     const url = request.url ?? DATA_PLANE_PREFIX;
     const queryAt = url.indexOf('?');
     const route = routes.get(`${request.method} ${url.slice(DATA_PLANE_PREFIX.length - 1, queryAt === -1 ? undefined : queryAt)}`);
     // Without a route, errors are answered in the format its SDK would read.
     const format = route?.format ?? (request.headers['anthropic-version'] ? 'anthropic' : 'openai');
-    serve(request, response, route).catch((error: unknown) => answerError(error, format, response));
+    const work: Promise<void> = serve(request, response, route)
+      .catch((error: unknown) => answerError(error, format, response))
+      .finally(() => running.delete(work));
+    running.add(work);
   };
+  handler.idle = async (deadlineMs: number) => {
+    const deadline = Date.now() + deadlineMs;
+    while (running.size > 0 && Date.now() < deadline) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, deadline - Date.now());
+      });
+      await Promise.race([Promise.all(running), late]);
+      clearTimeout(timer);
+    }
+  };
+  return handler;
 }

@@ -372,24 +372,22 @@ async function relayStream(out: ServerResponse, upstream: UpstreamResponse, ctx:
     if (!clientGone) out.destroy();
   }
 
-  // Whether the provider or the caller cut it, as it is now: counting below takes turns.
-  const statusCode = completed ? 200 : clientGone ? 499 : 502;
-  // Reported usage is final only for a completed stream; otherwise the output so far
-  // is estimated (and never less than what the provider had already reported).
+  // Reported usage is final only for a completed stream; otherwise the output so far is
+  // estimated (never less than what the provider had already reported), counted on the
+  // tokenizer's thread while metering holds the record, so a shutdown waits for it.
   const reported = observer.usage();
-  const generated = () => countTokens(observer.generatedText());
-  const usage =
-    completed && reported
-      ? reported
-      : reported
-        ? { ...reported, outputTokens: Math.max(reported.outputTokens, await generated()) }
-        : plainUsage(await ctx.call.promptTokens(), await generated());
-  ctx.metering.record(ctx.metered, {
-    model: observer.model() ?? ctx.model,
-    usage,
-    estimated: !(completed && reported),
-    statusCode,
-    streamed: true,
-    route: ctx.route,
-  });
+  const model = observer.model() ?? ctx.model;
+  if (completed && reported) {
+    ctx.metering.record(ctx.metered, { model, usage: reported, estimated: false, statusCode: 200, streamed: true, route: ctx.route });
+    return;
+  }
+  const statusCode = completed ? 200 : clientGone ? 499 : 502;
+  const estimate = async () => {
+    const generated = await countTokens(observer.generatedText());
+    const usage = reported
+      ? { ...reported, outputTokens: Math.max(reported.outputTokens, generated) }
+      : plainUsage(await ctx.call.promptTokens(), generated);
+    return { model, usage, estimated: true, statusCode, streamed: true, route: ctx.route };
+  };
+  ctx.metering.recordWhenKnown(ctx.metered, estimate());
 }

@@ -109,6 +109,17 @@ export function budgetCounter(sql: SqlStore, teamId: string, timeZone: string, b
   };
 }
 
+/** What a request used and how it ended, as the data plane knows it when it is over. */
+export interface UsageOutcome {
+  /** The model that served it, as the provider named it. */
+  model: string;
+  usage: Usage;
+  estimated: boolean;
+  statusCode: number;
+  streamed: boolean;
+  route?: string;
+}
+
 /** What admission answers: the budget left on the tightest hard budget, and whether a downgrade budget is spent. */
 export interface Admission {
   remainingMicros: bigint | undefined;
@@ -438,10 +449,7 @@ export function createMetering(deps: {
      * computed (the windows of `startedAt`).
      * Never throws.
      */
-    record(
-      request: MeteredRequest,
-      outcome: { model: string; usage: Usage; estimated: boolean; statusCode: number; streamed: boolean; route?: string },
-    ): RequestCost {
+    record(request: MeteredRequest, outcome: UsageOutcome): RequestCost {
       const { principal, provider } = request;
       const { cost, bill, budgetSpendMicros: spent } = priceRequest(
         pricesFor(principal, provider, outcome.model, request.startedAt),
@@ -494,6 +502,20 @@ export function createMetering(deps: {
         );
       }
       return cost;
+    },
+
+    /**
+     * Records a request whose outcome is still being worked out (a cut stream's output,
+     * counted on the tokenizer's thread): `settled` waits for it, so a shutdown loses no
+     * event. Never throws.
+     */
+    recordWhenKnown(request: MeteredRequest, outcome: Promise<UsageOutcome>): void {
+      track(
+        outcome.then(
+          (known) => this.record(request, known),
+          (error: unknown) => deps.log.error({ err: error, requestId: request.requestId }, 'usage of a cut stream could not be worked out'),
+        ),
+      );
     },
 
     /** Resolves once every recording started so far is settled and delivered (before shutdown). */
