@@ -1,24 +1,22 @@
 // The dashboard bundle's exposed module ('dashboard/screens'): the component of every
 // screen of the table (screens.ts), by name, and the shell around the private ones.
 import type { ComponentType } from 'react';
+import { AccountScreen } from './account/AccountScreen.tsx';
 import { AcceptInviteScreen } from './auth/AcceptInviteScreen.tsx';
 import { ForgotPasswordScreen } from './auth/ForgotPasswordScreen.tsx';
 import { LoginScreen } from './auth/LoginScreen.tsx';
 import { RegisterScreen } from './auth/RegisterScreen.tsx';
 import { UpdatePasswordScreen } from './auth/UpdatePasswordScreen.tsx';
 import { VerifyScreen } from './auth/VerifyScreen.tsx';
-import {
-  AccountScreen,
-  AddGroupScreen,
-  AiConnectionsScreen,
-  BillingCancelScreen,
-  BillingSuccessScreen,
-  OverviewScreen,
-  SettingsScreen,
-  SubscriptionScreen,
-  SyntheticGroupsScreen,
-} from './pages/PrivateScreens.tsx';
+import { BillingCancelScreen } from './billing/BillingCancelScreen.tsx';
+import { BillingSuccessScreen } from './billing/BillingSuccessScreen.tsx';
+import { SubscriptionScreen } from './billing/SubscriptionScreen.tsx';
+import { AiConnectionsScreen } from './connections/AiConnectionsScreen.tsx';
+import { AddGroupScreen } from './groups/AddGroupScreen.tsx';
+import { SyntheticGroupsScreen } from './groups/SyntheticGroupsScreen.tsx';
+import { OverviewScreen } from './overview/OverviewScreen.tsx';
 import type { DashboardScreenName } from './screens.ts';
+import { SettingsScreen } from './settings/SettingsScreen.tsx';
 import '../styles/dashboard.css';
 
 export { DashboardShell } from './shell/DashboardShell.tsx';

@@ -4,8 +4,8 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Faq } from '../../api/faqs/types.ts';
 import { renderInSite } from '../../testing/render.tsx';
-import { splitBulletAnswer } from './faq.ts';
 import { FaqList, FaqSection } from './FaqList.tsx';
+import { splitBulletAnswer } from './faq.ts';
 
 const faqs: Faq[] = Array.from({ length: 6 }, (_, index) => ({
   id: `faq-${index + 1}`,

@@ -5,8 +5,8 @@ import { PRODUCT_NAME } from '../../shared/config.ts';
 import { Icon, type IconName } from '../../shared/ui/Icon.tsx';
 import { Logo } from '../../shared/ui/Logo.tsx';
 import { DemoVideo } from '../components/DemoVideo.tsx';
-import { Copyright, FooterLinks } from '../layout/Footer.tsx';
 import { IconCard } from '../components/IconCard.tsx';
+import { Copyright, FooterLinks } from '../layout/Footer.tsx';
 
 const WHAT_YOU_WILL_SEE: { icon: IconName; title: string; text: string }[] = [
   { icon: 'eye', title: 'Usage Visibility', text: 'Tokens, prompts and cost per provider, model, team and key, as they happen.' },

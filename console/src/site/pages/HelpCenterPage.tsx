@@ -6,8 +6,8 @@ import { faqListQuery } from '../../api/faqs/queries.ts';
 import { PRODUCT_NAME, SUPPORT_EMAIL, supportMailto } from '../../shared/config.ts';
 import { Icon, type IconName } from '../../shared/ui/Icon.tsx';
 import { FaqList } from '../components/FaqList.tsx';
-import { PROVIDERS } from '../components/marketing.ts';
 import { IconCard } from '../components/IconCard.tsx';
+import { PROVIDERS } from '../components/marketing.ts';
 
 const STEPS = [
   {

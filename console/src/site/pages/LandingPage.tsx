@@ -3,8 +3,8 @@ import { useSuspenseQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { faqListQuery } from '../../api/faqs/queries.ts';
 import { PRODUCT_NAME } from '../../shared/config.ts';
-import { IconCard } from '../components/IconCard.tsx';
 import { FaqSection } from '../components/FaqList.tsx';
+import { IconCard } from '../components/IconCard.tsx';
 import { KEY_FEATURES, MARKETING_STATS, PROVIDERS } from '../components/marketing.ts';
 
 function SpendPreview() {

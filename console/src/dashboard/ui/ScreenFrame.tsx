@@ -1,4 +1,4 @@
-// The frame of a dashboard screen (title, description, actions) and its empty state.
+// The frame of every dashboard screen (title, description, actions) and its empty state.
 import type { ReactNode } from 'react';
 import { Icon, type IconName } from '../../shared/ui/Icon.tsx';
 
