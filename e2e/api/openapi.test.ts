@@ -15,6 +15,7 @@ import type { ContactFormAnswer } from '../../console/src/api/contact-form/types
 import type { Faq } from '../../console/src/api/faqs/types.ts';
 import type { SyntheticGroup } from '../../console/src/api/groups/types.ts';
 import type { Plan } from '../../console/src/api/subscription/types.ts';
+import type { Team } from '../../console/src/api/team/types.ts';
 import type * as Answers from '../../gateway/src/api/answers.ts';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
 import { mailedCode } from '../support/sign-up.ts';
@@ -198,6 +199,7 @@ describe('the console reads answers as the API documents them', () => {
     expectTypeOf<Wire<typeof Answers.CodeVerified>>().toExtend<OtpAnswer>();
     expectTypeOf<Wire<typeof Answers.Faq>>().toExtend<Faq>();
     expectTypeOf<Wire<typeof Answers.Plan>>().toExtend<Plan>();
+    expectTypeOf<Wire<typeof Answers.Team>>().toExtend<Team>();
     expectTypeOf<Wire<typeof Answers.GroupInvitationAccepted>>().toExtend<{ group: SyntheticGroup }>();
     expectTypeOf<Wire<ReturnType<typeof Answers.answer<z.ZodNull>>> | Wire<typeof Answers.ErrorAnswer>>().toExtend<ContactFormAnswer>();
   });
