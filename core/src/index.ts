@@ -2,6 +2,44 @@
 // usage, the versioned price catalog, request costing and the routing policy. No I/O, no clock.
 
 export {
+  type Bill,
+  type BillingRule,
+  billRequest,
+  FX_RATES,
+  type FxRate,
+  fxRateAt,
+  type KeyKind,
+  teamSpendMicros,
+  usdToGbp,
+} from './billing.ts';
+export {
+  BUDGET_MODES,
+  BUDGET_SCOPES,
+  BUDGET_WINDOWS,
+  type Budget,
+  type BudgetMode,
+  type BudgetScope,
+  type BudgetWindow,
+  type BudgetWindowSpan,
+  budgetLedgerScope,
+  budgetWindowAt,
+  isValidTimeZone,
+} from './budgets.ts';
+export {
+  AppError,
+  ConflictError,
+  EmailNotVerifiedError,
+  ForbiddenError,
+  FormError,
+  NotFoundError,
+  PlanLimitError,
+  TooManyRequestsError,
+  UnauthorizedError,
+  UpstreamError,
+  ValidationError,
+} from './errors.ts';
+export { KEY_SETTING_LIMITS, type KeySettings, type RoutingWeights } from './key-settings.ts';
+export {
   addMoney,
   type Currency,
   decimalToMicros,
@@ -12,6 +50,7 @@ export {
   money,
   roundHalfUpDiv,
 } from './money.ts';
+export { type AlertChannel, FREE_TRIAL_DAYS, PLANS, type PlanSlug, type PlanTerms, planTerms } from './plans.ts';
 export {
   findPrice,
   fineTunedBase,
@@ -23,19 +62,6 @@ export {
 } from './pricing/catalog.ts';
 export { costOfRequest, type RequestCost } from './pricing/cost.ts';
 export { type PricedRequest, priceRequest, type RequestToPrice, worstCaseSpendMicros } from './pricing/price-request.ts';
-export { addUsage, emptyUsage, plainUsage, totalTokens, type Usage, validateUsage } from './usage.ts';
-export { type AlertChannel, FREE_TRIAL_DAYS, PLANS, type PlanSlug, type PlanTerms, planTerms } from './plans.ts';
-export {
-  type Bill,
-  type BillingRule,
-  billRequest,
-  FX_RATES,
-  type FxRate,
-  fxRateAt,
-  type KeyKind,
-  teamSpendMicros,
-  usdToGbp,
-} from './billing.ts';
 export {
   type Access,
   type Action,
@@ -48,29 +74,7 @@ export {
   TEAM_ROLES,
   type TeamRole,
 } from './roles.ts';
-export {
-  BUDGET_MODES,
-  BUDGET_SCOPES,
-  BUDGET_WINDOWS,
-  type Budget,
-  type BudgetMode,
-  type BudgetScope,
-  type BudgetWindow,
-  budgetLedgerScope,
-  type BudgetWindowSpan,
-  budgetWindowAt,
-  isValidTimeZone,
-} from './budgets.ts';
-export { KEY_SETTING_LIMITS, type KeySettings, type RoutingWeights } from './key-settings.ts';
-export { maxOutputTokensOf, type ModelFeatures, type ModelProfile, MODEL_PROFILES, modelProfile, type QualityTier } from './routing/profiles.ts';
-export {
-  describeWeights,
-  normaliseWeights,
-  rankCandidates,
-  type RequestNeeds,
-  type RouteCandidate,
-  unmetNeed,
-} from './routing/policy.ts';
+export { type BackoffOptions, DEFAULT_BACKOFF, parseRetryAfterMs, retryDelayMs } from './routing/backoff.ts';
 export {
   type BreakerOptions,
   CircuitBreaker,
@@ -78,4 +82,13 @@ export {
   DEFAULT_BREAKER_OPTIONS,
   LatencyAverage,
 } from './routing/health.ts';
-export { type BackoffOptions, DEFAULT_BACKOFF, parseRetryAfterMs, retryDelayMs } from './routing/backoff.ts';
+export {
+  describeWeights,
+  normaliseWeights,
+  type RequestNeeds,
+  type RouteCandidate,
+  rankCandidates,
+  unmetNeed,
+} from './routing/policy.ts';
+export { MODEL_PROFILES, type ModelFeatures, type ModelProfile, maxOutputTokensOf, modelProfile, type QualityTier } from './routing/profiles.ts';
+export { addUsage, emptyUsage, plainUsage, totalTokens, type Usage, validateUsage } from './usage.ts';

@@ -1,5 +1,5 @@
+import { ValidationError } from '@spendgate/core';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from './errors.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan, parseJsonBody } from './json-body.ts';
 
 const bytes = (text: string) => Buffer.from(text);

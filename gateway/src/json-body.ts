@@ -4,8 +4,9 @@
  * that overflows the stack later), and `__proto__` / `constructor.prototype` keys are
  * refused. A body that breaks either rule is a 400 naming `body`.
  */
+
+import { ValidationError } from '@spendgate/core';
 import secureJson from 'secure-json-parse';
-import { ValidationError } from './errors.ts';
 
 /** How deep objects and arrays may nest in a request body. */
 export const MAX_JSON_DEPTH = 64;

@@ -2,19 +2,17 @@
  * Everything one gateway process runs on: the stores for the configured mode and the
  * services built on them. In the embedded mode the worker's jobs run here too.
  */
-import { priceCatalog, type PriceCatalog } from '@spendgate/core';
-import { type Config, type JobPayloads, openStores, type StoreOptions, type Stores, upsertCatalogVersions } from '@spendgate/store';
+import { type PriceCatalog, priceCatalog } from '@spendgate/core';
+import { type Config, createEnvelope, createOutboundGuard, type HostResolver, type JobPayloads, openStores, type StoreOptions, type Stores, upsertCatalogVersions } from '@spendgate/store';
 import { registerJobs } from '@spendgate/worker';
 import type { FastifyBaseLogger } from 'fastify';
-import { createEnvelope } from './security/envelope.ts';
-import { createOutboundGuard, type HostResolver } from './security/outbound-url.ts';
+import { createControlPlaneServices } from './control/index.ts';
+import { createMetering } from './proxy/metering.ts';
+import { createPrincipalService, type Principal } from './proxy/principals.ts';
+import { type CircuitNews, createRouter, createUpstreamHealth } from './proxy/routing.ts';
+import { createUpstreamResolver } from './proxy/upstreams.ts';
+import { createUsageOutbox } from './proxy/usage-outbox.ts';
 import { createSessionTokens } from './security/session-tokens.ts';
-import { createMetering } from './services/metering.ts';
-import { createPrincipalService, type Principal } from './services/principals.ts';
-import { createControlPlaneServices } from './services/index.ts';
-import { type CircuitNews, createRouter, createUpstreamHealth } from './services/router.ts';
-import { createUpstreamResolver } from './services/upstreams.ts';
-import { createUsageOutbox } from './services/usage-outbox.ts';
 
 export interface RuntimeOptions extends StoreOptions {
   /** The price catalog (default: the one built into core). */

@@ -2,9 +2,10 @@
 // types the handlers from them (the data plane calls `validated` itself). A failed check
 // becomes a ValidationError naming the field. Response schemas type what a handler gives
 // (their output side: a Date) and document the wire (their input side: its ISO string).
+
+import { ValidationError } from '@spendgate/core';
 import type { FastifyBaseLogger, FastifyInstance, FastifySchemaCompiler, FastifySerializerCompiler, FastifyTypeProvider } from 'fastify';
 import type { z } from 'zod';
-import { ValidationError } from './errors.ts';
 
 export interface ZodTypeProvider extends FastifyTypeProvider {
   validator: this['schema'] extends z.ZodType ? z.output<this['schema']> : unknown;

@@ -11,11 +11,11 @@ import type { Config } from './config.ts';
 import { createInProcessKeyCache, createRedisKeyCache } from './keycache/index.ts';
 import type { KeyCache, KeyCacheOptions } from './keycache/types.ts';
 import { createInProcessLedger, createRedisLedger } from './ledger/index.ts';
-import { type Logger, sharedLogger } from './logger.ts';
 import type { SpendLedger } from './ledger/types.ts';
-import { createInProcessRateLimiter, createRedisRateLimiter, type RateLimiter } from './ratelimit/index.ts';
+import { type Logger, sharedLogger } from './logger.ts';
 import { createBullQueue, createInProcessQueue } from './queue/index.ts';
 import type { JobMap, JobQueue } from './queue/types.ts';
+import { createInProcessRateLimiter, createRedisRateLimiter, type RateLimiter } from './ratelimit/index.ts';
 import { openSqlStore, type SqlStore, sqlLocationFor } from './sql/connect.ts';
 import { ensureUsagePartitions, migrateToLatest } from './sql/migrate.ts';
 

@@ -4,7 +4,7 @@
  * team's budgets (GBP) at the FX rate in force. The data plane prices with it twice —
  * the worst case a request may reach before it is sent, and the usage it really had.
  */
-import { billRequest, type Bill, fxRateAt, type KeyKind, teamSpendMicros } from '../billing.ts';
+import { type Bill, billRequest, fxRateAt, type KeyKind, teamSpendMicros } from '../billing.ts';
 import type { PlanTerms } from '../plans.ts';
 import { totalTokens, type Usage } from '../usage.ts';
 import type { PriceCatalog } from './catalog.ts';

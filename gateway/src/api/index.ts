@@ -5,22 +5,23 @@
  * expired or older than the account's last password change answers 401, and one whose
  * email is not verified 403 (`email_not_verified`) outside the routes marked `unverified`.
  */
+
+import { EmailNotVerifiedError, ForbiddenError, UnauthorizedError } from '@spendgate/core';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { EmailNotVerifiedError, ForbiddenError, UnauthorizedError } from '../errors.ts';
+import type { ControlPlaneServices } from '../control/index.ts';
 import type { SessionTokens } from '../security/session-tokens.ts';
-import type { ControlPlaneServices } from '../services/index.ts';
 import { boundBodies } from './bodies.ts';
 import { createOpenApiCollector } from './openapi.ts';
-import { sendApiError } from './envelope.ts';
+import { sendApiError } from './reply.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { authRoutes } from './routes/auth.ts';
 import { budgetRoutes } from './routes/budgets.ts';
 import { contactFormRoutes } from './routes/contact-form.ts';
 import { faqRoutes } from './routes/faqs.ts';
 import { pricingRoutes } from './routes/pricing.ts';
-import { groupRoutes } from './routes/synthetic-group.ts';
 import { providerRoutes } from './routes/provider.ts';
 import { subscriptionRoutes } from './routes/subscription.ts';
+import { groupRoutes } from './routes/synthetic-group.ts';
 import { teamRoutes } from './routes/team.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { SESSION_EXPIRED, signedIn } from './session.ts';

@@ -1,8 +1,8 @@
+import { UpstreamError, ValidationError } from '@spendgate/core';
 import { describe, expect, it } from 'vitest';
-import { UpstreamError, ValidationError } from '../errors.ts';
 import type { ProviderAdapter } from '../providers/types.ts';
-import { type Attempt, createUpstreamHealth } from '../services/router.ts';
 import { forwardWithFailover } from './failover.ts';
+import { type Attempt, createUpstreamHealth } from './routing.ts';
 import { operatorAgent, type UpstreamResponse } from './upstream.ts';
 
 const attempt = (providerId: string, model: string): Attempt => ({

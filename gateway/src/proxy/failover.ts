@@ -10,9 +10,8 @@
  * answered to the caller as it is.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseRetryAfterMs, retryDelayMs } from '@spendgate/core';
-import { UpstreamError } from '../errors.ts';
-import type { Attempt, UpstreamHealth } from '../services/router.ts';
+import { parseRetryAfterMs, retryDelayMs, UpstreamError } from '@spendgate/core';
+import type { Attempt, UpstreamHealth } from './routing.ts';
 import type { UpstreamResponse } from './upstream.ts';
 
 const MAX_RETRIES_PER_ATTEMPT = 2;

@@ -10,12 +10,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PriceCatalog } from '@spendgate/core';
+import { AppError, NotFoundError, UnauthorizedError, ValidationError } from '@spendgate/core';
 import type { FastifyBaseLogger } from 'fastify';
-import { AppError, NotFoundError, UnauthorizedError, ValidationError } from '../errors.ts';
 import { parseJsonBody } from '../json-body.ts';
-import { wireFormats, type WireFormatId } from '../providers/formats/index.ts';
-import type { PrincipalService } from '../services/principals.ts';
+import { type WireFormatId, wireFormats } from '../providers/formats/index.ts';
 import { validated } from '../zod-provider.ts';
+import type { PrincipalService } from './principals.ts';
 import type { RelayDeps } from './relay.ts';
 import { sendJson } from './respond.ts';
 import { type DataPlaneRoute, dataPlaneRoutes } from './routes.ts';

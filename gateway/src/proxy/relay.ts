@@ -12,8 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { emptyUsage, microsToDecimalString, plainUsage, type RequestNeeds } from '@spendgate/core';
-import { AppError, type UpstreamError } from '../errors.ts';
+import { AppError, emptyUsage, microsToDecimalString, plainUsage, type RequestNeeds, type UpstreamError } from '@spendgate/core';
 import {
   type Operation,
   parseStreamEvent,
@@ -24,15 +23,15 @@ import {
 } from '../providers/formats/index.ts';
 import { type AnyTranslator, translatorFor } from '../providers/translation.ts';
 import type { UpstreamTarget } from '../providers/types.ts';
-import type { Admission, MeteredRequest, Metering } from '../services/metering.ts';
-import type { Principal } from '../services/principals.ts';
-import type { Attempt, RoutePlan, Router } from '../services/router.ts';
-import type { UpstreamResolver } from '../services/upstreams.ts';
 import { forwardWithFailover } from './failover.ts';
+import type { Admission, MeteredRequest, Metering } from './metering.ts';
+import type { Principal } from './principals.ts';
 import { sendJson } from './respond.ts';
+import type { Attempt, RoutePlan, Router } from './routing.ts';
 import { readSseEvent, SseSplitter } from './sse.ts';
 import { countTokens } from './token-estimate.ts';
 import { sendUpstream, type UpstreamResponse } from './upstream.ts';
+import type { UpstreamResolver } from './upstreams.ts';
 
 export interface RelayCall {
   /** The wire format the caller speaks (and is answered in). */

@@ -5,13 +5,13 @@
  * admission, and hands over to the relay.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { priceVersionAt, type PriceCatalog } from '@spendgate/core';
+import { type PriceCatalog, priceVersionAt } from '@spendgate/core';
 import { z } from 'zod';
+import { ModelName } from '../api/schemas.ts';
 import type { WireFormatId } from '../providers/formats/index.ts';
 import { countsTokensFor } from '../providers/translation.ts';
-import { ModelName } from '../api/schemas.ts';
-import type { Principal } from '../services/principals.ts';
-import { type RelayCall, relay, type RelayDeps } from './relay.ts';
+import type { Principal } from './principals.ts';
+import { type RelayCall, type RelayDeps, relay } from './relay.ts';
 import { sendJson } from './respond.ts';
 import { countedOnce, estimateInputTokens, estimatePromptTokens, IMAGE_TOKENS, imagesIn } from './token-estimate.ts';
 

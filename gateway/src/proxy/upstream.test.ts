@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { UpstreamError } from '@spendgate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UpstreamError } from '../errors.ts';
 import { operatorAgent, sendUpstream } from './upstream.ts';
 
 /** A provider on 127.0.0.1 whose answers are scripted per path. */

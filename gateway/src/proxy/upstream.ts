@@ -4,7 +4,7 @@
  * Built on undici's dispatcher with a handler of our own (no Readable stream, promise
  * chain or AbortSignal per request: the answer's bytes arrive in callbacks), in the
  * upstream's keep-alive agent: a team's connections use the outbound guard's, whose
- * connects are checked (security/outbound-url.ts); the operator's own accounts use
+ * connects are checked (@spendgate/store outbound/outbound-url.ts); the operator's own accounts use
  * `operatorAgent` (not the global dispatcher, which Node's built-in fetch may have
  * installed from its own undici). Redirects are never followed.
  *
@@ -12,8 +12,9 @@
  * that does not answer within the timeout 504 — the original error kept as the cause;
  * an address the guard refuses keeps its own error (403).
  */
+
+import { AppError, UpstreamError } from '@spendgate/core';
 import { Agent, type Dispatcher } from 'undici';
-import { AppError, UpstreamError } from '../errors.ts';
 
 /** The keep-alive agent for the operator's own provider accounts (OPTIMISED_UPSTREAMS). */
 export const operatorAgent = new Agent();

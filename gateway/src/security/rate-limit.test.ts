@@ -1,7 +1,7 @@
+import { TooManyRequestsError } from '@spendgate/core';
 import type { SqlStore } from '@spendgate/store';
 import { openTestSqlStore, sqlBackends } from '@spendgate/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TooManyRequestsError } from '../errors.ts';
 import { createRateLimiter, RATE_LIMITS } from './rate-limit.ts';
 
 for (const backend of sqlBackends) {

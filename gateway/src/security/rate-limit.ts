@@ -7,8 +7,9 @@
  * @example
  *   await limiter.hit('login', { account: email, ip: request.ip });
  */
+
+import { TooManyRequestsError } from '@spendgate/core';
 import { countHit, type Db } from '@spendgate/store';
-import { TooManyRequestsError } from '../errors.ts';
 
 interface Window {
   per: 'account' | 'ip';

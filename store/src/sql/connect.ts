@@ -4,9 +4,9 @@
 import { mkdir } from 'node:fs/promises';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import type { Config } from '../config.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { openPGliteProcess, type PGliteLocation } from './pglite-process.ts';
-import type { Config } from '../config.ts';
 import type { Database } from './schema.ts';
 
 export interface SqlStore {

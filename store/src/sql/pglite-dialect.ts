@@ -7,10 +7,10 @@ import {
   type DatabaseConnection,
   type Dialect,
   type Driver,
+  type Kysely,
   PostgresAdapter,
   PostgresIntrospector,
   PostgresQueryCompiler,
-  type Kysely,
   type QueryResult,
 } from 'kysely';
 import type { PGliteProcess } from './pglite-process.ts';

@@ -14,7 +14,7 @@
 // and SIGTERM, which reach it together with its parent (Ctrl-C in a terminal, a service
 // manager stopping the group): the parent still needs the database while it shuts down
 // (it writes the usage events it holds), and closes it last.
-import { parse, PGlite, protocol, types } from '@electric-sql/pglite';
+import { PGlite, parse, protocol, types } from '@electric-sql/pglite';
 
 /** @typedef {import('./pglite-process.ts').PGliteRequest} PGliteRequest */
 /** @typedef {import('./pglite-process.ts').PGliteReply} PGliteReply */

@@ -1,10 +1,10 @@
 // /api/audit: a team's audit log for its admins, filtered and paged (newest first).
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import type { ControlPlaneServices } from '../../services/index.ts';
+import type { ControlPlaneServices } from '../../control/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { AuditPage, answer } from '../answers.ts';
-import { ok } from '../envelope.ts';
+import { ok } from '../reply.ts';
 import { id, text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
 

@@ -3,13 +3,13 @@
 // email is not verified yet may only read and change the profile (and verify the email).
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
+import type { ControlPlaneServices } from '../../control/index.ts';
 import { avatarProblem } from '../../security/avatar-url.ts';
-import type { ControlPlaneServices } from '../../services/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { answer, CodeVerified, EmailCheck, GoogleSession, Profile, Session } from '../answers.ts';
-import { ok } from '../envelope.ts';
-import { signedIn } from '../session.ts';
+import { ok } from '../reply.ts';
 import { Email, id, Name, Otp, Password, storedJson } from '../schemas.ts';
+import { signedIn } from '../session.ts';
 
 const RegisterBody = z.object({ email: Email, password: Password, name: Name });
 const RegisterQuery = z.object({ planId: id('plan').optional() });

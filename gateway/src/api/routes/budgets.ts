@@ -2,10 +2,10 @@
 import { BUDGET_MODES, BUDGET_SCOPES, BUDGET_WINDOWS, decimalToMicros, MICROS_PER_UNIT, microsToDecimalString } from '@spendgate/core';
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import type { BudgetService } from '../../services/budgets.ts';
+import type { BudgetService } from '../../control/budgets.ts';
 import { useZod } from '../../zod-provider.ts';
 import { answer, Budget } from '../answers.ts';
-import { ok } from '../envelope.ts';
+import { ok } from '../reply.ts';
 import { signedIn } from '../session.ts';
 
 /** The largest budget, in GBP: 10^15 micros, exact as a double and far inside bigint's range. */

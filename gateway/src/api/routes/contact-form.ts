@@ -2,10 +2,10 @@
 // submissions, checked against that definition (errors come back as a list).
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import type { ControlPlaneServices } from '../../services/index.ts';
+import type { ControlPlaneServices } from '../../control/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { answer, ContactForm } from '../answers.ts';
-import { ok } from '../envelope.ts';
+import { ok } from '../reply.ts';
 import { storedJson } from '../schemas.ts';
 
 const Submission = storedJson(

@@ -1,10 +1,10 @@
 // /api/admin/faqs: the FAQs the site shows (public), edited by platform admins.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { ControlPlaneServices } from '../../services/index.ts';
+import type { ControlPlaneServices } from '../../control/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { answer, Deleted, Faq } from '../answers.ts';
-import { ok } from '../envelope.ts';
+import { ok } from '../reply.ts';
 import { id, multilineText, text } from '../schemas.ts';
 
 const Question = text(500).min(1, 'must not be empty');

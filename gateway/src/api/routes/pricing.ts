@@ -3,10 +3,10 @@
 import { decimalToMicros, MICROS_PER_UNIT, microsToDecimalString } from '@spendgate/core';
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import type { PricingService } from '../../services/pricing.ts';
+import type { PricingService } from '../../control/price-overrides.ts';
 import { useZod } from '../../zod-provider.ts';
 import { answer, PriceOverride, UnpricedPolicy } from '../answers.ts';
-import { ok } from '../envelope.ts';
+import { ok } from '../reply.ts';
 import { ModelName, text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
 

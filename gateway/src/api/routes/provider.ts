@@ -2,11 +2,11 @@
 // The API key is write-only: answers show only its last four characters.
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { CONNECTION_STATUSES } from '../../services/connections.ts';
-import type { ControlPlaneServices } from '../../services/index.ts';
+import { CONNECTION_STATUSES } from '../../control/connections.ts';
+import type { ControlPlaneServices } from '../../control/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { answer, Connection, ConnectionStatusSet, ConnectionTested, Deleted, NewConnection, Provider, UsageTotals } from '../answers.ts';
-import { ok } from '../envelope.ts';
+import { ok } from '../reply.ts';
 import { DateRangeQuery, id, Name, text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
 

@@ -1,10 +1,10 @@
 // /api/subscription: the plans (public). Subscriptions and billing come with billing.
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import type { ControlPlaneServices } from '../../services/index.ts';
+import type { ControlPlaneServices } from '../../control/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { answer, Plan } from '../answers.ts';
-import { ok } from '../envelope.ts';
+import { ok } from '../reply.ts';
 
 export const subscriptionRoutes =
   (services: Pick<ControlPlaneServices, 'plans'>): FastifyPluginAsync =>

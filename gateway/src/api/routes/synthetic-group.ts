@@ -2,7 +2,7 @@
 // invitation needs the invited account signed in.
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import type { ControlPlaneServices } from '../../services/index.ts';
+import type { ControlPlaneServices } from '../../control/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import {
   AddedMembers,
@@ -19,7 +19,7 @@ import {
   RevokedKey,
   UsageTotals,
 } from '../answers.ts';
-import { ok } from '../envelope.ts';
+import { ok } from '../reply.ts';
 import { DateRangeQuery, Description, Email, GroupRole, id, KeySettings, Name, text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
 

@@ -2,11 +2,11 @@
 // and invitations. Accepting an invitation is public: it signs in or creates the account.
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import type { ControlPlaneServices } from '../../services/index.ts';
+import type { ControlPlaneServices } from '../../control/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { answer, Team, TeamInvitation, TeamInvitationAccepted, TeamMember, TeamMemberRemoved } from '../answers.ts';
-import { ok } from '../envelope.ts';
-import { Description, Email, id, Name, TeamRole, text, TimeZone } from '../schemas.ts';
+import { ok } from '../reply.ts';
+import { Description, Email, id, Name, TeamRole, TimeZone, text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
 
 const TeamBody = z.object({ name: Name, description: Description.default('') });

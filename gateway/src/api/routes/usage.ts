@@ -1,11 +1,11 @@
 // /api/usage: usage and cost read models for the console.
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import type { ControlPlaneServices } from '../../services/index.ts';
+import type { ControlPlaneServices } from '../../control/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { answer, UsageTotals } from '../answers.ts';
-import { ok } from '../envelope.ts';
-import { id, IsoDate } from '../schemas.ts';
+import { ok } from '../reply.ts';
+import { IsoDate, id } from '../schemas.ts';
 import { signedIn } from '../session.ts';
 
 const GroupUsageQuery = z

@@ -10,5 +10,5 @@ export const wireFormats: Record<WireFormatId, WireFormat> = {
   gemini: geminiFormat,
 };
 
-export type { Operation, RequestFeatures, StreamObserver, WireFormat, WireFormatId } from './types.ts';
 export { parseStreamEvent, type RawStreamEvent } from './raw-event.ts';
+export type { Operation, RequestFeatures, StreamObserver, WireFormat, WireFormatId } from './types.ts';

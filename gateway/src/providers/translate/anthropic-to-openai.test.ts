@@ -1,7 +1,7 @@
+import { ValidationError } from '@spendgate/core';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../errors.ts';
-import type { AnthropicMessagesRequest } from './anthropic-types.ts';
 import { anthropicToOpenAI } from './anthropic-to-openai.ts';
+import type { AnthropicMessagesRequest } from './anthropic-types.ts';
 import type { OpenAIChatCompletion } from './openai-types.ts';
 import { finalMessageFromAnthropicSdk } from './testing.ts';
 import type { StreamEvent } from './types.ts';

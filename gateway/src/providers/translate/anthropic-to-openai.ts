@@ -3,7 +3,7 @@
  * the request goes Anthropic → OpenAI, the answer, stream and errors come back
  * OpenAI → Anthropic.
  */
-import { ValidationError } from '../../errors.ts';
+import { ValidationError } from '@spendgate/core';
 import { anthropicErrorType } from '../formats/anthropic.ts';
 import type {
   AnthropicContentBlock,

@@ -1,5 +1,5 @@
+import { ValidationError } from '@spendgate/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ValidationError } from '../../errors.ts';
 import type { AnthropicMessage } from './anthropic-types.ts';
 import { DEFAULT_ANTHROPIC_MAX_TOKENS, openAIToAnthropic } from './openai-to-anthropic.ts';
 import type { OpenAIChatRequest } from './openai-types.ts';

@@ -3,7 +3,7 @@
  * the request goes OpenAI → Anthropic, the answer, stream and errors come back
  * Anthropic → OpenAI.
  */
-import { ValidationError } from '../../errors.ts';
+import { ValidationError } from '@spendgate/core';
 import { anthropicErrorType } from '../formats/anthropic.ts';
 import type {
   AnthropicContentBlockParam,

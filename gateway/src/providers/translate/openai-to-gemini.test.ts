@@ -1,5 +1,5 @@
+import { ValidationError } from '@spendgate/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ValidationError } from '../../errors.ts';
 import type { GeminiResponse } from './gemini-types.ts';
 import { openAIToGemini } from './openai-to-gemini.ts';
 import type { OpenAIChatRequest } from './openai-types.ts';

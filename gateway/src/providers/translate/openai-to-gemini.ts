@@ -3,7 +3,7 @@
  * generateContent / streamGenerateContent?alt=sse. The model and the streaming choice
  * live in the URL, so the translated body carries neither.
  */
-import { ValidationError } from '../../errors.ts';
+import { ValidationError } from '@spendgate/core';
 import { anthropicErrorType } from '../formats/anthropic.ts';
 import type {
   GeminiCandidate,

@@ -36,10 +36,6 @@ export async function findInvitationByTokenHash(db: Db, tokenHash: string) {
   return db.selectFrom('invitations').selectAll().where('token_hash', '=', tokenHash).forUpdate().executeTakeFirst();
 }
 
-export async function findInvitation(db: Db, teamId: string, id: string) {
-  return db.selectFrom('invitations').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
-}
-
 /** An invitation by id, only if it belongs to one of the user's teams, with the user's roles. */
 export async function findInvitationForUser(db: Db, id: string, userId: string) {
   return db

@@ -114,12 +114,3 @@ export async function closeOverage(db: Db, teamId: string, kind: OverageKind, ta
     .execute();
 }
 
-export async function listOpenOverages(db: Db, teamId: string) {
-  return db
-    .selectFrom('plan_overages')
-    .selectAll()
-    .where('team_id', '=', teamId)
-    .where('ended_at', 'is', null)
-    .orderBy('started_at')
-    .execute();
-}

@@ -4,6 +4,7 @@
  * definition (required, maxlength, email, select options) and stored.
  */
 import { randomUUID } from 'node:crypto';
+import { FormError, NotFoundError } from '@spendgate/core';
 import {
   deleteFaq,
   findContactForm,
@@ -15,7 +16,6 @@ import {
   updateFaq,
 } from '@spendgate/store';
 import { z } from 'zod';
-import { FormError, NotFoundError } from '../errors.ts';
 
 const CONTACT_FORM_SLUG = 'contact';
 

@@ -9,7 +9,8 @@
  * A change that affects keys drops them from every gateway's key cache.
  */
 import { randomUUID } from 'node:crypto';
-import { priceVersionAt, type PriceCatalog } from '@spendgate/core';
+import { AppError, NotFoundError, type PriceCatalog, priceVersionAt, ValidationError } from '@spendgate/core';
+import type { Envelope, OutboundGuard } from '@spendgate/store';
 import {
   deleteConnection,
   findConnection,
@@ -26,11 +27,8 @@ import {
   writeAudit,
 } from '@spendgate/store';
 import { type Dispatcher, request } from 'undici';
-import { AppError, NotFoundError, ValidationError } from '../errors.ts';
 import { findProvider, providers } from '../providers/registry.ts';
 import type { ProviderAdapter } from '../providers/types.ts';
-import type { Envelope } from '../security/envelope.ts';
-import type { OutboundGuard } from '../security/outbound-url.ts';
 import type { RateLimiter } from '../security/rate-limit.ts';
 import { type Access, enforce } from './access.ts';
 import type { DateRange, UsageService } from './usage.ts';

@@ -2,26 +2,25 @@
 // answer the spend of the current window from the spend ledger; changes drop the
 // covered keys from the principal cache so gateways enforce them at once.
 import { randomUUID } from 'node:crypto';
-import { type BudgetMode, type BudgetScope, type BudgetWindow, budgetWindowAt } from '@spendgate/core';
+import { AppError, type BudgetMode, type BudgetScope, type BudgetWindow, budgetWindowAt, NotFoundError, ValidationError } from '@spendgate/core';
 import {
+  budgetCounter,
   deleteBudget,
   findBudget,
   findGroupForUser,
   findKeyForUser,
   findTeam,
   insertBudget,
+  type KeyCache,
   keyHashesInScope,
   LedgerUnavailableError,
-  type KeyCache,
   listBudgets,
   type SpendLedger,
   type SqlStore,
   updateBudget,
   writeAudit,
 } from '@spendgate/store';
-import { AppError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Access } from './access.ts';
-import { budgetCounter } from './metering.ts';
 
 export interface BudgetInput {
   scope: BudgetScope;

@@ -3,7 +3,7 @@ import type { Broadcast } from '@spendgate/store';
 import { describe, expect, it } from 'vitest';
 import { findProvider } from '../providers/registry.ts';
 import type { Principal } from './principals.ts';
-import { type CircuitNews, createRouter, createUpstreamHealth, type RoutePlan } from './router.ts';
+import { type CircuitNews, createRouter, createUpstreamHealth, type RoutePlan } from './routing.ts';
 import { createUpstreamResolver } from './upstreams.ts';
 
 const at = new Date('2026-09-01T00:00:00Z');

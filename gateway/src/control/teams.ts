@@ -5,7 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TeamRole } from '@spendgate/core';
+import { ConflictError, NotFoundError, UnauthorizedError, ValidationError } from '@spendgate/core';
 import {
+  countPendingTeamInvitations,
   countTeamMembers,
   type Db,
   deleteTeamMember,
@@ -15,19 +17,17 @@ import {
   insertTeam,
   insertTeamMember,
   insertVerifiedUser,
+  type KeyCache,
+  listLiveKeys,
   listTeamMembers,
   listTeamsOfUser,
   markEmailVerified,
   markInvitationAccepted,
-  countPendingTeamInvitations,
-  type KeyCache,
-  listLiveKeys,
   type SqlStore,
   updateTeam,
   updateTeamMemberRole,
   writeAudit,
 } from '@spendgate/store';
-import { ConflictError, NotFoundError, UnauthorizedError, ValidationError } from '../errors.ts';
 import { passwordProblem } from '../security/password-policy.ts';
 import { hashPassword, verifyPassword } from '../security/passwords.ts';
 import type { Access } from './access.ts';

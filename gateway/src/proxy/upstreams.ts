@@ -2,16 +2,15 @@
  * Where a request goes. BYOK and BYOM keys go to the connection they are bound to;
  * optimised keys go to one of the operator's own provider accounts
  * (OPTIMISED_UPSTREAMS) whose catalog prices the requested model; `auto` lets the router
- * choose among them (see router.ts).
+ * choose among them (see routing.ts).
  */
-import { findPrice, type PriceCatalog, priceVersionAt } from '@spendgate/core';
+import { AppError, findPrice, type PriceCatalog, priceVersionAt } from '@spendgate/core';
 import type { Config } from '@spendgate/store';
 import type { Dispatcher } from 'undici';
-import { AppError } from '../errors.ts';
-import { operatorAgent } from '../proxy/upstream.ts';
 import { findProvider } from '../providers/registry.ts';
 import type { ConnectionOptions, ProviderAdapter } from '../providers/types.ts';
 import type { Principal } from './principals.ts';
+import { operatorAgent } from './upstream.ts';
 
 export interface Upstream {
   /** The team's connection, or null for an operator upstream. */

@@ -14,23 +14,23 @@
  * delivers it later: no event is ever dropped.
  */
 import { randomUUID } from 'node:crypto';
-import {
+import {AppError, 
   type Budget,
-  budgetLedgerScope,
   budgetWindowAt,
   findPrice,
   maxOutputTokensOf,
   microsToDecimalString,
-  plainUsage,
   type PriceCatalog,
+  plainUsage,
   priceRequest,
   type RequestCost,
-  type RequestToPrice,
+  type RequestToPrice,TooManyRequestsError, 
   totalTokens,
   type Usage,
-  worstCaseSpendMicros,
+  worstCaseSpendMicros
 } from '@spendgate/core';
 import {
+  budgetCounter,
   type JobPayloads,
   type JobQueue,
   LedgerUnavailableError,
@@ -39,11 +39,9 @@ import {
   type RateLimits,
   type SpendLedger,
   type SqlStore,
-  sumBudgetSpend,
   type UsageEventJob,
 } from '@spendgate/store';
 import type { FastifyBaseLogger } from 'fastify';
-import { AppError, TooManyRequestsError } from '../errors.ts';
 import type { Principal } from './principals.ts';
 import type { UsageOutbox } from './usage-outbox.ts';
 
@@ -95,18 +93,6 @@ export interface MeteredRequest {
   startedAt: Date;
   /** Set by admission: the ledger was unreachable and the request went through without a reservation. */
   unreserved?: boolean;
-}
-
-/**
- * A budget's counter for the window containing `at` (in the team's time zone), seeded
- * from the budget spend of the usage events already recorded in that window.
- */
-export function budgetCounter(sql: SqlStore, teamId: string, timeZone: string, budget: Budget, at: Date) {
-  const window = budgetWindowAt(budget.window, at, timeZone);
-  return {
-    scope: budgetLedgerScope(budget, window),
-    seed: () => sumBudgetSpend(sql.db, { teamId, scope: budget.scope, scopeId: budget.scopeId, from: window.start, to: window.end }),
-  };
 }
 
 /** What a request used and how it ended, as the data plane knows it when it is over. */

@@ -15,6 +15,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { PlanSlug } from '@spendgate/core';
+import { AppError, ConflictError, UnauthorizedError, ValidationError } from '@spendgate/core';
+import type { Mailer } from '@spendgate/store';
 import {
   consumeOtp,
   countOtpAttempt,
@@ -34,17 +36,15 @@ import {
   type SqlStore,
   setUserPassword,
   takeOverWithGoogle,
-  updateUserProfile,
   type User,
+  updateUserProfile,
 } from '@spendgate/store';
-import { AppError, ConflictError, UnauthorizedError, ValidationError } from '../errors.ts';
 import type { GoogleVerifier } from '../security/google-id-tokens.ts';
 import type { OneTimeCodes } from '../security/one-time-codes.ts';
 import { passwordProblem } from '../security/password-policy.ts';
 import { hashPassword, verifyPassword } from '../security/passwords.ts';
 import type { RateLimiter } from '../security/rate-limit.ts';
 import type { SessionClaims, SessionTokens } from '../security/session-tokens.ts';
-import type { Mailer } from './mailer.ts';
 import type { PlanService, SubscriptionSummary } from './plans.ts';
 
 export const OTP_LIFETIME_MS = 10 * 60_000;

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AllowedHost } from '@spendgate/store';
+import { AppError } from '@spendgate/core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../errors.ts';
+import type { AllowedHost } from '../config.ts';
 import { createOutboundGuard, type HostResolver, isPrivateAddress, outboundUrlProblem } from './outbound-url.ts';
 
 const PRIVATE = 'must not point to a private, loopback or link-local address';

@@ -4,17 +4,17 @@
  * the email it was sent to. Shared by the team and group services.
  */
 import { randomUUID } from 'node:crypto';
+import { ValidationError } from '@spendgate/core';
+import type { Dispatch, Mailer } from '@spendgate/store';
 import {
   type Db,
   findInvitationByTokenHash,
-  insertInvitation,
   type GroupRole,
+  insertInvitation,
   renewInvitation,
   type TeamRole,
 } from '@spendgate/store';
-import { ValidationError } from '../errors.ts';
 import { generateInvitationToken, hashInvitationToken } from '../security/one-time-codes.ts';
-import type { Dispatch, Mailer } from './mailer.ts';
 
 export const INVITATION_LIFETIME_MS = 7 * 86_400_000;
 

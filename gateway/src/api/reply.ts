@@ -1,7 +1,8 @@
 // The control-plane response envelope: {success, data, message} for every answer,
 // and one error handler that fills it for failures (5xx details are never shown).
+
+import { AppError, FormError, ValidationError } from '@spendgate/core';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, FormError, ValidationError } from '../errors.ts';
 
 export function ok<T>(data: T, message = 'OK') {
   return { success: true as const, data, message };

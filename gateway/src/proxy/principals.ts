@@ -4,13 +4,11 @@
  * allow-list), cached in-process by key hash. A warm request never
  * touches the database; a revoked key is dropped from every gateway via the cache.
  */
-import { type Budget, type KeySettings, type ModelPrice, PLANS, type PriceCatalog, type PlanTerms, planTerms } from '@spendgate/core';
-import type { KeyCache, KeyKind, SqlStore } from '@spendgate/store';
+import { type Budget, type KeySettings, type ModelPrice, PLANS, type PlanTerms, type PriceCatalog, planTerms } from '@spendgate/core';
+import type { Envelope, KeyCache, KeyKind, OutboundGuard, SqlStore } from '@spendgate/store';
 import { findKeyPrincipal, listBudgetsForKey, listPriceOverrides } from '@spendgate/store';
 import { findProvider } from '../providers/registry.ts';
 import type { ConnectionOptions } from '../providers/types.ts';
-import type { Envelope } from '../security/envelope.ts';
-import type { OutboundGuard } from '../security/outbound-url.ts';
 import { hashIssuedKey, isWellFormedKey } from '../security/issued-keys.ts';
 import type { Upstream } from './upstreams.ts';
 

@@ -6,7 +6,7 @@
  * key that stops working is dropped from every gateway's key cache.
  */
 import { randomUUID } from 'node:crypto';
-import { effectiveGroupRole, type GroupRole, type KeySettings } from '@spendgate/core';
+import { ConflictError, effectiveGroupRole, ForbiddenError, type GroupRole, type KeySettings, NotFoundError, ValidationError } from '@spendgate/core';
 import {
   countPendingTeamInvitations,
   type Db,
@@ -19,7 +19,6 @@ import {
   insertGroup,
   insertGroupMember,
   insertIssuedKey,
-  updateIssuedKey,
   type KeyCache,
   type KeyKind,
   listGroupInvitations,
@@ -34,9 +33,9 @@ import {
   type SqlStore,
   updateGroup,
   updateGroupMemberRole,
+  updateIssuedKey,
   writeAudit,
 } from '@spendgate/store';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
 import { findProvider } from '../providers/registry.ts';
 import { generateIssuedKey } from '../security/issued-keys.ts';
 import { type Access, enforce } from './access.ts';

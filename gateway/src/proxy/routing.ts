@@ -10,7 +10,7 @@
  *                       alternatives of the same quality tier or above
  * A spent downgrade budget swaps each model for the cheaper sibling of its family.
  */
-import {
+import {AppError, 
   type BreakerOptions,
   CircuitBreaker,
   costOfRequest,
@@ -20,13 +20,12 @@ import {
   modelProfile,
   type PriceCatalog,
   plainUsage,
-  rankCandidates,
   type RequestNeeds,
   type RouteCandidate,
-  unmetNeed,
+  rankCandidates,
+  unmetNeed
 } from '@spendgate/core';
 import type { Broadcast } from '@spendgate/store';
-import { AppError } from '../errors.ts';
 import type { Operation } from '../providers/formats/index.ts';
 import type { Principal } from './principals.ts';
 import type { Upstream, UpstreamResolver } from './upstreams.ts';

@@ -1,10 +1,9 @@
 // The control plane's services, built once per process from the stores and secrets.
 import type { PriceCatalog } from '@spendgate/core';
-import type { Config, JobPayloads, JobQueue, KeyCache, SpendLedger, SqlStore } from '@spendgate/store';
-import type { Envelope } from '../security/envelope.ts';
+import type { Config, Envelope, JobPayloads, JobQueue, KeyCache, OutboundGuard, SpendLedger, SqlStore } from '@spendgate/store';
+import { createMailer } from '@spendgate/store';
 import { createGoogleVerifier } from '../security/google-id-tokens.ts';
 import { createOneTimeCodes } from '../security/one-time-codes.ts';
-import type { OutboundGuard } from '../security/outbound-url.ts';
 import { createRateLimiter } from '../security/rate-limit.ts';
 import type { SessionTokens } from '../security/session-tokens.ts';
 import { createAccess } from './access.ts';
@@ -14,9 +13,8 @@ import { createBudgetService } from './budgets.ts';
 import { createConnectionService } from './connections.ts';
 import { createGroupService } from './groups.ts';
 import { createInvitations } from './invitations.ts';
-import { createMailer } from './mailer.ts';
 import { createPlanService } from './plans.ts';
-import { createPricingService } from './pricing.ts';
+import { createPricingService } from './price-overrides.ts';
 import { createSiteContentService } from './site-content.ts';
 import { createTeamService } from './teams.ts';
 import { createUsageService } from './usage.ts';

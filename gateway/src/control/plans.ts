@@ -8,7 +8,7 @@
  * allowed; over it, a paid plan records the chargeable overage and a trial (no card)
  * refuses with a message naming the allowance.
  */
-import { FREE_TRIAL_DAYS, formatMoney, money, PLANS, type PlanSlug, type PlanTerms, planTerms } from '@spendgate/core';
+import { FREE_TRIAL_DAYS, formatMoney, money, PLANS, PlanLimitError, type PlanSlug, type PlanTerms, planTerms } from '@spendgate/core';
 import {
   closeOverage,
   countTeamGroups,
@@ -18,14 +18,13 @@ import {
   findSubscription,
   findTeamSubscription,
   listSubscriptionPlans,
-  openOverage,
   type OverageKind,
+  openOverage,
   type SqlStore,
   upsertSubscription,
   upsertSubscriptionPlans,
   writeAudit,
 } from '@spendgate/store';
-import { PlanLimitError } from '../errors.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -11,9 +11,9 @@
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import type { AllowedHost } from '@spendgate/store';
+import { AppError } from '@spendgate/core';
 import { Agent, buildConnector, errors } from 'undici';
-import { AppError } from '../errors.ts';
+import type { AllowedHost } from '../config.ts';
 
 /** Every address a host name resolves to. */
 export type HostResolver = (hostname: string) => Promise<string[]>;

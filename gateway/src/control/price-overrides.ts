@@ -1,6 +1,8 @@
 // A team's pricing settings: its own negotiated prices per (provider, model), which
 // replace list prices for its requests, and whether unpriced models may be used.
 // Changes reach the gateways as their principal cache entries expire (≤ 60 s).
+
+import { NotFoundError, ValidationError } from '@spendgate/core';
 import {
   deletePriceOverride,
   listPriceOverrides,
@@ -9,7 +11,6 @@ import {
   upsertPriceOverride,
   writeAudit,
 } from '@spendgate/store';
-import { NotFoundError, ValidationError } from '../errors.ts';
 import { findProvider } from '../providers/registry.ts';
 import type { Access } from './access.ts';
 

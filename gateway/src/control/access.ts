@@ -4,9 +4,8 @@
  * answers 404 when the object is not theirs to see, 403 when they may see it but not
  * do this.
  */
-import { type Action, decide, type GroupRole, type TeamRole } from '@spendgate/core';
+import { type Action, decide, ForbiddenError, type GroupRole, NotFoundError, type TeamRole } from '@spendgate/core';
 import { findGroupForUser, findTeamRole, type SqlStore } from '@spendgate/store';
-import { ForbiddenError, NotFoundError } from '../errors.ts';
 
 const FORBIDDEN: Partial<Record<Action, string>> = {
   'team.members.invite': 'Only team admins can invite members',

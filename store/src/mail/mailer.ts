@@ -2,7 +2,11 @@
 // transaction when there is one), then — once that has committed — hand its id to the
 // `mail` job (SMTP, or the log when no SMTP_URL is set).
 import { randomUUID } from 'node:crypto';
-import { type Db, insertOutboxMail, type JobPayloads, type JobQueue, type SqlStore } from '@spendgate/store';
+import type { JobPayloads } from '../queue/jobs.ts';
+import type { JobQueue } from '../queue/types.ts';
+import type { SqlStore } from '../sql/connect.ts';
+import type { Db } from '../sql/repos/db.ts';
+import { insertOutboxMail } from '../sql/repos/mail-outbox.ts';
 
 export interface Mail {
   to: string;
