@@ -1,26 +1,25 @@
 /**
  * The dashboard's frame: a sidebar (open by default) with the screens the table
- * (screens.ts) gives an entry, a top bar with the sidebar toggle, the theme (light by
- * default) and the account. When the session ends (logout, a 401, another tab) it goes
- * to /login.
+ * (screens.ts) gives an entry, a top bar with the sidebar toggle, the theme (the
+ * system's until one is chosen, shared/theme.ts) and the account. When the session
+ * ends (logout, a 401, another tab) it goes to /login.
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { type ReactNode, useEffect, useState } from 'react';
 import { logout } from '../../api/auth/mutations.ts';
 import { useSession } from '../../shared/session.ts';
+import { useTheme } from '../../shared/theme.ts';
 import { Icon } from '../../shared/ui/Icon.tsx';
 import { Logo } from '../../shared/ui/Logo.tsx';
 import { DASHBOARD_SCREENS, type DashboardScreen } from '../screens.ts';
-
-type Theme = 'light' | 'dark';
 
 /** The sidebar's entries: the screens with one, in the table's order. */
 const NAVIGATION = Object.values(DASHBOARD_SCREENS).flatMap((screen: DashboardScreen) => (screen.nav ? [{ to: screen.path, ...screen.nav }] : []));
 
 export function DashboardShell({ children }: { children: ReactNode }) {
   const [sidebarOpen, setSidebarOpen] = useState(true);
-  const [theme, setTheme] = useState<Theme>('light');
+  const [theme, setTheme] = useTheme();
   const session = useSession();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
