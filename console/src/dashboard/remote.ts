@@ -17,6 +17,7 @@ import { SyntheticGroupsScreen } from './groups/SyntheticGroupsScreen.tsx';
 import { OverviewScreen } from './overview/OverviewScreen.tsx';
 import type { DashboardScreenName } from './screens.ts';
 import { SettingsScreen } from './settings/SettingsScreen.tsx';
+import { TeamScreen } from './team/TeamScreen.tsx';
 import '../styles/dashboard.css';
 
 export { DashboardShell } from './shell/DashboardShell.tsx';
@@ -33,6 +34,7 @@ export const screens: Record<DashboardScreenName, ComponentType> = {
   syntheticGroups: SyntheticGroupsScreen,
   settings: SettingsScreen,
   account: AccountScreen,
+  team: TeamScreen,
   subscription: SubscriptionScreen,
   billingSuccess: BillingSuccessScreen,
   billingCancel: BillingCancelScreen,

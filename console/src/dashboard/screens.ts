@@ -46,7 +46,8 @@ export const DASHBOARD_SCREENS = {
     nav: { label: 'Settings', icon: 'settings', exact: true },
     failureMessage: 'Settings page is currently unavailable.',
   },
-  account: { path: '/dashboard/settings/account', nav: { label: 'Account', icon: 'users' }, failureMessage: 'Unable to load account settings.' },
+  account: { path: '/dashboard/settings/account', nav: { label: 'Account', icon: 'user' }, failureMessage: 'Unable to load account settings.' },
+  team: { path: '/dashboard/settings/team', nav: { label: 'Team', icon: 'users' }, failureMessage: 'Team settings failed to load.' },
   subscription: {
     path: '/dashboard/settings/subscription',
     nav: { label: 'Subscription', icon: 'card' },

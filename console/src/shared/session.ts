@@ -15,6 +15,8 @@ export interface SessionUser {
   email: string;
   name?: string;
   avatar?: string | null;
+  /** False until the account's e-mail is confirmed: such a session opens only /verify and the profile. */
+  emailVerified?: boolean;
 }
 
 export interface Session {
@@ -26,7 +28,8 @@ export function readToken(): string | null {
   return localStorage.getItem(TOKEN_KEY);
 }
 
-function readUser(): SessionUser | null {
+/** The signed-in user as stored beside the token. */
+export function readUser(): SessionUser | null {
   const stored = localStorage.getItem(USER_KEY);
   if (!stored) return null;
   try {

@@ -2,7 +2,8 @@
  * The site's routes. Public pages render in the site frame; dashboard screens
  * (sign-in screens and everything under /dashboard) come from the dashboard bundle, at
  * the paths their table (dashboard/screens.ts) gives.
- * /dashboard/* needs a stored token, else it redirects to /login, replacing history.
+ * /dashboard/* needs a stored token, else it redirects to /login, replacing history, and
+ * a confirmed e-mail, else it redirects to /verify.
  */
 import type { QueryClient } from '@tanstack/react-query';
 import { createRootRouteWithContext, createRoute, createRouter, redirect } from '@tanstack/react-router';
@@ -10,7 +11,7 @@ import { faqListQuery } from '../api/faqs/queries.ts';
 import { queryClient } from '../api/query-client.ts';
 import { plansQuery } from '../api/subscription/queries.ts';
 import { DASHBOARD_SCREENS, type DashboardScreenName, PRIVATE_SCREEN_NAMES, type PrivateScreenName } from '../dashboard/screens.ts';
-import { isSignedIn } from '../shared/session.ts';
+import { isSignedIn, readUser } from '../shared/session.ts';
 import { Spinner } from '../shared/ui/Spinner.tsx';
 import { PageError } from './components/PageError.tsx';
 import { RootLayout, SiteLayout } from './layout/SiteLayout.tsx';
@@ -73,10 +74,19 @@ const remote = <Name extends DashboardScreenName>(screen: Name) => ({
   component: () => <RemoteScreen screen={screen} />,
 });
 
-const loginRoute = createRoute({ getParentRoute: () => siteRoute, ...remote('login') });
+// ?invite= is a team invitation's token, from the link its e-mail carries: signing up or
+// logging in with it accepts the invitation.
+const loginRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  validateSearch: (search: Record<string, unknown>): { invite?: string } => ({ invite: optionalString(search.invite) }),
+  ...remote('login'),
+});
 const registerRoute = createRoute({
   getParentRoute: () => siteRoute,
-  validateSearch: (search: Record<string, unknown>): { plan?: string } => ({ plan: optionalString(search.plan) }),
+  validateSearch: (search: Record<string, unknown>): { plan?: string; invite?: string } => ({
+    plan: optionalString(search.plan),
+    invite: optionalString(search.invite),
+  }),
   ...remote('register'),
 });
 const verifyRoute = createRoute({
@@ -107,8 +117,13 @@ const acceptInviteRoute = createRoute({
 const dashboardRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: 'dashboard',
+  // ?team= names the team a screen shows (URL state); without it, the first of yours.
+  validateSearch: (search: Record<string, unknown>): { team?: string } => ({ team: optionalString(search.team) }),
   beforeLoad: () => {
     if (!isSignedIn()) throw redirect({ to: '/login', replace: true });
+    // A session whose e-mail is not confirmed yet opens nothing here (the API answers 403): confirm it first.
+    const user = readUser();
+    if (user?.emailVerified === false) throw redirect({ to: '/verify', search: { email: user.email }, replace: true });
   },
   component: DashboardLayout,
 });

@@ -1,4 +1,10 @@
-// Teams as GET /api/team answers them (spec §3: id, name, description; your role in each).
+// Teams as /api/team answers them (spec §3: team, member, invite, accept, role change,
+// removal) and what its calls take.
+import type { TeamRole } from '@spendgate/core';
+import type { SessionAnswer } from '../auth/types.ts';
+
+export type { TeamRole };
+
 export interface Team {
   id: string;
   name: string;
@@ -8,4 +14,62 @@ export interface Team {
   createdAt: string;
   /** Your role in the team (ADMIN, MEMBER, …); absent where the answer is about the team alone. */
   role?: string;
+}
+
+/** A member of a team: `id` is the user's id. */
+export interface TeamMember {
+  id: string;
+  email: string;
+  name: string;
+  avatar: string | null;
+  role: TeamRole;
+  joinedAt: string;
+}
+
+/** An invitation just sent (POST /team/invite). */
+export interface TeamInvitation {
+  id: string;
+  teamId: string;
+  email: string;
+  role: TeamRole;
+  expiresAt: string;
+}
+
+/** Accepting an invitation signs in (or creates) the invited account and answers its session and the team. */
+export interface TeamInvitationAccepted extends SessionAnswer {
+  team: Team;
+}
+
+export interface TeamMemberRemoved {
+  teamId: string;
+  userId: string;
+}
+
+export interface NewTeam {
+  name: string;
+  description: string;
+}
+
+export interface TeamInvite {
+  teamId: string;
+  email: string;
+  role: TeamRole;
+}
+
+/** The invitation's token, the account's password, and a name when the account is created. */
+export interface TeamAccept {
+  token: string;
+  password: string;
+  name?: string;
+}
+
+export interface RoleChange {
+  teamId: string;
+  userId: string;
+  role: TeamRole;
+}
+
+export interface Removal {
+  teamId: string;
+  userId: string;
 }

@@ -10,6 +10,10 @@ export function SettingsScreen() {
           <strong>Account</strong>
           <span>Name, e-mail, password and avatar.</span>
         </Link>
+        <Link to="/dashboard/settings/team" className="settings-link">
+          <strong>Team</strong>
+          <span>Members and roles, invitations, seats and the team budget.</span>
+        </Link>
         <Link to="/dashboard/settings/subscription" className="settings-link">
           <strong>Subscription</strong>
           <span>Plan, payment methods, invoices and usage.</span>

@@ -1,0 +1,257 @@
+// @vitest-environment happy-dom
+// The Team screen against a stubbed API: the forms' checks before any call, and spec §4's
+// team transitions (accepting adds the team once, a role change replaces the member, a
+// removal drops them) with each action's own loading flag.
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Team, TeamMember } from '../../api/team/types.ts';
+import { readToken, saveSession } from '../../shared/session.ts';
+import { jsonResponse, renderInSite } from '../../testing/render.tsx';
+import { TeamScreen } from './TeamScreen.tsx';
+
+const ADA = { id: '00000000-0000-4000-8000-00000000000a', email: 'ada@example.com', name: 'Ada Lovelace', avatar: null };
+const core: Team = { id: '00000000-0000-4000-8000-0000000000c1', name: 'Core', description: '', timeZone: 'UTC', createdAt: '2026-11-01T00:00:00.000Z', role: 'ADMIN' };
+const member = (id: string, name: string, role: TeamMember['role']): TeamMember => ({
+  id,
+  email: `${name.toLowerCase()}@example.com`,
+  name,
+  avatar: null,
+  role,
+  joinedAt: '2026-11-02T10:00:00.000Z',
+});
+const ada = { ...member(ADA.id, 'Ada Lovelace', 'ADMIN'), email: ADA.email };
+const grace = member('00000000-0000-4000-8000-00000000000b', 'Grace', 'MEMBER');
+const alan = member('00000000-0000-4000-8000-00000000000d', 'Alan', 'MEMBER');
+
+/** A stubbed API: each answer is given by method and path, and may be held back until released. */
+function stubApi(routes: Record<string, (body: unknown) => Response | Promise<Response>>) {
+  const fetchMock = vi.fn<typeof fetch>(async (input, init) => {
+    const url = new URL(String(input), 'http://localhost');
+    const key = `${init?.method ?? 'GET'} ${url.pathname}`;
+    const route = routes[key];
+    if (!route) throw new Error(`unexpected call ${key}`);
+    return route(init?.body ? JSON.parse(String(init.body)) : undefined);
+  });
+  vi.stubGlobal('fetch', fetchMock);
+  const calls = (key: string) =>
+    fetchMock.mock.calls.filter(([input, init]) => `${init?.method ?? 'GET'} ${new URL(String(input), 'http://localhost').pathname}` === key);
+  return { fetchMock, calls };
+}
+
+const ok = (data: unknown) => jsonResponse(200, { success: true, data, message: 'OK' });
+
+/** A promise of a response released by the test. */
+function held() {
+  let release!: (response: Response) => void;
+  const response = new Promise<Response>((resolve) => {
+    release = resolve;
+  });
+  return { response, release };
+}
+
+beforeEach(() => {
+  localStorage.clear();
+  saveSession('jwt-ada', { ...ADA, emailVerified: true });
+});
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+describe('Team screen without a team', () => {
+  it('checks the new team before calling, then creates it and shows it', async () => {
+    const api = stubApi({
+      'GET /api/team/': () => ok([]),
+      'POST /api/team/': (body) => jsonResponse(201, { success: true, data: { ...core, ...(body as object) }, message: 'Team created' }),
+      [`GET /api/team/members/${core.id}`]: () => ok([ada]),
+    });
+    await renderInSite(<TeamScreen />);
+    const user = userEvent.setup();
+    const form = await screen.findByRole('form', { name: 'Create a team' });
+
+    await user.click(within(form).getByRole('button', { name: 'Create team' }));
+    expect(within(form).getByText('Team name is required')).toBeTruthy();
+    expect(within(form).getByLabelText('Team name').getAttribute('aria-invalid')).toBe('true');
+    await user.type(within(form).getByLabelText('Team name'), 'x'.repeat(201));
+    await user.click(within(form).getByRole('button', { name: 'Create team' }));
+    expect(within(form).getByText('Team name must be at most 200 characters')).toBeTruthy();
+    expect(api.calls('POST /api/team/')).toHaveLength(0);
+
+    await user.clear(within(form).getByLabelText('Team name'));
+    await user.type(within(form).getByLabelText('Team name'), '  Core  ');
+    await user.click(within(form).getByRole('button', { name: 'Create team' }));
+    expect(await screen.findByRole('heading', { name: 'Core', level: 1 })).toBeTruthy();
+    expect(JSON.parse(String(api.calls('POST /api/team/')[0]![1]!.body))).toEqual({ name: 'Core', description: '' });
+    expect(await screen.findByRole('listitem', { name: 'Ada Lovelace' })).toBeTruthy();
+  });
+
+  it('joins with a pasted invitation link: the token goes to /team/accept and the team is listed once', async () => {
+    const token = 'Tok3n_from-the-invitation-email-0123456789';
+    const api = stubApi({
+      'GET /api/team/': () => ok([]),
+      'POST /api/team/accept': () => ok({ token: 'jwt-ada-2', user: { ...ADA, metadata: {}, emailVerified: true, subscription: null }, team: { ...core, role: 'MEMBER' } }),
+      [`GET /api/team/members/${core.id}`]: () => ok([{ ...ada, role: 'MEMBER' }, grace]),
+    });
+    const { queryClient } = await renderInSite(<TeamScreen />);
+    const user = userEvent.setup();
+    const form = await screen.findByRole('form', { name: 'Join a team' });
+
+    await user.type(within(form).getByLabelText('Invitation link'), 'not a link');
+    await user.click(within(form).getByRole('button', { name: 'Join team' }));
+    expect(within(form).getByText('Paste the invitation link from your e-mail')).toBeTruthy();
+    expect(within(form).getByText('Password is required')).toBeTruthy();
+    expect(api.calls('POST /api/team/accept')).toHaveLength(0);
+
+    await user.clear(within(form).getByLabelText('Invitation link'));
+    await user.type(within(form).getByLabelText('Invitation link'), `https://spendgate.example/register?invite=${token}`);
+    await user.type(within(form).getByLabelText('Your password'), 'a long enough password');
+    await user.click(within(form).getByRole('button', { name: 'Join team' }));
+
+    expect(await screen.findByRole('heading', { name: 'Core', level: 1 })).toBeTruthy();
+    expect(JSON.parse(String(api.calls('POST /api/team/accept')[0]![1]!.body))).toEqual({ token, password: 'a long enough password' });
+    expect(queryClient.getQueryData<Team[]>(['team', 'mine'])?.map((team) => team.id)).toEqual([core.id]);
+    expect(readToken()).toBe('jwt-ada-2');
+    // A member sees the team but cannot invite or change anyone.
+    expect(await screen.findByRole('listitem', { name: 'Grace' })).toBeTruthy();
+    expect(screen.queryByRole('form', { name: 'Invite a member' })).toBeNull();
+    expect(screen.queryByRole('combobox', { name: /Role of/ })).toBeNull();
+    expect(api.calls('GET /api/team/')).toHaveLength(1);
+  });
+
+  it('says why the teams could not be loaded and retries', async () => {
+    let fail = true;
+    stubApi({
+      'GET /api/team/': () => (fail ? jsonResponse(500, { success: false, data: null, message: 'Failed to get user teams' }) : ok([])),
+    });
+    await renderInSite(<TeamScreen />);
+    expect((await screen.findByRole('alert')).textContent).toContain('Failed to get user teams');
+    fail = false;
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Retry' }));
+    expect(await screen.findByRole('form', { name: 'Create a team' })).toBeTruthy();
+  });
+});
+
+describe('Team screen of an admin', () => {
+  it('invites by e-mail as MEMBER by default, after checking the address', async () => {
+    const invite = held();
+    const api = stubApi({
+      'GET /api/team/': () => ok([core]),
+      [`GET /api/team/members/${core.id}`]: () => ok([ada, grace]),
+      'POST /api/team/invite': () => invite.response,
+    });
+    await renderInSite(<TeamScreen />);
+    const user = userEvent.setup();
+    const form = await screen.findByRole('form', { name: 'Invite a member' });
+    expect((within(form).getByLabelText('Role') as HTMLSelectElement).value).toBe('MEMBER');
+
+    await user.click(within(form).getByRole('button', { name: 'Send invitation' }));
+    expect(within(form).getByText('E-mail is required')).toBeTruthy();
+    await user.type(within(form).getByLabelText('E-mail'), 'alan@example');
+    await user.click(within(form).getByRole('button', { name: 'Send invitation' }));
+    expect(within(form).getByText('Enter a valid e-mail address')).toBeTruthy();
+    expect(api.calls('POST /api/team/invite')).toHaveLength(0);
+
+    await user.clear(within(form).getByLabelText('E-mail'));
+    await user.type(within(form).getByLabelText('E-mail'), 'alan@example.com');
+    await user.click(within(form).getByRole('button', { name: 'Send invitation' }));
+    const sending = within(form).getByRole('button', { name: 'Sending invitation…' }) as HTMLButtonElement;
+    expect(sending.disabled).toBe(true);
+    // Its own flag: the members' actions stay usable while it is sent.
+    expect((screen.getByRole('combobox', { name: 'Role of Grace' }) as HTMLSelectElement).disabled).toBe(false);
+    expect(JSON.parse(String(api.calls('POST /api/team/invite')[0]![1]!.body))).toEqual({ teamId: core.id, email: 'alan@example.com', role: 'MEMBER' });
+
+    invite.release(jsonResponse(201, { success: true, data: { id: 'i1', teamId: core.id, email: 'alan@example.com', role: 'MEMBER', expiresAt: '2026-12-03T00:00:00.000Z' }, message: 'Invitation sent' }));
+    expect((await within(form).findByRole('status')).textContent).toContain('Invitation sent to alan@example.com');
+    expect((within(form).getByLabelText('E-mail') as HTMLInputElement).value).toBe('');
+  });
+
+  it("shows the server's refusal of an invitation", async () => {
+    stubApi({
+      'GET /api/team/': () => ok([core]),
+      [`GET /api/team/members/${core.id}`]: () => ok([ada]),
+      'POST /api/team/invite': () =>
+        jsonResponse(402, { success: false, data: null, message: 'Your Free trial plan includes 2 seats during the trial. Choose a paid plan to add more.' }),
+    });
+    await renderInSite(<TeamScreen />);
+    const user = userEvent.setup();
+    const form = await screen.findByRole('form', { name: 'Invite a member' });
+    await user.type(within(form).getByLabelText('E-mail'), 'alan@example.com');
+    await user.click(within(form).getByRole('button', { name: 'Send invitation' }));
+    expect((await within(form).findByRole('alert')).textContent).toBe('Your Free trial plan includes 2 seats during the trial. Choose a paid plan to add more.');
+  });
+
+  it('changes a role with that member’s own flag, and replaces only that member', async () => {
+    const change = held();
+    const api = stubApi({
+      'GET /api/team/': () => ok([core]),
+      [`GET /api/team/members/${core.id}`]: () => ok([ada, grace, alan]),
+      'PATCH /api/team/role': () => change.response,
+    });
+    await renderInSite(<TeamScreen />);
+    const user = userEvent.setup();
+    const graceRole = (await screen.findByRole('combobox', { name: 'Role of Grace' })) as HTMLSelectElement;
+
+    await user.selectOptions(graceRole, 'ADMIN');
+    expect(graceRole.disabled).toBe(true);
+    expect(within(screen.getByRole('listitem', { name: 'Grace' })).getByText('Updating role…')).toBeTruthy();
+    expect((screen.getByRole('combobox', { name: 'Role of Alan' }) as HTMLSelectElement).disabled).toBe(false);
+    expect((within(screen.getByRole('listitem', { name: 'Grace' })).getByRole('button', { name: 'Remove' }) as HTMLButtonElement).disabled).toBe(false);
+    expect((screen.getByRole('button', { name: 'Send invitation' }) as HTMLButtonElement).disabled).toBe(false);
+    expect(JSON.parse(String(api.calls('PATCH /api/team/role')[0]![1]!.body))).toEqual({ teamId: core.id, userId: grace.id, role: 'ADMIN' });
+
+    change.release(ok({ ...grace, role: 'ADMIN' }));
+    await waitFor(() => expect(graceRole.disabled).toBe(false));
+    expect(graceRole.value).toBe('ADMIN');
+    expect((screen.getByRole('combobox', { name: 'Role of Alan' }) as HTMLSelectElement).value).toBe('MEMBER');
+    expect(within(screen.getByRole('listitem', { name: 'Grace' })).queryByText('Updating role…')).toBeNull();
+    // Replaced in place from the answer: the list was not fetched again.
+    expect(api.calls(`GET /api/team/members/${core.id}`)).toHaveLength(1);
+  });
+
+  it('shows a refused role change and keeps the role', async () => {
+    stubApi({
+      'GET /api/team/': () => ok([core]),
+      [`GET /api/team/members/${core.id}`]: () => ok([ada, grace]),
+      'PATCH /api/team/role': () =>
+        jsonResponse(409, { success: false, data: null, message: 'A team needs at least one admin: make another member admin first' }),
+    });
+    await renderInSite(<TeamScreen />);
+    const user = userEvent.setup();
+    const adaRole = (await screen.findByRole('combobox', { name: 'Role of Ada Lovelace' })) as HTMLSelectElement;
+    await user.selectOptions(adaRole, 'MEMBER');
+    expect((await screen.findByRole('alert')).textContent).toBe('A team needs at least one admin: make another member admin first');
+    expect(adaRole.value).toBe('ADMIN');
+  });
+
+  it('removes a member after confirming, with its own flag, and drops only them', async () => {
+    const removal = held();
+    const api = stubApi({
+      'GET /api/team/': () => ok([core]),
+      [`GET /api/team/members/${core.id}`]: () => ok([ada, grace, alan]),
+      'DELETE /api/team/member': () => removal.response,
+    });
+    await renderInSite(<TeamScreen />);
+    const user = userEvent.setup();
+    const graceRow = await screen.findByRole('listitem', { name: 'Grace' });
+
+    await user.click(within(graceRow).getByRole('button', { name: 'Remove' }));
+    const dialog = screen.getByRole('dialog', { name: 'Remove Grace?' });
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(api.calls('DELETE /api/team/member')).toHaveLength(0);
+
+    await user.click(within(graceRow).getByRole('button', { name: 'Remove' }));
+    await user.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Remove member' }));
+    expect((within(screen.getByRole('dialog')).getByRole('button', { name: 'Removing…' }) as HTMLButtonElement).disabled).toBe(true);
+    expect((within(screen.getByRole('listitem', { name: 'Alan' })).getByRole('button', { name: 'Remove' }) as HTMLButtonElement).disabled).toBe(false);
+    expect((screen.getByRole('combobox', { name: 'Role of Grace' }) as HTMLSelectElement).disabled).toBe(false);
+    expect(JSON.parse(String(api.calls('DELETE /api/team/member')[0]![1]!.body))).toEqual({ teamId: core.id, userId: grace.id });
+
+    removal.release(ok({ teamId: core.id, userId: grace.id }));
+    await waitFor(() => expect(screen.queryByRole('listitem', { name: 'Grace' })).toBeNull());
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(screen.getAllByRole('listitem').map((row) => row.getAttribute('aria-label'))).toEqual(['Ada Lovelace', 'Alan']);
+    expect(api.calls(`GET /api/team/members/${core.id}`)).toHaveLength(1);
+  });
+});
