@@ -3,7 +3,7 @@
 // control characters, which the database refuses and headers cannot carry.
 import { GROUP_ROLES, isValidTimeZone, KEY_SETTING_LIMITS, TEAM_ROLES } from '@spendgate/core';
 import { z } from 'zod';
-import { MODEL_ID_CHARACTERS, MODEL_ID_MAX_LENGTH } from '../model-id.ts';
+import { ModelName } from '../model-id.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../security/password-policy.ts';
 
 /** No control character (NUL, tab, CR, LF, DEL, C1) and no lone surrogate. */
@@ -23,12 +23,6 @@ export const text = (max: number) => z.string().trim().max(max, `must be at most
 export const multilineText = (max: number) =>
   z.string().trim().max(max, `must be at most ${max} characters`).regex(MULTI_LINE, NO_CONTROL_BUT_BREAKS);
 
-/** A model id (model-id.ts): 1 to 256 printable ASCII characters, no spaces. */
-export const ModelName = z
-  .string({ error: 'must be a model id' })
-  .min(1, 'must name a model')
-  .max(MODEL_ID_MAX_LENGTH, `must be at most ${MODEL_ID_MAX_LENGTH} characters`)
-  .regex(MODEL_ID_CHARACTERS, 'must be printable ASCII without spaces or control characters');
 
 const JSON_DATA_MAX_BYTES = 16_384;
 

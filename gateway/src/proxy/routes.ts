@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type PriceCatalog, priceVersionAt } from '@spendgate/core';
 import { z } from 'zod';
-import { ModelName } from '../api/schemas.ts';
+import { ModelName } from '../model-id.ts';
 import type { WireFormatId } from '../providers/formats/index.ts';
 import { countsTokensFor } from '../providers/translation.ts';
 import type { Principal } from './principals.ts';

@@ -7,7 +7,8 @@ import type { PricingService } from '../../control/price-overrides.ts';
 import { useZod } from '../../zod-provider.ts';
 import { answer, PriceOverride, UnpricedPolicy } from '../answers.ts';
 import { ok } from '../reply.ts';
-import { ModelName, text } from '../schemas.ts';
+import { ModelName } from '../../model-id.ts';
+import { text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
 
 const MAX_PRICE_PER_MTOK_USD = 100_000;
