@@ -12,8 +12,10 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import type { z } from 'zod';
 import type { OtpAnswer, SessionAnswer } from '../../console/src/api/auth/types.ts';
 import type { ContactFormAnswer } from '../../console/src/api/contact-form/types.ts';
+import type { Connection, ConnectionTested, ListedConnection, Provider, UsageTotals } from '../../console/src/api/connections/types.ts';
 import type { Faq } from '../../console/src/api/faqs/types.ts';
 import type { AddedMembers, GroupInvitation, GroupUsage, MemberRemoved, MemberRoleChanged, SyntheticGroup } from '../../console/src/api/groups/types.ts';
+import type { TeamOverview } from '../../console/src/api/overview/types.ts';
 import type { Plan } from '../../console/src/api/subscription/types.ts';
 import type { Team } from '../../console/src/api/team/types.ts';
 import type * as Answers from '../../gateway/src/api/answers.ts';
@@ -200,6 +202,13 @@ describe('the console reads answers as the API documents them', () => {
     expectTypeOf<Wire<typeof Answers.Faq>>().toExtend<Faq>();
     expectTypeOf<Wire<typeof Answers.Plan>>().toExtend<Plan>();
     expectTypeOf<Wire<typeof Answers.Team>>().toExtend<Team>();
+    expectTypeOf<Wire<typeof Answers.Provider>>().toExtend<Provider>();
+    expectTypeOf<Wire<typeof Answers.Connection>>().toExtend<Connection>();
+    expectTypeOf<Wire<typeof Answers.ListedConnection>>().toExtend<ListedConnection>();
+    expectTypeOf<Wire<typeof Answers.NewConnection>>().toExtend<{ newConnection: Connection }>();
+    expectTypeOf<Wire<typeof Answers.ConnectionTested>>().toExtend<ConnectionTested>();
+    expectTypeOf<Wire<typeof Answers.UsageTotals>>().toExtend<UsageTotals>();
+    expectTypeOf<Wire<typeof Answers.TeamOverview>>().toExtend<TeamOverview>();
     expectTypeOf<Wire<typeof Answers.GroupInvitationAccepted>>().toExtend<{ group: SyntheticGroup }>();
     expectTypeOf<Wire<typeof Answers.Group>>().toExtend<SyntheticGroup>();
     expectTypeOf<Wire<typeof Answers.AddedMembers>>().toExtend<AddedMembers>();

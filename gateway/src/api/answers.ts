@@ -130,6 +130,22 @@ export const UsageTotals = z.strictObject({
   estimatedRequests: z.number().int(),
 });
 
+/** A team's setup so far (what the caller can see of it) and this month's usage, in total and per UTC day. */
+export const TeamOverview = z.strictObject({
+  teamId: z.guid(),
+  setup: z.strictObject({
+    connections: z.number().int(),
+    groups: z.number().int(),
+    /** Live (unrevoked) keys in the groups the caller can see. */
+    keys: z.number().int(),
+    /** When the team's first request was recorded; null before any. */
+    firstRequestAt: Timestamp.nullable(),
+  }),
+  thisMonth: UsageTotals,
+  /** Every day of this month up to today, oldest first. */
+  daily: z.array(z.strictObject({ date: z.string(), requests: z.number().int(), totalCostMicros: z.string() })),
+});
+
 // Synthetic groups, their members, keys and invitations
 
 const MemberUser = z.strictObject({ id: z.guid(), email: z.string(), name: z.string(), avatar: z.string().nullable() });
@@ -201,6 +217,8 @@ export const Provider = z.strictObject({
   baseUrl: z.strictObject({ default: z.string().nullable(), required: z.boolean(), rules: z.string() }),
   /** The models the price catalog lists for it. */
   models: z.array(z.string()),
+  /** Settings a connection to it may give in `options` (e.g. Azure's apiVersion); empty means the provider's default. */
+  optionFields: z.array(z.strictObject({ name: z.string(), label: z.string(), help: z.string(), placeholder: z.string() })),
 });
 
 export const Connection = z.strictObject({
@@ -217,6 +235,16 @@ export const Connection = z.strictObject({
   apiKeyTail: z.string(),
   createdAt: Timestamp,
 });
+/** Requests and cost this calendar month (UTC), from `startDate` (its first day) to now. */
+export const MonthUsage = z.strictObject({
+  startDate: z.string(),
+  requests: z.number().int(),
+  currency: z.string(),
+  /** Micro-units of `currency`, as an integer string. */
+  totalCostMicros: z.string(),
+});
+/** A connection as the list shows it: with this month's requests and cost through it. */
+export const ListedConnection = Connection.extend({ thisMonth: MonthUsage });
 export const NewConnection = z.strictObject({ newConnection: Connection });
 export const ConnectionStatusSet = z.strictObject({ id: z.guid(), status: z.enum(['active', 'disabled']) });
 export const ConnectionTested = z.strictObject({ ok: z.boolean(), provider: z.string(), baseUrl: z.string(), latencyMs: z.number() });

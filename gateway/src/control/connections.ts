@@ -159,13 +159,14 @@ export function createConnectionService(deps: {
         id: adapter.id,
         name: adapter.name,
         format: adapter.format,
-        authFields: [{ name: 'apiKey', label: 'API key', type: 'secret', required: true }],
+        authFields: [{ name: 'apiKey', label: 'API key', type: 'secret', required: !adapter.selfHosted }],
         baseUrl: {
           default: adapter.defaultBaseUrl ?? null,
           required: adapter.defaultBaseUrl === undefined,
           rules: 'http(s) only; private, loopback and link-local addresses only when the operator allow-lists the host',
         },
         models: Object.keys(version?.prices[adapter.catalogProvider] ?? {}).sort(),
+        optionFields: (adapter.connectionOptions ?? []).map((option) => ({ ...option })),
       }));
     },
 
@@ -211,7 +212,10 @@ export function createConnectionService(deps: {
     async list(userId: string, teamId: string | undefined) {
       const teams = await listTeamsOfUser(db, userId);
       if (teamId && !teams.some((team) => team.id === teamId)) throw new NotFoundError('Team');
-      return (await listConnections(db, teamId ? [teamId] : teams.map((team) => team.id))).map(view);
+      const listed = await listConnections(db, teamId ? [teamId] : teams.map((team) => team.id));
+      return Promise.all(
+        listed.map(async (connection) => ({ ...view(connection), thisMonth: await deps.usage.monthToDate({ teamId: connection.team_id, connectionId: connection.id }) })),
+      );
     },
 
     async get(userId: string, connectionId: string) {
@@ -315,11 +319,12 @@ export function createConnectionService(deps: {
       } else {
         if (!input.teamId) throw new ValidationError('teamId', 'teamId is required when no connectionId is given');
         if (!input.provider) throw new ValidationError('provider', 'provider is required when no connectionId is given');
-        if (!input.apiKey) throw new ValidationError('apiKey', 'apiKey is required when no connectionId is given');
         await deps.access.team(input.teamId, caller.userId, 'connection.manage');
         adapter = adapterFor(input.provider);
+        // A team's own model server may take no key, as its connection may be saved without one.
+        if (!input.apiKey && !adapter.selfHosted) throw new ValidationError('apiKey', 'apiKey is required when no connectionId is given');
         baseUrl = await checkedBaseUrl(adapter, input.baseUrl);
-        secret = input.apiKey;
+        secret = input.apiKey ?? '';
       }
       await deps.limiter.hit('connection-test', { account: caller.userId, ip: caller.ip });
       const startedAt = performance.now();

@@ -1,8 +1,9 @@
 // Usage read models for the console: tokens and cost of a team, narrowed to a group or
 // a connection, over a date range (yyyy-mm-dd in UTC, endDate inclusive; by default
-// the last 30 days up to today).
+// the last 30 days up to today); and a team's overview: how far its setup has got
+// (connections, groups, live keys, first request) and this month's usage by day.
 import { microsToDecimalString } from '@spendgate/core';
-import { type SqlStore, sumUsage } from '@spendgate/store';
+import { firstUsageAt, listConnections, listGroupsForUser, listLiveKeys, type SqlStore, sumDailyUsage, sumUsage } from '@spendgate/store';
 import type { Access } from './access.ts';
 
 const DAY_MS = 86_400_000;
@@ -47,6 +48,46 @@ export function createUsageService(deps: { sql: SqlStore; access: Access; now?: 
 
   return {
     totals,
+
+    /** Requests and cost (micro-units) this calendar month (UTC) up to now: what lists show beside each item. */
+    async monthToDate(scope: { teamId: string; groupId?: string; connectionId?: string }) {
+      const endDate = isoDay(now());
+      const month = await totals(scope, { startDate: `${endDate.slice(0, 7)}-01`, endDate });
+      return { startDate: month.startDate, requests: month.requests, currency: month.currency, totalCostMicros: month.totalCostMicros };
+    },
+
+    /**
+     * A team's first steps and this month so far, for the dashboard's first screen. Groups
+     * and keys are those the caller can see (a team member sees only the groups they
+     * belong to); connections and usage are the team's.
+     */
+    async teamOverview(userId: string, teamId: string) {
+      await deps.access.team(teamId, userId, 'connection.view');
+      const { db } = deps.sql;
+      const today = isoDay(now());
+      const month = { startDate: `${today.slice(0, 7)}-01`, endDate: today };
+      const [connections, groups, firstRequest, usage, days] = await Promise.all([
+        listConnections(db, [teamId]),
+        listGroupsForUser(db, userId, { teamId }),
+        firstUsageAt(db, teamId),
+        totals({ teamId }, month),
+        sumDailyUsage(db, { teamId, from: new Date(`${month.startDate}T00:00:00Z`), to: new Date(Date.parse(`${today}T00:00:00Z`) + DAY_MS) }),
+      ]);
+      const keys = (await Promise.all(groups.map((group) => listLiveKeys(db, teamId, { groupId: group.id })))).flat();
+      const byDay = new Map(days.map((day) => [day.day, day]));
+      const daily = [];
+      for (let at = Date.parse(`${month.startDate}T00:00:00Z`); at <= Date.parse(`${today}T00:00:00Z`); at += DAY_MS) {
+        const date = isoDay(new Date(at));
+        const day = byDay.get(date);
+        daily.push({ date, requests: day?.requests ?? 0, totalCostMicros: (day?.costMicros ?? 0n).toString() });
+      }
+      return {
+        teamId,
+        setup: { connections: connections.length, groups: groups.length, keys: keys.length, firstRequestAt: firstRequest ?? null },
+        thisMonth: usage,
+        daily,
+      };
+    },
 
     async groupUsage(userId: string, query: { groupId: string; startDate: string; endDate: string }) {
       const group = await deps.access.group(query.groupId, userId, 'group.view');

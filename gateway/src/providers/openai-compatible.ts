@@ -79,6 +79,14 @@ export const azureOpenAI: ProviderAdapter = {
   catalogProvider: 'azure-openai',
   countsTokens: false,
   selfHosted: false,
+  connectionOptions: [
+    {
+      name: 'apiVersion',
+      label: 'API version',
+      help: `The api-version every request is sent with (${AZURE_DEFAULT_API_VERSION} when empty). Requests name the Azure deployment as their model.`,
+      placeholder: AZURE_DEFAULT_API_VERSION,
+    },
+  ],
   authHeaders: (secret) => ({ 'api-key': secret }),
   url(operation, target: UpstreamTarget) {
     const path = operation === 'chat' ? 'chat/completions' : operation === 'embeddings' ? 'embeddings' : undefined;

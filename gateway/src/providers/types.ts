@@ -11,6 +11,14 @@ export interface ConnectionOptions {
   apiVersion?: string;
 }
 
+/** A connection option as a form asks for it: the option's name, its label and help, and an example value. */
+export interface ConnectionOptionField {
+  name: keyof ConnectionOptions;
+  label: string;
+  help: string;
+  placeholder: string;
+}
+
 export interface UpstreamTarget {
   baseUrl: string;
   model: string;
@@ -33,8 +41,10 @@ export interface ProviderAdapter {
    * own format: no translator counts tokens, so callers of another get an estimate.
    */
   countsTokens: boolean;
-  /** Whether it is a team's own model server (BYOM): the connection a BYOM key must use. */
+  /** Whether it is a team's own model server (BYOM): the connection a BYOM key must use. It may take no API key. */
   selfHosted: boolean;
+  /** The connection options it reads (none when absent). */
+  connectionOptions?: readonly ConnectionOptionField[];
   /** Headers that authenticate a request with the connection's secret: a new object each call, which the caller may add to. */
   authHeaders(secret: string): Record<string, string>;
   /** Where an operation is sent, or undefined when the provider does not offer it. */

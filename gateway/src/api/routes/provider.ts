@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { CONNECTION_STATUSES } from '../../control/connections.ts';
 import type { ControlPlaneServices } from '../../control/index.ts';
 import { useZod } from '../../zod-provider.ts';
-import { answer, Connection, ConnectionStatusSet, ConnectionTested, Deleted, NewConnection, Provider, UsageTotals } from '../answers.ts';
+import { answer, Connection, ConnectionStatusSet, ConnectionTested, Deleted, ListedConnection, NewConnection, Provider, UsageTotals } from '../answers.ts';
 import { ok } from '../reply.ts';
 import { DateRangeQuery, id, Name, text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
@@ -49,7 +49,7 @@ export const providerRoutes =
       const provider = await connections.create(signedIn(request).userId, { ...byom, provider: BYOM_PROVIDER, apiKey: apiKey ?? '' });
       return reply.code(201).send(ok(provider, 'Provider created'));
     });
-    api.get('/connections', { schema: { summary: 'Connections of your teams (or of one team)', querystring: ListQuery, response: { 200: answer(z.array(Connection)) } } }, async (request) =>
+    api.get('/connections', { schema: { summary: 'Connections of your teams (or of one team), each with this month’s requests and cost', querystring: ListQuery, response: { 200: answer(z.array(ListedConnection)) } } }, async (request) =>
       ok(await connections.list(signedIn(request).userId, request.query.teamId)),
     );
     api.post('/connections', { schema: { summary: 'Connect a provider (team admins)', body: ConnectionBody, response: { 201: answer(NewConnection) } } }, async (request, reply) =>

@@ -136,6 +136,30 @@ export async function sumUsage(
   };
 }
 
+/** Requests and priced cost of one team per UTC day (yyyy-mm-dd) over [from, to); days without requests are left out. */
+export async function sumDailyUsage(
+  db: Kysely<Database>,
+  scope: { teamId: string; from: Date; to: Date },
+): Promise<{ day: string; requests: number; costMicros: bigint }[]> {
+  const day = sql<string>`to_char(occurred_at at time zone 'UTC', 'YYYY-MM-DD')`;
+  const rows = await db
+    .selectFrom('usage_events')
+    .select([day.as('day'), sql<bigint>`count(*)`.as('requests'), sql<bigint>`coalesce(sum(cost_micros), 0)::bigint`.as('costMicros')])
+    .where('team_id', '=', scope.teamId)
+    .where('occurred_at', '>=', scope.from)
+    .where('occurred_at', '<', scope.to)
+    .groupBy(day)
+    .orderBy(day)
+    .execute();
+  return rows.map((row) => ({ day: row.day, requests: Number(row.requests), costMicros: BigInt(row.costMicros) }));
+}
+
+/** When the team's first request was recorded; undefined before any. */
+export async function firstUsageAt(db: Kysely<Database>, teamId: string): Promise<Date | undefined> {
+  const row = await db.selectFrom('usage_events').select(sql<Date | null>`min(occurred_at)`.as('first')).where('team_id', '=', teamId).executeTakeFirst();
+  return row?.first ? new Date(row.first) : undefined;
+}
+
 export async function listUsageEvents(db: Kysely<Database>, teamId: string) {
   return db.selectFrom('usage_events').selectAll().where('team_id', '=', teamId).orderBy('occurred_at').execute();
 }
