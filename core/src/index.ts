@@ -1,6 +1,7 @@
 // @spendgate/core: the pure domain shared by gateway, worker and console — money,
 // usage, the versioned price catalog, request costing and the routing policy. No I/O, no clock.
 
+export { AVATAR_DATA_URL_MAX_LENGTH, AVATAR_URL_MAX_LENGTH, avatarProblem } from './avatar.ts';
 export {
   type Bill,
   type BillingRule,

@@ -3,9 +3,10 @@
  * logout clears it. Each carries the spec's fallback message for when the server gives none.
  */
 import { mutationOptions, type QueryClient } from '@tanstack/react-query';
-import { clearSession, saveSession } from '../../shared/session.ts';
+import { clearSession, readToken, saveSession } from '../../shared/session.ts';
 import { apiData } from '../client.ts';
-import type { LoginInput, OtpAnswer, OtpCheck, PasswordChange, PasswordReset, RegisterInput, SessionAnswer } from './types.ts';
+import { authKeys } from './queries.ts';
+import type { LoginInput, OtpAnswer, OtpCheck, PasswordChange, PasswordReset, ProfileAnswer, ProfileChanges, RegisterInput, SessionAnswer } from './types.ts';
 
 // The query client comes from the caller (useQueryClient): the dashboard bundle must
 // use the site's cache, not a copy of its own.
@@ -60,10 +61,27 @@ export const resetPasswordMutation = () =>
     mutationFn: (reset: PasswordReset) => apiData<unknown>('POST', '/auth/reset-password', { body: reset, fallback: 'Password update failed' }),
   });
 
+/** Changes the password: every other session ends, and the new token it answers keeps this one. */
 export const changePasswordMutation = () =>
   mutationOptions({
     mutationKey: ['auth', 'update-password'],
-    mutationFn: (change: PasswordChange) => apiData<unknown>('PATCH', '/auth/update-password', { body: change, fallback: 'Password update failed' }),
+    mutationFn: (change: PasswordChange) =>
+      apiData<SessionAnswer>('PATCH', '/auth/update-password', { body: change, fallback: 'Password update failed' }).then((answer) => {
+        saveSession(answer.token, answer.user);
+        return answer;
+      }),
+  });
+
+/** Changes the name or avatar: the profile and the stored user (the navbar's avatar) follow. */
+export const updateProfileMutation = (queryClient: QueryClient) =>
+  mutationOptions({
+    mutationKey: ['auth', 'update-profile'],
+    mutationFn: (changes: ProfileChanges) => apiData<ProfileAnswer>('PATCH', '/auth/update-profile', { body: changes, fallback: 'Failed to update profile' }),
+    onSuccess: (answer) => {
+      queryClient.setQueryData(authKeys.profile(), answer);
+      const token = readToken();
+      if (token) saveSession(token, answer.user);
+    },
   });
 
 /** Signs out: forgets the session and every cached answer. */

@@ -1,10 +1,17 @@
 // Auth payloads and answers (spec §7): register, login, one-time codes, passwords.
 import type { SessionUser } from '../../shared/session.ts';
 
+/** An account as the API answers it. */
+export interface PublicUser extends SessionUser {
+  name: string;
+  avatar: string | null;
+  emailVerified: boolean;
+}
+
 export interface SessionAnswer {
   token: string;
   /** Until the e-mail is verified the token opens only the profile and /verify. */
-  user: SessionUser & { emailVerified: boolean };
+  user: PublicUser;
 }
 
 /** A code checked with the account's session answers a full session; a sign-up code, none (`verified` is always true). */
@@ -38,4 +45,15 @@ export interface PasswordReset {
 export interface PasswordChange {
   currentPassword: string;
   newPassword: string;
+}
+
+/** The signed-in account (GET /auth/profile, PATCH /auth/update-profile). */
+export interface ProfileAnswer {
+  user: PublicUser;
+}
+
+/** A name, or an avatar: an https URL, a base64 data URL of a PNG, JPEG, GIF or WebP image, or null to remove it. */
+export interface ProfileChanges {
+  name?: string;
+  avatar?: string | null;
 }

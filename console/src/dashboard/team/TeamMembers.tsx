@@ -11,28 +11,12 @@ import { changeRoleMutation, removeMemberMutation, teamMutationKeys } from '../.
 import { teamKeys } from '../../api/team/queries.ts';
 import type { Removal, RoleChange, TeamMember } from '../../api/team/types.ts';
 import { FormError } from '../auth/AuthCard.tsx';
+import { Avatar } from '../ui/Avatar.tsx';
 import { ConfirmDialog } from '../ui/ConfirmDialog.tsx';
 import { ROLE_LABELS } from './InviteMemberForm.tsx';
 import { isTeamRole } from './validation.ts';
 
 const joinedDate = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
-
-function initials(member: TeamMember): string {
-  const words = (member.name || member.email).split(/\s+/).filter(Boolean);
-  return words
-    .slice(0, 2)
-    .map((word) => word[0]!.toUpperCase())
-    .join('');
-}
-
-export function MemberAvatar({ name, email, avatar }: Pick<TeamMember, 'name' | 'email' | 'avatar'>) {
-  if (avatar) return <img className="avatar" src={avatar} alt="" width={36} height={36} />;
-  return (
-    <span className="avatar avatar--initials" aria-hidden="true">
-      {initials({ name, email } as TeamMember)}
-    </span>
-  );
-}
 
 /** The members a pending mutation of `key` is acting on, by user id. */
 function usePendingUserIds(key: readonly string[]): Set<string> {
@@ -75,7 +59,7 @@ export function TeamMembers({ teamId, members, canManage, currentUserId }: { tea
           const you = member.id === currentUserId;
           return (
             <li key={member.id} className="member" aria-label={member.name || member.email}>
-              <MemberAvatar {...member} />
+              <Avatar name={member.name} email={member.email} avatar={member.avatar} />
               <div className="member__who">
                 <span className="member__name">
                   {member.name || member.email}
