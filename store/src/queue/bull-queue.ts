@@ -7,8 +7,9 @@
  * failed jobs are kept (the last 1,000, at most 7 days) for inspection, and while
  * one is kept an enqueue with its id is ignored.
  *
- * Retries follow the consumer's `attempts`, as the JobQueue interface asks: jobs are
- * enqueued with MAX_ATTEMPTS and exponential backoff, and the worker ends a job that
+ * Retries follow the consumer's `attempts` and `backoffMs`, as the JobQueue interface
+ * asks: jobs are enqueued with MAX_ATTEMPTS and a custom backoff type, each worker's
+ * backoffStrategy doubles its processor's first delay, and the worker ends a job that
  * fails its last allowed attempt with BullMQ's UnrecoverableError.
  *
  * A schedule is a BullMQ job scheduler named after its job (`upsertJobScheduler`, so
@@ -47,6 +48,8 @@ export interface BullQueueOptions extends QueueOptions {
 }
 
 const KEEP_FAILED_JOBS = { count: 1_000, age: 7 * 24 * 3_600 };
+/** The backoff type jobs carry: BullMQ asks the worker's backoffStrategy for the delay. */
+const PER_JOB_BACKOFF = 'per-job';
 /**
  * A job whose worker lost Redis (or died) mid-run is handed out again within about ten
  * seconds (lock expiry + stalled check) instead of BullMQ's default minute, and may
@@ -84,7 +87,8 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
   const onError = resolveErrorReporter(options);
   const jobOptions = {
     attempts: MAX_ATTEMPTS,
-    backoff: { type: 'exponential', delay: backoffMs },
+    // Each worker computes the delay from its processor's backoffMs (retryDelay below).
+    backoff: { type: PER_JOB_BACKOFF },
     removeOnComplete: true,
     removeOnFail: KEEP_FAILED_JOBS,
   };
@@ -146,7 +150,7 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
     process(name, handler, processOptions) {
       assertOpen();
       if (workers.has(name)) throw new Error(`jobs named ${name} already have a processor`);
-      const { concurrency, attempts } = resolveProcessOptions(processOptions);
+      const { concurrency, attempts, backoffMs: firstRetryMs } = resolveProcessOptions(processOptions, backoffMs);
       const typedHandler = handler as JobHandler<unknown>;
       queueFor(name);
       workerConnection ??= openConnection(connection, { maxRetriesPerRequest: null });
@@ -163,7 +167,13 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
             throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
           }
         },
-        { connection: workerConnection, prefix, concurrency, ...STALLED_JOB_RECOVERY },
+        {
+          connection: workerConnection,
+          prefix,
+          concurrency,
+          settings: { backoffStrategy: (attemptsMade: number) => firstRetryMs * 2 ** (attemptsMade - 1) },
+          ...STALLED_JOB_RECOVERY,
+        },
       );
       worker.on('error', (error) => onError(error, `worker ${name}`));
       workers.set(name, worker);

@@ -31,6 +31,7 @@ interface Processor {
   handler: JobHandler<unknown>;
   concurrency: number;
   attempts: number;
+  backoffMs: number;
   running: number;
 }
 
@@ -91,7 +92,7 @@ export function createInProcessQueue<M extends JobMap>(options: QueueOptions = {
       forget(job);
     } catch (error) {
       if (attempt < processor.attempts && closing === undefined) {
-        scheduleRetry({ ...job, triesMade: attempt });
+        scheduleRetry({ ...job, triesMade: attempt }, processor.backoffMs);
       } else {
         onError(error, `gave up on ${job.name} job ${job.jobId} after ${attempt} attempt(s)`);
         forget(job);
@@ -115,14 +116,14 @@ export function createInProcessQueue<M extends JobMap>(options: QueueOptions = {
     toStart.add(name);
   }
 
-  function scheduleRetry(job: QueuedJob): void {
+  function scheduleRetry(job: QueuedJob, firstDelayMs: number): void {
     const timer = setTimeout(
       () => {
         retryTimers.delete(timer);
         waitingJobs(job.name).push(job);
         startWaitingJobs(job.name);
       },
-      backoffMs * 2 ** (job.triesMade - 1),
+      firstDelayMs * 2 ** (job.triesMade - 1),
     );
     retryTimers.add(timer);
   }
@@ -151,8 +152,8 @@ export function createInProcessQueue<M extends JobMap>(options: QueueOptions = {
     process(name, handler, processOptions?: ProcessOptions) {
       if (closing !== undefined) throw new Error('the job queue is closed');
       if (processors.has(name)) throw new Error(`jobs named ${name} already have a processor`);
-      const { concurrency, attempts } = resolveProcessOptions(processOptions);
-      processors.set(name, { handler: handler as JobHandler<unknown>, concurrency, attempts, running: 0 });
+      const { concurrency, attempts, backoffMs: firstRetryMs } = resolveProcessOptions(processOptions, backoffMs);
+      processors.set(name, { handler: handler as JobHandler<unknown>, concurrency, attempts, backoffMs: firstRetryMs, running: 0 });
       startWaitingJobs(name);
     },
 

@@ -32,13 +32,19 @@ export function validateSchedule({ everyMs }: ScheduleOptions): void {
   if (!Number.isSafeInteger(everyMs) || everyMs < 1) throw new RangeError(`everyMs must be a positive integer, got ${everyMs}`);
 }
 
-export function resolveProcessOptions(options: ProcessOptions = {}): Required<ProcessOptions> {
-  const { concurrency = 1, attempts = DEFAULT_ATTEMPTS } = options;
+/** The largest first-retry delay a job may ask for: an hour. */
+export const MAX_BACKOFF_MS = 3_600_000;
+
+export function resolveProcessOptions(options: ProcessOptions = {}, queueBackoffMs = DEFAULT_BACKOFF_MS): Required<ProcessOptions> {
+  const { concurrency = 1, attempts = DEFAULT_ATTEMPTS, backoffMs = queueBackoffMs } = options;
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
   }
   if (!Number.isSafeInteger(attempts) || attempts < 1 || attempts > MAX_ATTEMPTS) {
     throw new RangeError(`attempts must be an integer from 1 to ${MAX_ATTEMPTS}, got ${attempts}`);
   }
-  return { concurrency, attempts };
+  if (!Number.isSafeInteger(backoffMs) || backoffMs < 0 || backoffMs > MAX_BACKOFF_MS) {
+    throw new RangeError(`backoffMs must be an integer from 0 to ${MAX_BACKOFF_MS}, got ${backoffMs}`);
+  }
+  return { concurrency, attempts, backoffMs };
 }

@@ -1,7 +1,7 @@
 // One contract suite for every JobQueue: the in-process queue always, the BullMQ queue
 // when TEST_REDIS_URL is set. Each test gets its own queue (and BullMQ key prefix).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { connectTestRedis, deleteKeysWithPrefix, redisUrl, uniquePrefix } from '../testing/redis.ts';
 import { createBullQueue } from './bull-queue.ts';
 import { createInProcessQueue } from './in-process-queue.ts';
@@ -197,6 +197,27 @@ for (const implementation of IMPLEMENTATIONS) {
       expect(() => queue.process('mail', async () => {})).toThrow(/already/);
       expect(() => queue.process('meter', async () => {}, { attempts: 0 })).toThrow(RangeError);
       expect(() => queue.process('meter', async () => {}, { concurrency: 1.5 })).toThrow(RangeError);
+      expect(() => queue.process('meter', async () => {}, { backoffMs: -1 })).toThrow(RangeError);
+      expect(() => queue.process('meter', async () => {}, { backoffMs: 3_600_001 })).toThrow(RangeError);
+    });
+
+    it('waits its processor’s own backoff before each retry, doubling it, whatever the queue’s', async () => {
+      const { queue } = openQueue();
+      const triedAt: number[] = [];
+      queue.process(
+        'mail',
+        async () => {
+          triedAt.push(performance.now());
+          if (triedAt.length < 3) throw new Error('SMTP refused');
+        },
+        { attempts: 3, backoffMs: 150 },
+      );
+      await queue.enqueue('mail', { to: 'ops@example.com' }, { jobId: 'mail-backoff' });
+      await vi.waitFor(() => expect(triedAt).toHaveLength(3), { timeout: 10_000, interval: 20 });
+      const [first = 0, second = 0, third = 0] = triedAt;
+      // Lower bounds only: the queue's own backoff (10 ms) would retry far sooner.
+      expect(second - first).toBeGreaterThanOrEqual(145);
+      expect(third - second).toBeGreaterThanOrEqual(295);
     });
 
     it('runs a scheduled job every `everyMs`, with its payload, not before the first turn', async () => {

@@ -18,6 +18,8 @@ export interface ProcessOptions {
   concurrency?: number;
   /** Tries before a job is given up as failed (default 5). */
   attempts?: number;
+  /** Delay before the first retry, doubling with each further one (default: the queue's `backoffMs`). */
+  backoffMs?: number;
 }
 
 export interface ScheduleOptions {

@@ -2,7 +2,7 @@
  * Every job the worker runs, in one table: its processor, how many run at once, how many
  * tries it gets, and for a scheduled job how often it runs. A new job is a file beside
  * this one, its payload in the job map (store/src/queue/jobs.ts) and a row here.
- * Retries back off as the queue does: 1 s, doubling with each try.
+ * A failed try is retried after `backoffMs`, doubling with each further try.
  */
 import {
   DEFAULT_ATTEMPTS,
@@ -30,6 +30,8 @@ interface JobDefinition<N extends JobName> {
   createProcessor(deps: JobDeps): JobHandler<JobPayloads[N]>;
   concurrency: number;
   attempts: number;
+  /** Delay before the first retry, doubling with each further one. */
+  backoffMs: number;
   /** A scheduled job: enqueued with `payload` every `everyMs`. */
   schedule?: { everyMs: number; payload: JobPayloads[N] };
 }
@@ -37,14 +39,17 @@ interface JobDefinition<N extends JobName> {
 const HOUR_MS = 3_600_000;
 
 const JOBS: { [N in JobName]: JobDefinition<N> } = {
-  meter: { createProcessor: createMeterProcessor, concurrency: 8, attempts: DEFAULT_ATTEMPTS },
-  mail: { createProcessor: createMailProcessor, concurrency: 2, attempts: DEFAULT_ATTEMPTS },
-  prune: { createProcessor: createPruneProcessor, concurrency: 1, attempts: 3, schedule: { everyMs: HOUR_MS, payload: {} } },
+  // Usage waits in the outbox until recorded: retry soon (1, 2, 4, 8 s).
+  meter: { createProcessor: createMeterProcessor, concurrency: 8, attempts: DEFAULT_ATTEMPTS, backoffMs: 1_000 },
+  // A refusing or absent SMTP server is seldom back within seconds: 30 s, 1, 2, 4 min.
+  mail: { createProcessor: createMailProcessor, concurrency: 2, attempts: DEFAULT_ATTEMPTS, backoffMs: 30_000 },
+  // The next hourly run does the same work: two more tries a minute apart are enough.
+  prune: { createProcessor: createPruneProcessor, concurrency: 1, attempts: 3, backoffMs: 60_000, schedule: { everyMs: HOUR_MS, payload: {} } },
 };
 
 async function registerJob<N extends JobName>(queue: JobQueue<JobPayloads>, name: N, deps: JobDeps): Promise<void> {
   const job: JobDefinition<N> = JOBS[name];
-  queue.process(name, job.createProcessor(deps), { concurrency: job.concurrency, attempts: job.attempts });
+  queue.process(name, job.createProcessor(deps), { concurrency: job.concurrency, attempts: job.attempts, backoffMs: job.backoffMs });
   if (job.schedule) await queue.schedule(name, job.schedule.payload, { everyMs: job.schedule.everyMs });
 }
 
