@@ -53,7 +53,7 @@ for (const mode of testModes) {
         baseUrl: { default: null, required: true },
         optionFields: [{ name: 'apiVersion', label: 'API version', placeholder: '2024-10-21' }],
       });
-      expect(byId.get('azure-openai')!.optionFields[0].help).toContain('deployment');
+      expect(byId.get('azure-openai')!.optionFields[0]!.help).toContain('deployment');
       expect(byId.get('openai-compatible')).toMatchObject({ authFields: [{ name: 'apiKey', required: false }], baseUrl: { required: true }, optionFields: [] });
       expect(byId.get('openai')).toMatchObject({ authFields: [{ required: true }], baseUrl: { default: 'https://api.openai.com/v1', required: false }, optionFields: [] });
     });
