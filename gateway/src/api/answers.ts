@@ -177,6 +177,8 @@ export const IssuedKey = z.strictObject({
   settings: KeySettingsAnswer,
   createdAt: Timestamp,
 });
+/** A key as its group lists it: with when it last served a request (its newest usage event), null if never. */
+export const ListedKey = z.strictObject({ ...IssuedKey.shape, lastUsedAt: Timestamp.nullable() });
 /** `key` is the key itself, shown this once. */
 export const CreatedKey = z.strictObject({ key: z.string(), providerKey: IssuedKey });
 export const RevokedKey = z.strictObject({ id: z.guid(), groupId: z.guid() });
@@ -190,7 +192,7 @@ export const Group = z.strictObject({
   /** Your effective role in the group; null when you have none. */
   role: z.string().nullable(),
   syntheticGroupUsers: z.array(GroupMember),
-  syntheticGroupProviderKeys: z.array(IssuedKey),
+  syntheticGroupProviderKeys: z.array(ListedKey),
   /** The last 30 days. */
   usage: UsageTotals,
 });
@@ -263,6 +265,8 @@ export const Budget = z.strictObject({
   mode: z.enum(BUDGET_MODES),
   alertAt: z.array(z.number()),
   spent: z.string(),
+  /** Held by requests under way (their worst case until they settle), in the same currency. */
+  reserved: z.string(),
   remaining: z.string(),
   /** When the window ends; null for a total budget. */
   resetsAt: Timestamp.nullable(),

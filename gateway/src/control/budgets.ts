@@ -68,7 +68,13 @@ export function createBudgetService(deps: {
     });
     const spent = balance.spentMicros;
     const remaining = budget.amount_micros - spent;
-    return { budget, spentMicros: spent, remainingMicros: remaining < 0n ? 0n : remaining, resetsAt: budgetWindowAt(budget.window, at, timeZone).end };
+    return {
+      budget,
+      spentMicros: spent,
+      reservedMicros: balance.reservedMicros,
+      remainingMicros: remaining < 0n ? 0n : remaining,
+      resetsAt: budgetWindowAt(budget.window, at, timeZone).end,
+    };
   }
 
   async function dropCoveredKeys(teamId: string, scope: string, scopeId: string) {

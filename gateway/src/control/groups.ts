@@ -53,7 +53,9 @@ const memberView = (member: Member) => ({
   joinedAt: member.joined_at,
 });
 
-const keyView = (key: Awaited<ReturnType<typeof listGroupKeys>>[number]) => ({
+type ListedKeyRow = Awaited<ReturnType<typeof listGroupKeys>>[number];
+
+const keyView = (key: Omit<ListedKeyRow, 'last_used_at'>) => ({
   id: key.id,
   groupId: key.group_id,
   connectionId: key.connection_id,
@@ -63,6 +65,9 @@ const keyView = (key: Awaited<ReturnType<typeof listGroupKeys>>[number]) => ({
   settings: key.settings,
   createdAt: key.created_at,
 });
+
+/** A key as its group lists it: with when it last served a request. */
+const listedKeyView = (key: ListedKeyRow) => ({ ...keyView(key), lastUsedAt: key.last_used_at });
 
 /** Routing policy only steers optimised keys: the others go where their connection points. */
 function checkSettingsFor(kind: KeyKind, settings: KeySettings | undefined) {
@@ -113,7 +118,7 @@ export function createGroupService(deps: {
       createdAt: group.created_at,
       role,
       syntheticGroupUsers: members.map(memberView),
-      syntheticGroupProviderKeys: keys.map(keyView),
+      syntheticGroupProviderKeys: keys.map(listedKeyView),
       usage,
     };
   }

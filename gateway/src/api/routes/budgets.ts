@@ -44,7 +44,7 @@ const BudgetChanges = z
 
 type BudgetWithSpend = Awaited<ReturnType<BudgetService['list']>>[number];
 
-function budgetView({ budget, spentMicros, remainingMicros, resetsAt }: BudgetWithSpend) {
+function budgetView({ budget, spentMicros, reservedMicros, remainingMicros, resetsAt }: BudgetWithSpend) {
   return {
     id: budget.id,
     teamId: budget.team_id,
@@ -56,6 +56,7 @@ function budgetView({ budget, spentMicros, remainingMicros, resetsAt }: BudgetWi
     mode: budget.mode,
     alertAt: budget.alert_at,
     spent: microsToDecimalString(spentMicros),
+    reserved: microsToDecimalString(reservedMicros),
     remaining: microsToDecimalString(remainingMicros),
     resetsAt,
     /** What the budget does with a model that has no price: a hard one cannot bound its cost, so it refuses it (402). */

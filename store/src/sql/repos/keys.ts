@@ -70,15 +70,25 @@ export async function findKeyPrincipal(db: Db, keyHash: string) {
 
 export type KeyPrincipalRow = NonNullable<Awaited<ReturnType<typeof findKeyPrincipal>>>;
 
+/** A group's live keys, each with when it last served a request (its newest usage event; null: never). */
 export async function listGroupKeys(db: Db, teamId: string, groupId: string) {
-  return db
+  const keys = await db
     .selectFrom('issued_keys')
     .select(['id', 'group_id', 'connection_id', 'kind', 'name', 'key_prefix', 'settings', 'created_at'])
+    .select((eb) =>
+      eb
+        .selectFrom('usage_events')
+        .select((events) => events.fn.max('usage_events.occurred_at').as('occurred_at'))
+        .whereRef('usage_events.team_id', '=', 'issued_keys.team_id')
+        .whereRef('usage_events.key_id', '=', 'issued_keys.id')
+        .as('last_used_at'),
+    )
     .where('team_id', '=', teamId)
     .where('group_id', '=', groupId)
     .where('revoked_at', 'is', null)
     .orderBy('created_at')
     .execute();
+  return keys.map(({ last_used_at, ...key }) => ({ ...key, last_used_at: last_used_at === null ? null : new Date(last_used_at) }));
 }
 
 /** A live key by id, only if it belongs to one of the user's teams, with the user's roles. */

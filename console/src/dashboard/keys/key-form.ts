@@ -1,0 +1,167 @@
+/**
+ * The key forms' rules, apart from their screens: the fields as typed (strings) become a
+ * new key or settings the API takes, or a message per field. The bounds are the API's
+ * (core's KEY_SETTING_LIMITS, the model id rule); an empty field means "not set".
+ *
+ * @example
+ *   readKeySettings({ ...EMPTY_SETTINGS_FIELDS, requestsPerMinute: '60' }, 'byok')
+ *   // { settings: { rateLimit: { requestsPerMinute: 60 } }, errors: {} }
+ */
+import { KEY_SETTING_LIMITS } from '@spendgate/core';
+import type { KeyKind, KeySettings, NewKeyInput } from '../../api/keys/types.ts';
+
+export interface KeySettingsFields {
+  requestsPerMinute: string;
+  tokensPerMinute: string;
+  timeoutMs: string;
+  weightCost: string;
+  weightSpeed: string;
+  weightAccuracy: string;
+  /** Model ids separated by commas (or line breaks), tried in order. */
+  fallbacks: string;
+}
+
+export interface NewKeyFields extends KeySettingsFields {
+  name: string;
+  kind: KeyKind;
+  connectionId: string;
+}
+
+export type FieldErrors<Field extends string> = Partial<Record<Field, string>>;
+
+export const EMPTY_SETTINGS_FIELDS: KeySettingsFields = {
+  requestsPerMinute: '',
+  tokensPerMinute: '',
+  timeoutMs: '',
+  weightCost: '',
+  weightSpeed: '',
+  weightAccuracy: '',
+  fallbacks: '',
+};
+
+export const KIND_LABELS: Record<KeyKind, string> = { byok: 'BYOK', optimised: 'Optimised', byom: 'BYOM' };
+
+const NAME_MAX = 200;
+const WEIGHT_MAX = 1000;
+const MODEL_ID_MAX = 256;
+const MODEL_ID = /^[\x21-\x7e]+$/;
+const WHOLE = /^\d+$/;
+const DECIMAL = /^\d+(\.\d+)?$/;
+
+/** The fields that show a key's current settings. */
+export function settingsFieldsFrom(settings: KeySettings): KeySettingsFields {
+  const text = (value: number | undefined) => (value === undefined ? '' : String(value));
+  return {
+    requestsPerMinute: text(settings.rateLimit?.requestsPerMinute),
+    tokensPerMinute: text(settings.rateLimit?.tokensPerMinute),
+    timeoutMs: text(settings.timeoutMs),
+    weightCost: text(settings.routing?.weights?.cost),
+    weightSpeed: text(settings.routing?.weights?.speed),
+    weightAccuracy: text(settings.routing?.weights?.accuracy),
+    fallbacks: (settings.routing?.fallbacks ?? []).join(', '),
+  };
+}
+
+/** A whole number in [min, max], or a message saying what it must be. */
+function wholeNumber(value: string, min: number, max: number): number | string {
+  if (!WHOLE.test(value)) return 'must be a whole number';
+  const number = Number(value);
+  if (number < min) return `must be at least ${min.toLocaleString('en-GB')}`;
+  if (number > max) return `must be at most ${max.toLocaleString('en-GB')}`;
+  return number;
+}
+
+/**
+ * The settings the fields describe, for a key of `kind` (routing steers optimised keys
+ * only, so other kinds ignore those fields), or the problems field by field.
+ */
+export function readKeySettings(fields: KeySettingsFields, kind: KeyKind): { settings: KeySettings; errors: FieldErrors<keyof KeySettingsFields> } {
+  const errors: FieldErrors<keyof KeySettingsFields> = {};
+  const settings: KeySettings = {};
+
+  const perMinute = (field: 'requestsPerMinute' | 'tokensPerMinute', label: string) => {
+    const value = fields[field].trim();
+    if (!value) return undefined;
+    const read = wholeNumber(value, 1, KEY_SETTING_LIMITS.maxPerMinute);
+    if (typeof read === 'string') errors[field] = `${label} ${read}`;
+    return typeof read === 'number' ? read : undefined;
+  };
+  const requestsPerMinute = perMinute('requestsPerMinute', 'Requests per minute');
+  const tokensPerMinute = perMinute('tokensPerMinute', 'Tokens per minute');
+  if (requestsPerMinute !== undefined || tokensPerMinute !== undefined) {
+    settings.rateLimit = {
+      ...(requestsPerMinute !== undefined && { requestsPerMinute }),
+      ...(tokensPerMinute !== undefined && { tokensPerMinute }),
+    };
+  }
+
+  const timeout = fields.timeoutMs.trim();
+  if (timeout) {
+    const read = wholeNumber(timeout, KEY_SETTING_LIMITS.minTimeoutMs, KEY_SETTING_LIMITS.maxTimeoutMs);
+    if (typeof read === 'string') errors.timeoutMs = `Timeout ${read}`;
+    else settings.timeoutMs = read;
+  }
+
+  if (kind !== 'optimised') return { settings, errors };
+
+  const routing: NonNullable<KeySettings['routing']> = {};
+  const weightFields = [
+    ['weightCost', 'Cost weight'],
+    ['weightSpeed', 'Speed weight'],
+    ['weightAccuracy', 'Accuracy weight'],
+  ] as const;
+  if (weightFields.some(([field]) => fields[field].trim())) {
+    const weights: number[] = [];
+    for (const [field, label] of weightFields) {
+      const value = fields[field].trim();
+      if (!value) errors[field] = `${label} is required when any weight is set`;
+      else if (!DECIMAL.test(value)) errors[field] = `${label} must be a number of at least 0`;
+      else if (Number(value) > WEIGHT_MAX) errors[field] = `${label} must be at most ${WEIGHT_MAX}`;
+      else weights.push(Number(value));
+    }
+    if (weights.length === 3) {
+      const [cost, speed, accuracy] = weights as [number, number, number];
+      if (cost + speed + accuracy === 0) errors.weightCost = 'The weights must not all be zero';
+      else routing.weights = { cost, speed, accuracy };
+    }
+  }
+
+  const fallbacks = fields.fallbacks
+    .split(/[\n,]/)
+    .map((model) => model.trim())
+    .filter(Boolean);
+  if (fallbacks.length > KEY_SETTING_LIMITS.maxFallbacks) {
+    errors.fallbacks = `Name at most ${KEY_SETTING_LIMITS.maxFallbacks} fallback models`;
+  } else {
+    const wrong = fallbacks.find((model) => model.length > MODEL_ID_MAX || !MODEL_ID.test(model));
+    if (wrong) errors.fallbacks = `"${wrong.slice(0, 40)}" is not a model id (printable characters, no spaces, at most ${MODEL_ID_MAX})`;
+    else if (fallbacks.length > 0) routing.fallbacks = fallbacks;
+  }
+  if (routing.weights || routing.fallbacks) settings.routing = routing;
+  return { settings, errors };
+}
+
+/** The key the issue form describes, or the problems field by field. */
+export function readNewKey(fields: NewKeyFields): { input?: NewKeyInput; errors: FieldErrors<keyof NewKeyFields> } {
+  const { settings, errors } = readKeySettings(fields, fields.kind);
+  const allErrors: FieldErrors<keyof NewKeyFields> = { ...errors };
+  const name = fields.name.trim();
+  if (!name) allErrors.name = 'Name is required';
+  else if (name.length > NAME_MAX) allErrors.name = `Name must be at most ${NAME_MAX} characters`;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what the API refuses.
+  else if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) allErrors.name = 'Name must not contain control characters';
+  const needsConnection = fields.kind !== 'optimised';
+  if (needsConnection && !fields.connectionId) {
+    allErrors.connectionId = fields.kind === 'byom' ? 'Choose the connection to your own model endpoint' : 'Choose the connection the key uses';
+  }
+  if (Object.keys(allErrors).length > 0) return { errors: allErrors };
+  return {
+    input: {
+      name,
+      kind: fields.kind,
+      ...(needsConnection && { connectionId: fields.connectionId }),
+      ...(Object.keys(settings).length > 0 && { settings }),
+    },
+    errors: {},
+  };
+}
