@@ -1,40 +1,76 @@
 /**
- * The dashboard's frame: a sidebar (open by default) with the screens the table
- * (screens.ts) gives an entry, a top bar with the sidebar toggle, the theme (the
- * system's until one is chosen, shared/theme.ts) and the account. When the session
- * ends (logout, a 401, another tab) it goes to /login.
+ * The dashboard's frame: a sidebar with the screens the table (screens.ts) gives an
+ * entry, a top bar with the sidebar toggle, the theme (the system's until one is
+ * chosen, shared/theme.ts) and the account. When the session ends (logout, a 401,
+ * another tab) it goes to /login.
+ *
+ * On a wide screen the sidebar is open beside the page and the toggle hides it. Below
+ * NARROW_QUERY it is a drawer over the page: closed at first, opened by the menu
+ * button, closed again by a link followed, Escape, the backdrop or the button, with
+ * focus moved into it and given back to the button.
  */
 import { useQueryClient } from '@tanstack/react-query';
-import { Link, useNavigate } from '@tanstack/react-router';
-import { type ReactNode, useEffect, useState } from 'react';
+import { Link, useNavigate, useRouterState } from '@tanstack/react-router';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { logout } from '../../api/auth/mutations.ts';
 import { useSession } from '../../shared/session.ts';
 import { useTheme } from '../../shared/theme.ts';
 import { Icon } from '../../shared/ui/Icon.tsx';
 import { Logo } from '../../shared/ui/Logo.tsx';
 import { DASHBOARD_SCREENS, type DashboardScreen } from '../screens.ts';
+import { NARROW_QUERY, useMediaQuery } from './media-query.ts';
 
 /** The sidebar's entries: the screens with one, in the table's order. */
 const NAVIGATION = Object.values(DASHBOARD_SCREENS).flatMap((screen: DashboardScreen) => (screen.nav ? [{ to: screen.path, ...screen.nav }] : []));
 
+const SIDEBAR_ID = 'dashboard-sidebar';
+
 export function DashboardShell({ children }: { children: ReactNode }) {
-  const [sidebarOpen, setSidebarOpen] = useState(true);
+  const narrow = useMediaQuery(NARROW_QUERY);
+  const [wideSidebarOpen, setWideSidebarOpen] = useState(true);
+  const [drawerOpen, setDrawerOpen] = useState(false);
+  const sidebarOpen = narrow ? drawerOpen : wideSidebarOpen;
   const [theme, setTheme] = useTheme();
   const session = useSession();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
+  const pathname = useRouterState({ select: (state) => state.location.pathname });
+  const menuButton = useRef<HTMLButtonElement>(null);
+  const sidebar = useRef<HTMLElement>(null);
 
   useEffect(() => {
     if (!session.token) void navigate({ to: '/login', replace: true });
   }, [session.token, navigate]);
 
+  // A link followed in the drawer closes it.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: closes on every change of page.
+  useEffect(() => {
+    setDrawerOpen(false);
+  }, [pathname]);
+
+  const drawerShown = narrow && drawerOpen;
+  useEffect(() => {
+    if (!drawerShown) return;
+    sidebar.current?.querySelector<HTMLElement>('a[href]')?.focus();
+    const closeOnEscape = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return;
+      setDrawerOpen(false);
+      menuButton.current?.focus();
+    };
+    document.addEventListener('keydown', closeOnEscape);
+    return () => document.removeEventListener('keydown', closeOnEscape);
+  }, [drawerShown]);
+
+  const toggleLabel = narrow ? (drawerOpen ? 'Close menu' : 'Open menu') : wideSidebarOpen ? 'Hide sidebar' : 'Show sidebar';
+
   return (
-    <div className={`dashboard theme-${theme}${sidebarOpen ? ' dashboard--sidebar-open' : ''}`}>
-      <aside className="dashboard__sidebar" aria-label="Dashboard" hidden={!sidebarOpen}>
+    <div className={`dashboard theme-${theme}${sidebarOpen ? ' dashboard--sidebar-open' : ''}${drawerShown ? ' dashboard--drawer-open' : ''}`}>
+      {drawerShown && <div className="dashboard__backdrop" aria-hidden="true" onClick={() => setDrawerOpen(false)} />}
+      <aside ref={sidebar} id={SIDEBAR_ID} className="dashboard__sidebar" aria-label="Dashboard" hidden={!sidebarOpen}>
         <Link to="/" className="dashboard__brand" aria-label="Spendgate home">
           <Logo />
         </Link>
-        <nav className="dashboard__nav">
+        <nav className="dashboard__nav" aria-label="Dashboard screens">
           {NAVIGATION.map((item) => (
             <Link
               key={item.to}
@@ -56,11 +92,13 @@ export function DashboardShell({ children }: { children: ReactNode }) {
       <div className="dashboard__main">
         <header className="dashboard__topbar">
           <button
+            ref={menuButton}
             type="button"
             className="icon-button"
-            aria-label={sidebarOpen ? 'Hide sidebar' : 'Show sidebar'}
+            aria-label={toggleLabel}
             aria-expanded={sidebarOpen}
-            onClick={() => setSidebarOpen(!sidebarOpen)}
+            aria-controls={SIDEBAR_ID}
+            onClick={() => (narrow ? setDrawerOpen(!drawerOpen) : setWideSidebarOpen(!wideSidebarOpen))}
           >
             <Icon name="menu" size={20} />
           </button>

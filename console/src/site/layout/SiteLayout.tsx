@@ -8,8 +8,12 @@ import { Toaster } from './Toaster.tsx';
 
 export function RootLayout() {
   const pathname = useRouterState({ select: (state) => state.location.pathname });
+  // A block, not an arrow's value: Chromium's scrollTo returns a promise, which React
+  // would take for the effect's cleanup and call ("TypeError: l is not a function").
   // biome-ignore lint/correctness/useExhaustiveDependencies: scrolls on every change of page.
-  useEffect(() => window.scrollTo(0, 0), [pathname]);
+  useEffect(() => {
+    window.scrollTo(0, 0);
+  }, [pathname]);
   return (
     <>
       <Outlet />
