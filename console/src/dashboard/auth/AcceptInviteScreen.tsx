@@ -1,9 +1,11 @@
-// /groups/accept-invite?token=: joins the synthetic group the invitation is for.
+// /groups/accept-invite?token=: joins the synthetic group the invitation is for, then
+// opens it (the group lists are refetched, so it shows among your groups).
 // A signed-in user is needed ('Please log in to Continue!').
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useSearch } from '@tanstack/react-router';
 import { acceptInviteMutation } from '../../api/groups/mutations.ts';
 import { useSession } from '../../shared/session.ts';
+import { groupDetailsSearch } from '../groups/search.ts';
 import { AuthCard, FormError } from './AuthCard.tsx';
 
 export function AcceptInviteScreen() {
@@ -14,8 +16,8 @@ export function AcceptInviteScreen() {
   if (accept.isSuccess) {
     return (
       <AuthCard title="You're in" subtitle={`You have joined ${accept.data.name}.`}>
-        <Link to="/dashboard/synthetic-groups" className="button button--primary button--block">
-          Open synthetic groups
+        <Link to="/dashboard/synthetic-groups" search={groupDetailsSearch(accept.data.id) as never} className="button button--primary button--block">
+          {`Open ${accept.data.name}`}
         </Link>
       </AuthCard>
     );

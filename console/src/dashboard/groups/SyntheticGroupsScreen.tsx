@@ -1,19 +1,15 @@
-// /dashboard/synthetic-groups: the groups spend is attributed to.
-import { Link } from '@tanstack/react-router';
-import { EmptyState, ScreenFrame } from '../ui/ScreenFrame.tsx';
+/**
+ * /dashboard/synthetic-groups: the groups spend is attributed to. Without `?group=` it
+ * lists the groups you can see (filtered by `?search=`); with it, that group's details
+ * (the current group, spec §4), where what you may change follows your role (spec §6).
+ */
+import { useSearch } from '@tanstack/react-router';
+import { GroupDetails } from './GroupDetails.tsx';
+import { GroupList } from './GroupList.tsx';
+import { readGroupsSearch } from './search.ts';
+import './groups.css';
 
 export function SyntheticGroupsScreen() {
-  return (
-    <ScreenFrame
-      title="Synthetic Groups"
-      description="Usage grouped by team, product or customer, each with its own members and keys."
-      actions={
-        <Link to="/dashboard/addgroup" className="button button--primary">
-          Add group
-        </Link>
-      }
-    >
-      <EmptyState icon="layers" title="No groups yet" text="Create a group to attribute spend and issue keys to it." />
-    </ScreenFrame>
-  );
+  const search = readGroupsSearch(useSearch({ strict: false }) as Record<string, unknown>);
+  return search.group ? <GroupDetails groupId={search.group} search={search} /> : <GroupList search={search} />;
 }

@@ -1,0 +1,109 @@
+/**
+ * The list of synthetic groups you can see: each with your role in it, its members and
+ * keys, and its last 30 days of requests and cost; a search by name; a link to each
+ * group's details and to creating one.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { Link, useNavigate } from '@tanstack/react-router';
+import { type FormEvent, useState } from 'react';
+import { groupsQuery } from '../../api/groups/queries.ts';
+import type { SyntheticGroup } from '../../api/groups/types.ts';
+import { EmptyState, ScreenFrame } from '../ui/ScreenFrame.tsx';
+import { ErrorState, LoadingState } from '../ui/States.tsx';
+import { costText, countText } from '../connections/format.ts';
+import { RoleBadge } from './RoleBadge.tsx';
+import { type GroupsSearch, groupDetailsSearch } from './search.ts';
+
+export function GroupList({ search }: { search: GroupsSearch }) {
+  const groups = useQuery(groupsQuery(search.search ? { search: search.search } : {}));
+  const navigate = useNavigate();
+  const [typed, setTyped] = useState(search.search ?? '');
+
+  function find(event: FormEvent) {
+    event.preventDefault();
+    const text = typed.trim();
+    void navigate({ to: '/dashboard/synthetic-groups', search: (text ? { search: text } : {}) as never, replace: true });
+  }
+
+  return (
+    <ScreenFrame
+      title="Synthetic Groups"
+      description="Usage grouped by team, product or customer, each with its own members and keys."
+      actions={
+        <Link to="/dashboard/addgroup" className="button button--primary">
+          Add group
+        </Link>
+      }
+    >
+      <form className="group-search" aria-label="Search groups" onSubmit={find}>
+        <label className="visually-hidden" htmlFor="group-search">
+          Search groups
+        </label>
+        <input id="group-search" type="search" placeholder="Search groups by name" value={typed} maxLength={200} onChange={(event) => setTyped(event.target.value)} />
+        <button type="submit" className="button button--ghost">
+          Search
+        </button>
+      </form>
+      {groups.isPending ? (
+        <LoadingState label="Loading groups…" />
+      ) : groups.isError ? (
+        <ErrorState error={groups.error} onRetry={() => groups.refetch()} retrying={groups.isFetching} />
+      ) : groups.data.length === 0 ? (
+        search.search ? (
+          <EmptyState icon="layers" title="No groups found" text={`No group you can see matches “${search.search}”.`} />
+        ) : (
+          <EmptyState
+            icon="layers"
+            title="No groups yet"
+            text="Create a group to attribute spend and issue keys to it, or accept an invitation to one."
+            action={
+              <Link to="/dashboard/addgroup" className="button button--primary">
+                Create a group
+              </Link>
+            }
+          />
+        )
+      ) : (
+        <ul className="group-list" aria-label="Synthetic groups">
+          {groups.data.map((group) => (
+            <GroupCard key={group.id} group={group} />
+          ))}
+        </ul>
+      )}
+    </ScreenFrame>
+  );
+}
+
+function GroupCard({ group }: { group: SyntheticGroup }) {
+  return (
+    <li className="group-card">
+      <div className="group-card__head">
+        <h2 className="group-card__name">
+          <Link to="/dashboard/synthetic-groups" search={groupDetailsSearch(group.id) as never}>
+            {group.name}
+          </Link>
+        </h2>
+        <RoleBadge role={group.role} />
+      </div>
+      {group.description && <p className="group-card__description">{group.description}</p>}
+      <dl className="group-card__figures">
+        <div>
+          <dt>Members</dt>
+          <dd>{countText(group.syntheticGroupUsers.length)}</dd>
+        </div>
+        <div>
+          <dt>Keys</dt>
+          <dd>{countText(group.syntheticGroupProviderKeys.length)}</dd>
+        </div>
+        <div>
+          <dt>Requests (30 days)</dt>
+          <dd>{countText(group.usage.requests)}</dd>
+        </div>
+        <div>
+          <dt>Cost (30 days)</dt>
+          <dd>{costText(group.usage.totalCostMicros, group.usage.currency)}</dd>
+        </div>
+      </dl>
+    </li>
+  );
+}

@@ -1,0 +1,205 @@
+/**
+ * The synthetic-group screens as a group admin uses them, in Debian's Chromium against a
+ * whole Spendgate, in each run mode: create a group with a team member and their role
+ * (the form's checks first), change the role, send several invitations at once (one
+ * fails: its message is reported, the failed row stays), resend and revoke one, remove
+ * the member, search the list, delete the group — each checked in the API too.
+ * Screenshots of the list, the form and the details at 1280 and 390 px, light and dark.
+ */
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { listOutboxMail, upsertSubscription } from '@spendgate/store';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signUp } from '../support/sign-up.ts';
+import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
+import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium, SCREENSHOT_DIR } from './support/chromium.ts';
+
+if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
+
+const WIDTHS = [1280, 390] as const;
+const THEMES = ['light', 'dark'] as const;
+
+describe.skipIf(!hasChromium)('the synthetic-group screens', () => {
+  let consoleDir: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    consoleDir = await buildConsole();
+    browser = await launchChromium();
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (consoleDir) await rm(consoleDir, { recursive: true, force: true });
+  });
+
+  describe.each(testModes)('%s', (mode) => {
+    let spendgate: RunningSpendgate;
+    let admin: { email: string; userId: string; token: string };
+    let teammate: { email: string; userId: string };
+    let teamId: string;
+    const contexts: BrowserContext[] = [];
+    const pageErrors: string[] = [];
+
+    const api = (method: string, route: string, body?: unknown) => callApi(spendgate.url, method, route, { token: admin.token, ...(body === undefined ? {} : { body }) });
+    const mailsTo = async (email: string) => listOutboxMail(spendgate.app.runtime.stores.sql.db, email);
+
+    async function open(route: string, options: { width?: number; theme?: 'light' | 'dark' } = {}): Promise<Page> {
+      const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 900 } });
+      contexts.push(context);
+      context.setDefaultTimeout(20_000);
+      await context.addInitScript(
+        (seed) => {
+          localStorage.setItem('spendgate.theme', seed.theme);
+          if (sessionStorage.getItem('seeded')) return;
+          localStorage.setItem('token', seed.token);
+          localStorage.setItem('user', JSON.stringify(seed.user));
+          sessionStorage.setItem('seeded', 'yes');
+        },
+        { token: admin.token, user: { id: admin.userId, email: admin.email, name: 'Ada', emailVerified: true }, theme: options.theme ?? 'light' },
+      );
+      const page = await context.newPage();
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+      await page.goto(`${spendgate.url}${route}`);
+      return page;
+    }
+
+    async function screenshots(route: string, name: string, ready: (page: Page) => Promise<unknown>) {
+      for (const width of WIDTHS) {
+        for (const theme of THEMES) {
+          const page = await open(route, { width, theme });
+          await ready(page);
+          await page.evaluate(() => document.fonts.ready);
+          await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${theme}-${width}.png`), fullPage: true });
+          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+          expect(overflow, `${name} at ${width}px (${theme}) scrolls sideways`).toBeLessThanOrEqual(0);
+          await page.context().close();
+        }
+      }
+    }
+
+    beforeAll(async () => {
+      spendgate = await startSpendgate(mode, `browser-groups-${mode}`, { consoleDir });
+      const email = `ada-${mode}@example.com`;
+      admin = { email, ...(await signUp(spendgate.url, email, { name: 'Ada' })) };
+      await upsertSubscription(spendgate.app.runtime.stores.sql.db, { userId: admin.userId, planSlug: 'growth', status: 'active', trialEnd: null });
+      teamId = (await api('POST', '/team/', { name: 'Platform', description: '' })).body.data.id;
+      // A colleague joins the team through its e-mailed invitation.
+      const teammateEmail = `tom-${mode}@example.com`;
+      expect((await api('POST', '/team/invite', { teamId, email: teammateEmail, role: 'MEMBER' })).status).toBe(201);
+      const token = /invite=([A-Za-z0-9_-]+)/.exec((await mailsTo(teammateEmail)).at(-1)!.text_body)![1];
+      const joined = await callApi(spendgate.url, 'POST', '/team/accept', { body: { token, password: 'a long enough password', name: 'Tom' } });
+      expect(joined.status, JSON.stringify(joined.body)).toBe(200);
+      teammate = { email: teammateEmail, userId: joined.body.data.user.id };
+    }, 120_000);
+
+    afterAll(async () => {
+      await Promise.all(contexts.splice(0).map((context) => context.close()));
+      await spendgate?.close();
+    });
+
+    it('an admin creates, changes, invites to and deletes a group, and the API agrees at each step', async () => {
+      await screenshots('/dashboard/synthetic-groups', `groups-empty-${mode}`, (page) => page.getByText('No groups yet').waitFor());
+      const page = await open('/dashboard/synthetic-groups');
+      await page.getByText('No groups yet').waitFor();
+      await page.getByRole('link', { name: 'Create a group' }).click();
+      await page.waitForURL('**/dashboard/addgroup');
+
+      // The form's checks, then the group with the teammate as a Maintainer.
+      const form = page.getByRole('form', { name: 'New synthetic group' });
+      await form.getByRole('checkbox', { name: /Tom/ }).waitFor();
+      await form.getByRole('button', { name: 'Create group' }).click();
+      await form.getByText('Group name is required').waitFor();
+      expect(await form.getByLabel('Group name').getAttribute('aria-invalid')).toBe('true');
+      await form.getByLabel('Group name').fill('Search');
+      await form.getByLabel('Description').fill('Spend of the search team');
+      await form.getByRole('checkbox', { name: /Tom/ }).check();
+      await form.getByLabel('Role of Tom').selectOption('MAINTAINER');
+      await form.getByRole('button', { name: 'Create group' }).click();
+      await page.getByRole('heading', { name: 'Search', level: 1 }).waitFor();
+      const groupId = new URL(page.url()).searchParams.get('group')!;
+      const members = page.getByRole('table', { name: 'Members' });
+      expect(await members.getByLabel('Role of Tom').inputValue()).toBe('MAINTAINER');
+      const stored = (await api('GET', `/synthetic-group/${groupId}`)).body.data;
+      expect(stored).toMatchObject({ name: 'Search', description: 'Spend of the search team', teamId });
+      expect(stored.syntheticGroupUsers.map((member: { user: { email: string }; role: string }) => `${member.user.email}:${member.role}`).sort()).toEqual(
+        [`${admin.email}:ADMIN`, `${teammate.email}:MAINTAINER`].sort(),
+      );
+
+      // A role change applies at once.
+      await members.getByLabel('Role of Tom').selectOption('OBSERVER');
+      await page.getByText('Tom is now Observer').waitFor();
+      const roleOf = async (userId: string) =>
+        ((await api('GET', `/synthetic-group/member/${groupId}`)).body.data as { user: { id: string }; role: string }[]).find((member) => member.user.id === userId)?.role;
+      expect(await roleOf(teammate.userId)).toBe('OBSERVER');
+
+      // Several invitations at once: the teammate's fails (already a member), its message is reported and its row stays.
+      const invite = page.getByRole('form', { name: 'Invite by e-mail' });
+      await invite.getByRole('button', { name: 'Send invitations' }).click();
+      await invite.getByText('E-mail is required').waitFor();
+      await invite.getByLabel('E-mail 1').fill(`new-${mode}@example.com`);
+      await invite.getByRole('button', { name: 'Add another' }).click();
+      await invite.getByLabel('E-mail 2').fill('not an address');
+      await invite.getByRole('button', { name: 'Send invitations' }).click();
+      await invite.getByText('Enter a valid e-mail address').waitFor();
+      await invite.getByLabel('E-mail 2').fill(teammate.email);
+      await invite.getByLabel('Role 1').selectOption('MAINTAINER');
+      await invite.getByRole('button', { name: 'Send invitations' }).click();
+      await invite.getByRole('alert').filter({ hasText: `${teammate.email} is already a member of this group` }).waitFor();
+      expect(await invite.getByLabel('E-mail 1').inputValue()).toBe(teammate.email);
+      expect(await invite.getByLabel('E-mail 2').count()).toBe(0);
+      const sent = page.getByRole('table', { name: 'Invitations sent' });
+      const row = sent.getByRole('row').filter({ hasText: `new-${mode}@example.com` });
+      await row.getByText('Pending').waitFor();
+      expect(await row.getByRole('cell', { name: 'Maintainer' }).count()).toBe(1);
+      await screenshots(`/dashboard/synthetic-groups?group=${groupId}`, `groups-details-${mode}`, (shown) => shown.getByRole('table', { name: 'Invitations sent' }).waitFor());
+
+      // Resend mails a new link; revoke asks first, then the invitation shows revoked.
+      expect(await mailsTo(`new-${mode}@example.com`)).toHaveLength(1);
+      await row.getByRole('button', { name: /^Resend/ }).click();
+      await page.getByText(`Invitation resent to new-${mode}@example.com`).waitFor();
+      await expect.poll(async () => (await mailsTo(`new-${mode}@example.com`)).length).toBe(2);
+      await row.getByRole('button', { name: /^Revoke/ }).click();
+      const revokeDialog = page.getByRole('dialog', { name: `Revoke the invitation of new-${mode}@example.com?` });
+      await revokeDialog.getByRole('button', { name: 'Revoke invitation' }).click();
+      await row.getByText('Revoked').waitFor();
+      expect(await row.getByRole('button').count()).toBe(0);
+      const invitations = (await api('GET', `/synthetic-group/${groupId}/invitations`)).body.data as { email: string; status: string }[];
+      expect(invitations.map((invitation) => `${invitation.email}:${invitation.status}`)).toEqual([`new-${mode}@example.com:revoked`]);
+
+      // Removing a member asks first.
+      await members.getByRole('button', { name: 'Remove Tom' }).click();
+      await page.getByRole('dialog', { name: 'Remove Tom?' }).getByRole('button', { name: 'Remove member' }).click();
+      await members.getByText(teammate.email).waitFor({ state: 'detached' });
+      expect(await roleOf(teammate.userId)).toBeUndefined();
+
+      // The list, its search, then deleting from the details (cancel first, then confirm).
+      await page.getByRole('link', { name: 'All groups' }).click();
+      const list = page.getByRole('list', { name: 'Synthetic groups' });
+      await list.getByRole('link', { name: 'Search' }).waitFor();
+      expect(await list.getByText('Spend of the search team').count()).toBe(1);
+      await screenshots('/dashboard/synthetic-groups', `groups-list-${mode}`, (shown) => shown.getByRole('list', { name: 'Synthetic groups' }).waitFor());
+      await page.getByRole('searchbox', { name: 'Search groups' }).fill('billing');
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await page.getByText('No groups found').waitFor();
+      await page.getByRole('searchbox', { name: 'Search groups' }).fill('sea');
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await list.getByRole('link', { name: 'Search' }).click();
+      await page.getByRole('button', { name: 'Delete group' }).click();
+      const deleteDialog = page.getByRole('dialog', { name: 'Delete Search?' });
+      await deleteDialog.getByRole('button', { name: 'Cancel' }).click();
+      expect((await api('GET', `/synthetic-group/${groupId}`)).status).toBe(200);
+      await page.getByRole('button', { name: 'Delete group' }).click();
+      await deleteDialog.getByRole('button', { name: 'Delete group' }).click();
+      await page.getByText('No groups yet').waitFor();
+      expect(new URL(page.url()).searchParams.get('group')).toBeNull();
+      expect((await api('GET', `/synthetic-group/${groupId}`)).status).toBe(404);
+      expect(pageErrors).toEqual([]);
+    }, 240_000);
+
+    it('the add-group form in both themes and widths', async () => {
+      await screenshots('/dashboard/addgroup', `groups-add-${mode}`, (page) => page.getByRole('checkbox', { name: /Tom/ }).waitFor());
+    }, 60_000);
+  });
+});

@@ -1,0 +1,212 @@
+/**
+ * Group roles in the console (spec §6), in Debian's Chromium against a whole Spendgate,
+ * in each run mode: an Observer and a Maintainer, who joined through the e-mailed
+ * invitation link, see on a group's details only what their role lets them do — and the
+ * API, called directly with their own session, still refuses the rest (403). The group's
+ * admin sees every control, so the absences below are of controls that exist.
+ */
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { listOutboxMail, upsertSubscription } from '@spendgate/store';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signUp } from '../support/sign-up.ts';
+import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
+import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium, SCREENSHOT_DIR } from './support/chromium.ts';
+
+if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
+
+interface Account {
+  email: string;
+  name: string;
+  userId: string;
+  token: string;
+}
+
+/** The token of the newest invitation link mailed to `email`. */
+async function invitationToken(spendgate: RunningSpendgate, email: string): Promise<string> {
+  const newest = (await listOutboxMail(spendgate.app.runtime.stores.sql.db, email)).at(-1);
+  const token = newest && /accept-invite\?token=([A-Za-z0-9_-]+)/.exec(newest.text_body)?.[1];
+  if (!token) throw new Error(`no group invitation mailed to ${email}: ${newest?.text_body}`);
+  return token;
+}
+
+describe.skipIf(!hasChromium)('group roles in the console', () => {
+  let consoleDir: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    consoleDir = await buildConsole();
+    browser = await launchChromium();
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (consoleDir) await rm(consoleDir, { recursive: true, force: true });
+  });
+
+  describe.each(testModes)('%s', (mode) => {
+    let spendgate: RunningSpendgate;
+    let admin: Account;
+    let maintainer: Account;
+    let observer: Account;
+    let groupId: string;
+    const contexts: BrowserContext[] = [];
+
+    async function account(name: string): Promise<Account> {
+      const email = `${name.toLowerCase()}-${mode}@example.com`;
+      const { userId, token } = await signUp(spendgate.url, email, { name });
+      return { email, name, userId, token };
+    }
+
+    /** A fresh browser profile signed in as `who`, at `route`. */
+    async function openAs(who: Account, route: string, width = 1280): Promise<Page> {
+      const context = await browser.newContext({ viewport: { width, height: 900 } });
+      contexts.push(context);
+      await context.addInitScript((session) => {
+        if (sessionStorage.getItem('seeded')) return;
+        localStorage.setItem('token', session.token);
+        localStorage.setItem('user', JSON.stringify(session.user));
+        sessionStorage.setItem('seeded', 'yes');
+      }, { token: who.token, user: { id: who.userId, email: who.email, name: who.name, emailVerified: true } });
+      const page = await context.newPage();
+      await page.goto(`${spendgate.url}${route}`);
+      return page;
+    }
+
+    const detailsOf = (id: string) => `/dashboard/synthetic-groups?group=${id}`;
+    const api = (who: Account, method: string, route: string, body?: unknown) =>
+      callApi(spendgate.url, method, route, { token: who.token, ...(body === undefined ? {} : { body }) });
+
+    beforeAll(async () => {
+      spendgate = await startSpendgate(mode, `browser-roles-${mode}`, { consoleDir });
+      admin = await account('Ada');
+      maintainer = await account('Max');
+      observer = await account('Olive');
+      // A paid plan: the trial's two seats would refuse the second invitation.
+      await upsertSubscription(spendgate.app.runtime.stores.sql.db, { userId: admin.userId, planSlug: 'growth', status: 'active', trialEnd: null });
+      const team = await api(admin, 'POST', '/team/', { name: 'Platform', description: '' });
+      const group = await api(admin, 'POST', '/synthetic-group', { teamId: team.body.data.id, name: 'Search', description: 'Spend of the search team' });
+      expect(group.status, JSON.stringify(group.body)).toBe(201);
+      groupId = group.body.data.id;
+      for (const [invited, role] of [
+        [maintainer, 'MAINTAINER'],
+        [observer, 'OBSERVER'],
+      ] as const) {
+        const sent = await api(admin, 'POST', `/synthetic-group/${groupId}/invite`, { email: invited.email, role });
+        expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+      }
+      // The maintainer accepts through the API; the observer, below, in the browser.
+      const accepted = await api(maintainer, 'POST', '/synthetic-group/accept-invite', { token: await invitationToken(spendgate, maintainer.email) });
+      expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    }, 120_000);
+
+    afterAll(async () => {
+      await Promise.all(contexts.splice(0).map((context) => context.close()));
+      await spendgate?.close();
+    });
+
+    /** The controls a role may or may not be shown on a group's details. */
+    const controls = (page: Page) => ({
+      edit: page.getByRole('button', { name: 'Edit group' }),
+      delete: page.getByRole('button', { name: 'Delete group' }),
+      roleSelects: page.getByRole('combobox', { name: /^Role of / }),
+      removeMember: page.getByRole('button', { name: /^Remove / }),
+      addMember: page.getByRole('button', { name: 'Add member' }),
+      invitations: page.getByRole('heading', { name: 'Invitations' }),
+      sendInvitations: page.getByRole('button', { name: 'Send invitations' }),
+    });
+
+    it('the admin sees every control of the group', async () => {
+      const page = await openAs(admin, detailsOf(groupId));
+      await page.getByRole('heading', { name: 'Search', level: 1 }).waitFor();
+      await page.getByText('Your role: Admin').waitFor();
+      const shown = controls(page);
+      await shown.sendInvitations.waitFor();
+      expect(await shown.edit.count()).toBe(1);
+      expect(await shown.delete.count()).toBe(1);
+      expect(await shown.invitations.count()).toBe(1);
+      // Maintainer and (once accepted) observer rows: the admin's own row has no controls.
+      expect(await shown.roleSelects.count()).toBe(1);
+      expect(await shown.removeMember.count()).toBe(1);
+      // Everyone in the team is in the group already: no one to add (the form only lists team members outside it).
+      const invitationRows = page.getByRole('table', { name: 'Invitations sent' }).getByRole('row');
+      await expect.poll(() => invitationRows.count()).toBe(3);
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `groups-details-admin-${mode}-1280.png`), fullPage: true });
+    });
+
+    it('an Observer joins through the invitation link, sees the group read-only, and the API refuses every change', async () => {
+      const page = await openAs(observer, `/groups/accept-invite?token=${await invitationToken(spendgate, observer.email)}`);
+      await page.getByRole('button', { name: 'Accept invitation' }).click();
+      await page.getByRole('link', { name: 'Open Search' }).click();
+      await page.waitForURL(`**${detailsOf(groupId)}`);
+      await page.getByRole('heading', { name: 'Search', level: 1 }).waitFor();
+      await page.getByText('Your role: Observer').waitFor();
+      // Everything is there to read: members with their roles, the usage.
+      const members = page.getByRole('table', { name: 'Members' });
+      for (const who of [admin, maintainer, observer]) await members.getByRole('cell', { name: who.email }).waitFor();
+      expect(await members.getByRole('row').filter({ hasText: maintainer.email }).getByRole('cell', { name: 'Maintainer' }).count()).toBe(1);
+      await page.getByRole('heading', { name: 'Usage' }).waitFor();
+      // No control it may not use.
+      const shown = controls(page);
+      for (const [name, control] of Object.entries(shown)) expect(await control.count(), name).toBe(0);
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `groups-details-observer-${mode}-390.png`), fullPage: true });
+
+      // The group is in its list, reached from the sidebar.
+      await page.getByRole('link', { name: 'All groups' }).click();
+      await page.getByRole('list', { name: 'Synthetic groups' }).getByRole('link', { name: 'Search' }).waitFor();
+
+      // The API refuses the rest with 403, whatever the screen shows.
+      expect((await api(observer, 'GET', `/synthetic-group/${groupId}`)).status).toBe(200);
+      const refused: [string, string, unknown?][] = [
+        ['PUT', `/synthetic-group/${groupId}`, { name: 'Renamed' }],
+        ['DELETE', `/synthetic-group/${groupId}`],
+        ['POST', `/synthetic-group/member/${groupId}`, { users: [{ userId: maintainer.userId, role: 'ADMIN' }] }],
+        ['PATCH', `/synthetic-group/member/${groupId}/${maintainer.userId}`, { role: 'OBSERVER' }],
+        ['DELETE', `/synthetic-group/member/${groupId}/${maintainer.userId}`],
+        ['POST', `/synthetic-group/${groupId}/invite`, { email: 'someone@example.com', role: 'OBSERVER' }],
+        ['GET', `/synthetic-group/${groupId}/invitations`],
+        ['POST', `/synthetic-group/provider-key/create/${groupId}`, { name: 'mine', kind: 'optimised' }],
+      ];
+      for (const [method, route, body] of refused) {
+        const answer = await api(observer, method, route, body);
+        expect(answer.status, `${method} ${route}: ${JSON.stringify(answer.body)}`).toBe(403);
+      }
+      expect((await api(admin, 'GET', `/synthetic-group/${groupId}`)).body.data.name).toBe('Search');
+    });
+
+    it('a Maintainer edits the group but cannot touch members, and the API refuses member changes and deletion', async () => {
+      const page = await openAs(maintainer, detailsOf(groupId), 390);
+      await page.getByText('Your role: Maintainer').waitFor();
+      const shown = controls(page);
+      await shown.edit.waitFor();
+      for (const name of ['delete', 'roleSelects', 'removeMember', 'addMember', 'invitations', 'sendInvitations'] as const) {
+        expect(await shown[name].count(), name).toBe(0);
+      }
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `groups-details-maintainer-${mode}-390.png`), fullPage: true });
+
+      // Editing is theirs: the new name shows at once and is stored.
+      await shown.edit.click();
+      const form = page.getByRole('form', { name: 'Edit group' });
+      await form.getByLabel('Group name').fill('Search & Ads');
+      await form.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('heading', { name: 'Search & Ads', level: 1 }).waitFor();
+      expect((await api(admin, 'GET', `/synthetic-group/${groupId}`)).body.data.name).toBe('Search & Ads');
+
+      const refused: [string, string, unknown?][] = [
+        ['DELETE', `/synthetic-group/${groupId}`],
+        ['POST', `/synthetic-group/member/${groupId}`, { users: [{ userId: observer.userId, role: 'ADMIN' }] }],
+        ['PATCH', `/synthetic-group/member/${groupId}/${observer.userId}`, { role: 'ADMIN' }],
+        ['DELETE', `/synthetic-group/member/${groupId}/${observer.userId}`],
+        ['POST', `/synthetic-group/${groupId}/invite`, { email: 'someone@example.com', role: 'OBSERVER' }],
+        ['GET', `/synthetic-group/${groupId}/invitations`],
+      ];
+      for (const [method, route, body] of refused) {
+        const answer = await api(maintainer, method, route, body);
+        expect(answer.status, `${method} ${route}: ${JSON.stringify(answer.body)}`).toBe(403);
+      }
+      const members = (await api(admin, 'GET', `/synthetic-group/member/${groupId}`)).body.data as { user: { id: string }; role: string }[];
+      expect(members.find((member) => member.user.id === observer.userId)?.role).toBe('OBSERVER');
+    });
+  });
+});
