@@ -8,14 +8,14 @@ import { useState } from 'react';
 import { createBudgetMutation, deleteBudgetMutation, updateBudgetMutation } from '../../api/budgets/mutations.ts';
 import { budgetsQuery } from '../../api/budgets/queries.ts';
 import type { Budget, BudgetTarget } from '../../api/budgets/types.ts';
+import { myTeamsQuery } from '../../api/team/queries.ts';
 import { ConfirmDialog } from '../ui/ConfirmDialog.tsx';
 import { ProgressBar } from '../ui/ProgressBar.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
 import { BudgetForm } from './BudgetForm.tsx';
-import { budgetFieldsFrom, budgetFigures, MODE_LABELS, NEW_BUDGET_FIELDS, WINDOW_LABELS } from './budget-form.ts';
+import { budgetFieldsFrom, budgetFigures, formatResetTime, MODE_LABELS, NEW_BUDGET_FIELDS, WINDOW_LABELS } from './budget-form.ts';
 import './budgets.css';
 
-const dateTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
 const WINDOW_NOUNS = { day: 'daily', week: 'weekly', month: 'monthly', total: 'total' } as const;
 
 export function BudgetPanel({ target, title, canManage }: { target: BudgetTarget; title: string; canManage: boolean }) {
@@ -84,6 +84,7 @@ function BudgetCard({ budget, canManage }: { budget: Budget; canManage: boolean 
   const queryClient = useQueryClient();
   const update = useMutation(updateBudgetMutation(queryClient));
   const remove = useMutation(deleteBudgetMutation(queryClient));
+  const teamTimeZone = useQuery(myTeamsQuery()).data?.find((team) => team.id === budget.teamId)?.timeZone;
   const [editing, setEditing] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const figures = budgetFigures(budget);
@@ -132,7 +133,7 @@ function BudgetCard({ budget, canManage }: { budget: Budget; canManage: boolean 
         </div>
         <div>
           <dt>Resets</dt>
-          <dd>{budget.resetsAt ? dateTime.format(new Date(budget.resetsAt)) : 'Never (total budget)'}</dd>
+          <dd>{formatResetTime(budget.resetsAt, teamTimeZone)}</dd>
         </div>
         <div>
           <dt>Alerts at</dt>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Budget } from '../../api/budgets/types.ts';
-import { budgetFieldsFrom, budgetFigures, NEW_BUDGET_FIELDS, readBudgetForm } from './budget-form.ts';
+import { budgetFieldsFrom, budgetFigures, formatResetTime, NEW_BUDGET_FIELDS, readBudgetForm } from './budget-form.ts';
 
 const form = (changes: Partial<typeof NEW_BUDGET_FIELDS>) => readBudgetForm({ ...NEW_BUDGET_FIELDS, amount: '10', ...changes });
 
@@ -53,5 +53,13 @@ describe('a budget’s figures', () => {
   it('fill the edit form as a person would type them', () => {
     expect(budgetFieldsFrom(budget)).toEqual({ amount: '25.5', window: 'week', mode: 'soft', alertAt: '80' });
     expect(budgetFieldsFrom({ ...budget, amount: '100.000000' }).amount).toBe('100');
+  });
+});
+
+describe('a budget’s reset time', () => {
+  it('is shown in the team’s time zone, named, and a total budget never resets', () => {
+    expect(formatResetTime('2026-11-30T15:00:00.000Z', 'Asia/Tokyo')).toBe('1 Dec 2026, 00:00 (Asia/Tokyo)');
+    expect(formatResetTime('2026-12-01T00:00:00.000Z', 'UTC')).toBe('1 Dec 2026, 00:00 (UTC)');
+    expect(formatResetTime(null, 'UTC')).toBe('Never (total budget)');
   });
 });

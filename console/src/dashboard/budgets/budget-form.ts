@@ -90,3 +90,15 @@ export function budgetFigures(budget: Budget) {
     format: (value: bigint) => formatMoney(money(value, currency)),
   };
 }
+
+/**
+ * When a budget's window ends, in the team's time zone (its windows follow the team's
+ * calendar), named; in the browser's zone while the team's is not known.
+ *
+ * @example formatResetTime('2026-11-30T15:00:00.000Z', 'Asia/Tokyo') // '1 Dec 2026, 00:00 (Asia/Tokyo)'
+ */
+export function formatResetTime(resetsAt: string | null, timeZone: string | undefined): string {
+  if (!resetsAt) return 'Never (total budget)';
+  const format = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', ...(timeZone && { timeZone }) });
+  return `${format.format(new Date(resetsAt))}${timeZone ? ` (${timeZone})` : ''}`;
+}

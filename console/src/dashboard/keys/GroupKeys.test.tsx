@@ -143,11 +143,11 @@ describe('GroupKeys', () => {
     expect(within(form).getByText('The weights must not all be zero')).toBeTruthy();
     expect(api.writes()).toEqual([]);
 
-    vi.stubGlobal('fetch', vi.fn(async () => jsonResponse(402, { success: false, message: 'Your plan includes 2 optimised keys' })));
+    vi.stubGlobal('fetch', vi.fn(async () => jsonResponse(402, { success: false, message: 'Your Developers plan includes 2 optimised keys during the trial. Choose a paid plan to add more.' })));
     await user.clear(within(form).getByLabelText('Cost weight'));
     await user.type(within(form).getByLabelText('Cost weight'), '1');
     await user.click(within(form).getByRole('button', { name: 'Issue key' }));
-    expect((await within(form).findByRole('alert')).textContent).toBe('Your plan includes 2 optimised keys');
+    expect((await within(form).findByRole('alert')).textContent).toBe('Your Developers plan includes 2 optimised keys during the trial. Choose a paid plan to add more.');
   });
 
   it('revokes a key only after confirmation', async () => {
