@@ -4,7 +4,8 @@
  * (the form's checks first), change the role, send several invitations at once (one
  * fails: its message is reported, the failed row stays), resend and revoke one, remove
  * the member, search the list, delete the group — each checked in the API too.
- * Screenshots of the list, the form and the details at 1280 and 390 px, light and dark.
+ * Screenshots of the list, the form and the details at 1280 and 390 px, light and dark,
+ * each without a critical or serious axe-core (WCAG 2.1 AA) violation or sideways scroll.
  */
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
+import { axeViolations, blockingViolations, describeViolations } from './support/axe.ts';
 import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium, SCREENSHOT_DIR } from './support/chromium.ts';
 
 if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
@@ -74,6 +76,8 @@ describe.skipIf(!hasChromium)('the synthetic-group screens', () => {
           await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${theme}-${width}.png`), fullPage: true });
           const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
           expect(overflow, `${name} at ${width}px (${theme}) scrolls sideways`).toBeLessThanOrEqual(0);
+          const violations = blockingViolations(await axeViolations(page));
+          expect(violations, `${name} at ${width}px (${theme}): ${describeViolations(violations)}`).toEqual([]);
           await page.context().close();
         }
       }

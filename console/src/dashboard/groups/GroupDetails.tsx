@@ -96,8 +96,10 @@ function LoadedGroup({ group, search }: { group: SyntheticGroup; search: GroupsS
       <GroupMembers group={group} />
       {may.manageMembers && <GroupInvitations groupId={group.id} />}
       {/* Keys and budgets of the group: console/src/dashboard/keys/ and budgets/ (their own engineer). */}
-      <GroupKeys groupId={group.id} role={group.role} />
-      <GroupBudget groupId={group.id} role={group.role} />
+      <div className="group-details__more">
+        <GroupKeys groupId={group.id} role={group.role} />
+        <GroupBudget groupId={group.id} role={group.role} />
+      </div>
       {deleting && (
         <ConfirmDialog
           title={`Delete ${group.name}?`}
