@@ -10,7 +10,7 @@ import { PassThrough } from 'node:stream';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
-import type { OtpAnswer, SessionAnswer } from '../../console/src/api/auth/types.ts';
+import type { OtpAnswer, ProfileAnswer, SessionAnswer } from '../../console/src/api/auth/types.ts';
 import type { Budget } from '../../console/src/api/budgets/types.ts';
 import type { ContactFormAnswer } from '../../console/src/api/contact-form/types.ts';
 import type { Connection, ConnectionTested, ListedConnection, Provider, UsageTotals } from '../../console/src/api/connections/types.ts';
@@ -19,10 +19,10 @@ import type { AddedMembers, GroupInvitation, GroupUsage, MemberRemoved, MemberRo
 import type { CreatedKey, GroupWithKeys, IssuedKey, RevokedKey } from '../../console/src/api/keys/types.ts';
 import type { TeamOverview } from '../../console/src/api/overview/types.ts';
 import type { Plan } from '../../console/src/api/subscription/types.ts';
-import type { Team } from '../../console/src/api/team/types.ts';
+import type { Team, TeamInvitation, TeamInvitationAccepted, TeamInvitationPreview, TeamMember, TeamMemberRemoved, TeamSeats } from '../../console/src/api/team/types.ts';
 import type * as Answers from '../../gateway/src/api/answers.ts';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
-import { mailedCode } from '../support/sign-up.ts';
+import { mailedCode, mailedInvitationToken } from '../support/sign-up.ts';
 import { type ApiAnswer, callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
 
 type JsonSchema = Record<string, unknown>;
@@ -135,6 +135,9 @@ for (const mode of testModes) {
       await as('PATCH', `/team/${team.id}`, 200, { timeZone: 'Europe/London' });
       await as('GET', `/team/members/${team.id}`, 200);
       await as('POST', '/team/invite', 201, { teamId: team.id, email: 'babbage@example.com', role: 'MEMBER' });
+      await as('GET', `/team/${team.id}/seats`, 200);
+      await call('POST', '/team/invitation', 200, { body: { token: await mailedInvitationToken(spendgate.url, 'babbage@example.com') } });
+      await call('POST', '/team/invitation', 400, { body: { token: 'x'.repeat(43) } });
       await as('PATCH', '/team/role', 404, { teamId: team.id, userId: crypto.randomUUID(), role: 'MEMBER' });
 
       await as('GET', '/provider/', 200);
@@ -204,6 +207,13 @@ describe('the console reads answers as the API documents them', () => {
     expectTypeOf<Wire<typeof Answers.Faq>>().toExtend<Faq>();
     expectTypeOf<Wire<typeof Answers.Plan>>().toExtend<Plan>();
     expectTypeOf<Wire<typeof Answers.Team>>().toExtend<Team>();
+    expectTypeOf<Wire<typeof Answers.TeamMember>>().toExtend<TeamMember>();
+    expectTypeOf<Wire<typeof Answers.TeamInvitation>>().toExtend<TeamInvitation>();
+    expectTypeOf<Wire<typeof Answers.TeamInvitationAccepted>>().toExtend<TeamInvitationAccepted>();
+    expectTypeOf<Wire<typeof Answers.TeamInvitationPreview>>().toExtend<TeamInvitationPreview>();
+    expectTypeOf<Wire<typeof Answers.TeamMemberRemoved>>().toExtend<TeamMemberRemoved>();
+    expectTypeOf<Wire<typeof Answers.TeamSeats>>().toExtend<TeamSeats>();
+    expectTypeOf<Wire<typeof Answers.Profile>>().toExtend<ProfileAnswer>();
     expectTypeOf<Wire<typeof Answers.Provider>>().toExtend<Provider>();
     expectTypeOf<Wire<typeof Answers.Connection>>().toExtend<Connection>();
     expectTypeOf<Wire<typeof Answers.ListedConnection>>().toExtend<ListedConnection>();

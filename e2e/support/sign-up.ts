@@ -1,6 +1,6 @@
 /**
  * Signing up the way a user does: register, then enter the code Spendgate mailed to
- * confirm the email. The code is read from the Spendgate's mail outbox, where every
+ * confirm the email; or follow the link of an invitation Spendgate mailed. The code is read from the Spendgate's mail outbox, where every
  * message is kept whether SMTP sent it or (without SMTP_URL) the log printed it.
  */
 import { listOutboxMail } from '@spendgate/store';
@@ -13,6 +13,14 @@ export async function mailedCode(base: string, email: string): Promise<string> {
   const code = newest && /^\s+(\d{6})\s*$/m.exec(newest.text_body)?.[1];
   if (!code) throw new Error(`no code mailed to ${email}: ${newest?.text_body}`);
   return code;
+}
+
+/** The invitation token in the newest invitation mailed to `email` (its link's ?invite= or ?token=). */
+export async function mailedInvitationToken(base: string, email: string): Promise<string> {
+  const invitations = (await listOutboxMail(runningAt(base).app.runtime.stores.sql.db, email)).filter((mail) => mail.subject.startsWith('You are invited'));
+  const token = /[?&](?:invite|token)=([A-Za-z0-9_-]+)/.exec(invitations.at(-1)?.text_body ?? '')?.[1];
+  if (!token) throw new Error(`no invitation mailed to ${email}`);
+  return token;
 }
 
 /** Confirms a registered account's email with the mailed code and its session; answers the full session token. */

@@ -5,11 +5,12 @@ import { createMemoryHistory, createRootRoute, createRouter, RouterProvider } fr
 import { render } from '@testing-library/react';
 import type { ReactNode } from 'react';
 
-export async function renderInSite(ui: ReactNode) {
+/** `at`: the URL the router starts at (a search string reaches useSearch). */
+export async function renderInSite(ui: ReactNode, { at = '/' }: { at?: string } = {}) {
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });
   const router = createRouter({
     routeTree: createRootRoute({ component: () => ui }),
-    history: createMemoryHistory({ initialEntries: ['/'] }),
+    history: createMemoryHistory({ initialEntries: [at] }),
   });
   await router.load();
   const view = render(

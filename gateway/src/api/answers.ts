@@ -3,7 +3,7 @@
 // answer is checked against them (zod-provider.ts). A schema's input side is the wire
 // (JSON), its output side what a handler gives: a time is a Date there, its ISO string
 // on the wire. Objects are strict: a field an answer carries is a field documented here.
-import { BUDGET_MODES, BUDGET_SCOPES, BUDGET_WINDOWS } from '@spendgate/core';
+import { BUDGET_MODES, BUDGET_SCOPES, BUDGET_WINDOWS, TEAM_ROLES } from '@spendgate/core';
 import { z } from 'zod';
 
 /** A time: a Date in the handler, ISO 8601 in UTC on the wire (as JSON.stringify writes it). */
@@ -90,7 +90,7 @@ export const Team = z.strictObject({
   timeZone: z.string(),
   createdAt: Timestamp,
   /** Your role in it (absent where the answer is about the team alone). */
-  role: z.string().optional(),
+  role: z.enum(TEAM_ROLES).optional(),
 });
 
 export const TeamMember = z.strictObject({
@@ -98,11 +98,32 @@ export const TeamMember = z.strictObject({
   email: z.string(),
   name: z.string(),
   avatar: z.string().nullable(),
-  role: z.string(),
+  role: z.enum(TEAM_ROLES),
   joinedAt: Timestamp,
 });
 
-export const TeamInvitation = z.strictObject({ id: z.guid(), teamId: z.guid(), email: z.string(), role: z.string(), expiresAt: Timestamp });
+export const TeamInvitation = z.strictObject({ id: z.guid(), teamId: z.guid(), email: z.string(), role: z.enum(TEAM_ROLES), expiresAt: Timestamp });
+/** What an invitation's token opens, before it is accepted: the invited e-mail signs up, or logs in when it has an account. */
+export const TeamInvitationPreview = z.strictObject({
+  teamName: z.string(),
+  email: z.string(),
+  role: z.enum(TEAM_ROLES),
+  expiresAt: Timestamp,
+  accountExists: z.boolean(),
+});
+/** A team's seats: what its plan includes (null: custom), what members and pending invitations take, what one more costs a month. */
+export const TeamSeats = z.strictObject({
+  plan: z.string(),
+  planSlug: z.enum(['free-trial', 'developers', 'growth', 'enterprise']),
+  /** Whether the plan is paid for: a trial refuses seats over those included, a paid plan charges them. */
+  paying: z.boolean(),
+  included: z.number().int().nullable(),
+  used: z.number().int(),
+  pending: z.number().int(),
+  currency: z.literal('GBP'),
+  /** Micro-units of `currency` a month per seat over those included, as an integer string; null when the plan has none. */
+  extraSeatMonthlyMicros: z.string().nullable(),
+});
 export const TeamInvitationAccepted = z.strictObject({ token: z.string(), user: PublicUser, team: Team });
 export const TeamMemberRemoved = z.strictObject({ teamId: z.guid(), userId: z.guid() });
 

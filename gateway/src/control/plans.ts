@@ -13,6 +13,7 @@ import {
   closeOverage,
   countTeamGroups,
   countTeamKeys,
+  countPendingTeamInvitations,
   countTeamMembers,
   type Db,
   findSubscription,
@@ -170,6 +171,21 @@ export function createPlanService(deps: { sql: SqlStore; now?: () => Date }) {
         status: subscription.status,
         trialEnd: trialEnd?.toISOString() ?? null,
         isTrialing: subscription.status === 'trialing' && trialEnd !== null && trialEnd > now(),
+      };
+    },
+
+    /** A team's seats: what its plan includes, what its members and pending invitations take, and what one more costs. */
+    async seats(teamId: string) {
+      const { terms, paying } = await teamPlan(db, teamId);
+      return {
+        plan: terms.name,
+        planSlug: terms.slug,
+        paying,
+        included: terms.seatsIncluded,
+        used: await countTeamMembers(db, teamId),
+        pending: await countPendingTeamInvitations(db, teamId, now()),
+        currency: 'GBP' as const,
+        extraSeatMonthlyMicros: terms.extraSeatMonthlyMicros?.toString() ?? null,
       };
     },
 

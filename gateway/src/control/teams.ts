@@ -89,7 +89,7 @@ export function createTeamService(deps: {
       if (changes.timeZone !== undefined) {
         for (const key of await listLiveKeys(db, teamId, {})) await deps.keyCache.invalidate(key.key_hash);
       }
-      return { ...team, role: 'ADMIN' };
+      return { ...team, role: 'ADMIN' as const };
     },
 
     async members(userId: string, teamId: string) {
@@ -118,6 +118,27 @@ export function createTeamService(deps: {
       });
       await dispatch();
       return invitation;
+    },
+
+    /** What a pending team invitation's token opens (the token is the proof): for whom, to which team, and whether that account exists. */
+    async preview(token: string) {
+      return db.transaction().execute(async (trx) => {
+        const invitation = await deps.invitations.open(trx, token, 'team');
+        const team = (await findTeam(trx, invitation.team_id))!;
+        return {
+          teamName: team.name,
+          email: invitation.email,
+          role: invitation.role as TeamRole,
+          expiresAt: new Date(invitation.expires_at),
+          accountExists: (await findUserByEmail(trx, invitation.email)) !== undefined,
+        };
+      });
+    },
+
+    /** The team's seats against its plan (any member may see them). */
+    async seats(userId: string, teamId: string) {
+      await deps.access.team(teamId, userId, 'team.members.view');
+      return deps.plans.seats(teamId);
     },
 
     /**

@@ -2,10 +2,10 @@
  * Verifies a Google ID token (Sign in with Google): signature against Google's JWKS
  * (URL configurable, so tests serve their own), `aud` = our OAuth client id, `iss` =
  * accounts.google.com, `exp`, and a verified email. A picture is kept only if it may be
- * an avatar (avatar-url.ts).
+ * an avatar (core's avatarProblem).
  */
+import { avatarProblem } from '@spendgate/core';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { avatarProblem } from './avatar-url.ts';
 
 const GOOGLE_ISSUERS = ['https://accounts.google.com', 'accounts.google.com'];
 

@@ -1,13 +1,15 @@
 // Team queries: the signed-in user's teams (GET /team/), shared by every screen that
-// needs the team a connection, group or key belongs to, and a team's members.
+// needs the team a connection, group or key belongs to; a team's members; what an
+// invitation's token opens.
 import { queryOptions } from '@tanstack/react-query';
 import { apiData } from '../client.ts';
-import type { Team, TeamMember } from './types.ts';
+import type { Team, TeamInvitationPreview, TeamMember } from './types.ts';
 
 export const teamKeys = {
   all: ['team'] as const,
   mine: () => [...teamKeys.all, 'mine'] as const,
   members: (teamId: string) => [...teamKeys.all, teamId, 'members'] as const,
+  invitation: (token: string) => [...teamKeys.all, 'invitation', token] as const,
 };
 
 export const myTeamsQuery = () =>
@@ -20,4 +22,13 @@ export const teamMembersQuery = (teamId: string) =>
   queryOptions({
     queryKey: teamKeys.members(teamId),
     queryFn: ({ signal }) => apiData<TeamMember[]>('GET', `/team/members/${teamId}`, { signal, fallback: 'Failed to get team members' }),
+  });
+
+/** The invitation a token opens (public: the token is the proof). A bad token is not retried. */
+export const invitationPreviewQuery = (token: string) =>
+  queryOptions({
+    queryKey: teamKeys.invitation(token),
+    queryFn: ({ signal }) => apiData<TeamInvitationPreview>('POST', '/team/invitation', { body: { token }, signal, fallback: 'Failed to accept team invitation' }),
+    retry: false,
+    staleTime: Number.POSITIVE_INFINITY,
   });

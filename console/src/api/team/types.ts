@@ -40,6 +40,30 @@ export interface TeamInvitationAccepted extends SessionAnswer {
   team: Team;
 }
 
+/** What an invitation's token opens, before it is accepted (POST /team/invitation): for whom, to what, and whether that account exists. */
+export interface TeamInvitationPreview {
+  teamName: string;
+  email: string;
+  role: TeamRole;
+  expiresAt: string;
+  /** Whether an account uses the invited e-mail: it logs in to accept, else it signs up. */
+  accountExists: boolean;
+}
+
+/** A team's seats (GET /team/{id}/seats): what its plan includes (null: custom), what members and pending invitations take. */
+export interface TeamSeats {
+  plan: string;
+  planSlug: 'free-trial' | 'developers' | 'growth' | 'enterprise';
+  /** A trial refuses seats past those included; a paid plan charges them. */
+  paying: boolean;
+  included: number | null;
+  used: number;
+  pending: number;
+  currency: 'GBP';
+  /** Micro-units a month per seat past those included, as an integer string; null when the plan has none. */
+  extraSeatMonthlyMicros: string | null;
+}
+
 export interface TeamMemberRemoved {
   teamId: string;
   userId: string;

@@ -1,12 +1,20 @@
 // /login: e-mail and password; on success the session is stored and the dashboard opens,
 // or, for an account whose e-mail is not verified yet, a new code is sent and /verify opens.
+// With ?invite= (a team invitation's link) logging in accepts the invitation and opens the team.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Link, useNavigate } from '@tanstack/react-router';
-import { type FormEvent, useState } from 'react';
+import { Link, useNavigate, useSearch } from '@tanstack/react-router';
+import { type FormEvent, type ReactNode, useState } from 'react';
 import { loginMutation, sendEmailOtpMutation } from '../../api/auth/mutations.ts';
 import { AuthCard, FormError, TextField } from './AuthCard.tsx';
+import { InvitedSignIn } from './InvitedSignIn.tsx';
 
 export function LoginScreen() {
+  const { invite } = useSearch({ strict: false });
+  if (invite) return <InvitedSignIn token={invite} purpose="login" fallback={(notice) => <LoginForm notice={notice} />} />;
+  return <LoginForm />;
+}
+
+function LoginForm({ notice }: { notice?: ReactNode }) {
   const navigate = useNavigate();
   const login = useMutation(loginMutation(useQueryClient()));
   const sendCode = useMutation(sendEmailOtpMutation());
@@ -40,6 +48,7 @@ export function LoginScreen() {
         </>
       }
     >
+      {notice}
       <form className="auth__form" onSubmit={submit} aria-label="Login">
         <TextField label="Email" id="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
         <TextField

@@ -1,14 +1,21 @@
 // /register: name, e-mail and password, for the plan named by ?plan= when there is one.
 // The server mails a code with the new account; /verify takes it and opens the dashboard.
+// With ?invite= (a team invitation's link) it signs up the invited e-mail into that team.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, type ReactNode, useState } from 'react';
 import { registerMutation } from '../../api/auth/mutations.ts';
 import { plansQuery } from '../../api/subscription/queries.ts';
 import { AuthCard, FormError, TextField } from './AuthCard.tsx';
+import { InvitedSignIn } from './InvitedSignIn.tsx';
 
 export function RegisterScreen() {
-  const { plan: planId } = useSearch({ strict: false });
+  const { plan: planId, invite } = useSearch({ strict: false });
+  if (invite) return <InvitedSignIn token={invite} purpose="register" fallback={(notice) => <RegisterForm planId={planId} notice={notice} />} />;
+  return <RegisterForm planId={planId} />;
+}
+
+function RegisterForm({ planId, notice }: { planId: string | undefined; notice?: ReactNode }) {
   const plans = useQuery({ ...plansQuery(), enabled: planId !== undefined });
   const planName = plans.data?.find((plan) => plan.id === planId)?.name;
   const navigate = useNavigate();
@@ -46,6 +53,7 @@ export function RegisterScreen() {
         </>
       }
     >
+      {notice}
       <form className="auth__form" onSubmit={submit} aria-label="Register">
         <TextField label="Full name" id="name" autoComplete="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
         <TextField label="Work email" id="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />

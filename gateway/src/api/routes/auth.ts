@@ -1,10 +1,10 @@
 // /api/auth: accounts — register, sign in (password or Google), profile, password and
 // email one-time codes. Routes that act on the signed-in account need a session; one whose
 // email is not verified yet may only read and change the profile (and verify the email).
+import { avatarProblem } from '@spendgate/core';
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { ControlPlaneServices } from '../../control/index.ts';
-import { avatarProblem } from '../../security/avatar-url.ts';
 import { useZod } from '../../zod-provider.ts';
 import { answer, CodeVerified, EmailCheck, GoogleSession, Profile, Session } from '../answers.ts';
 import { ok } from '../reply.ts';

@@ -1,17 +1,21 @@
-// /api/team: teams (the tenant that owns connections, groups and keys), their members
-// and invitations. Accepting an invitation is public: it signs in or creates the account.
+// /api/team: teams (the tenant that owns connections, groups and keys), their members,
+// seats and invitations. Reading and accepting an invitation is public (its token is the
+// proof): accepting signs in or creates the account.
+import type { TeamRole as TeamRoleName } from '@spendgate/core';
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { ControlPlaneServices } from '../../control/index.ts';
 import { useZod } from '../../zod-provider.ts';
-import { answer, Team, TeamInvitation, TeamInvitationAccepted, TeamMember, TeamMemberRemoved } from '../answers.ts';
+import { answer, Team, TeamInvitation, TeamInvitationAccepted, TeamInvitationPreview, TeamMember, TeamMemberRemoved, TeamSeats } from '../answers.ts';
 import { ok } from '../reply.ts';
 import { Description, Email, id, Name, TeamRole, TimeZone, text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
 
 const TeamBody = z.object({ name: Name, description: Description.default('') });
 const InviteBody = z.object({ teamId: id('team'), email: Email, role: TeamRole.default('MEMBER') });
-const AcceptBody = z.object({ token: text(200).min(20, 'must be the token from the invitation'), password: z.string().min(1, 'must not be empty').max(1024, 'is too long'), name: Name.optional() });
+const InvitationToken = text(200).min(20, 'must be the token from the invitation');
+const AcceptBody = z.object({ token: InvitationToken, password: z.string().min(1, 'must not be empty').max(1024, 'is too long'), name: Name.optional() });
+const PreviewBody = z.object({ token: InvitationToken });
 const TeamParams = z.object({ teamId: id('team') });
 const TeamChanges = z
   .object({ name: Name.optional(), description: Description.optional(), timeZone: TimeZone.optional() })
@@ -19,7 +23,7 @@ const TeamChanges = z
 const RoleBody = z.object({ teamId: id('team'), userId: id('user'), role: TeamRole });
 const MemberBody = z.object({ teamId: id('team'), userId: id('user') });
 
-const teamView = (team: { id: string; name: string; description: string; time_zone: string; created_at: Date; role?: string }) => ({
+const teamView = (team: { id: string; name: string; description: string; time_zone: string; created_at: Date; role?: TeamRoleName }) => ({
   id: team.id,
   name: team.name,
   description: team.description,
@@ -28,7 +32,7 @@ const teamView = (team: { id: string; name: string; description: string; time_zo
   ...(team.role ? { role: team.role } : {}),
 });
 
-const memberView = (member: { id: string; email: string; name: string; avatar: string | null; role: string; joined_at: Date }) => ({
+const memberView = (member: { id: string; email: string; name: string; avatar: string | null; role: TeamRoleName; joined_at: Date }) => ({
   id: member.id,
   email: member.email,
   name: member.name,
@@ -49,13 +53,20 @@ export const teamRoutes =
     api.post('/invite', { schema: { summary: 'Invite someone to a team by email', body: InviteBody, response: { 201: answer(TeamInvitation) } } }, async (request, reply) => {
       const invitation = await teams.invite(signedIn(request).userId, request.body);
       return reply.code(201).send(
-        ok({ id: invitation.id, teamId: invitation.team_id, email: invitation.email, role: invitation.role, expiresAt: invitation.expires_at }, 'Invitation sent'),
+        ok({ id: invitation.id, teamId: invitation.team_id, email: invitation.email, role: request.body.role, expiresAt: invitation.expires_at }, 'Invitation sent'),
       );
     });
     api.post('/accept', { config: { public: true }, schema: { summary: 'Accept a team invitation (creates the account if needed)', body: AcceptBody, response: { 200: answer(TeamInvitationAccepted) } } }, async (request) => {
       const accepted = await teams.accept(request.body);
       return ok({ token: accepted.token, user: accepted.user, team: teamView(accepted.team) }, 'Invitation accepted');
     });
+    // POST, not GET: the token stays out of URLs and the logs that keep them.
+    api.post('/invitation', { config: { public: true }, schema: { summary: 'What a team invitation’s token opens: the team, the invited e-mail and whether it has an account', body: PreviewBody, response: { 200: answer(TeamInvitationPreview) } } }, async (request) =>
+      ok(await teams.preview(request.body.token)),
+    );
+    api.get('/:teamId/seats', { schema: { summary: 'A team’s seats: included in its plan, taken by members and pending invitations', params: TeamParams, response: { 200: answer(TeamSeats) } } }, async (request) =>
+      ok(await teams.seats(signedIn(request).userId, request.params.teamId)),
+    );
     api.get('/members/:teamId', { schema: { summary: 'A team’s members', params: TeamParams, response: { 200: answer(z.array(TeamMember)) } } }, async (request) =>
       ok((await teams.members(signedIn(request).userId, request.params.teamId)).map(memberView)),
     );
