@@ -1,22 +1,219 @@
-// /dashboard: the first screen after sign-in.
-import { Link } from '@tanstack/react-router';
+/**
+ * /dashboard: the first screen after sign-in. Until the team is set up it shows the
+ * first-run checklist (each step ticked from real data, onboarding.ts) and snippets for
+ * the `openai` and `@anthropic-ai/sdk` clients; this month's requests and cost, with a
+ * daily chart, once the first request is recorded. The team shown is the URL's `team`,
+ * else the user's first. The overview refreshes itself (api/overview/queries.ts), so a
+ * first request appears within seconds without a reload.
+ */
+import { useMutationState, useQuery } from '@tanstack/react-query';
+import { Link, useNavigate, useSearch } from '@tanstack/react-router';
+import { isSetUp, teamOverviewQuery } from '../../api/overview/queries.ts';
+import type { TeamOverview } from '../../api/overview/types.ts';
+import { myTeamsQuery } from '../../api/team/queries.ts';
+import { EChart } from '../../shared/charts/EChart.tsx';
 import { useSession } from '../../shared/session.ts';
-import { EmptyState, ScreenFrame } from '../ui/ScreenFrame.tsx';
+import { Icon } from '../../shared/ui/Icon.tsx';
+import { costText, countText } from '../connections/format.ts';
+import { CopyField } from '../ui/CopyField.tsx';
+import { ScreenFrame } from '../ui/ScreenFrame.tsx';
+import { ErrorState, LoadingState } from '../ui/States.tsx';
+import { anthropicSnippet, checklist, gatewayOrigin, KEY_PLACEHOLDER, openAISnippet } from './onboarding.ts';
+import './overview.css';
+
+/**
+ * The plaintext of the key issued last in this page's life, from the key-issue
+ * mutation's result (dashboard/keys): the API never shows a key again, so a reload
+ * forgets it and the snippets fall back to the placeholder.
+ */
+function useJustIssuedKey(): string | undefined {
+  const keys = useMutationState({
+    filters: { mutationKey: ['keys', 'issue'], status: 'success' },
+    select: (mutation) => (mutation.state.data as { key?: unknown } | undefined)?.key,
+  });
+  const last = keys.at(-1);
+  return typeof last === 'string' ? last : undefined;
+}
+
+function Checklist({ hasTeam, overview }: { hasTeam: boolean; overview: TeamOverview | undefined }) {
+  const steps = checklist(hasTeam, overview);
+  const done = steps.filter((step) => step.done).length;
+  const next = steps.find((step) => !step.done);
+  return (
+    <section className="overview-panel" aria-labelledby="checklist-title">
+      <div className="overview-panel__header">
+        <h2 id="checklist-title">Get started</h2>
+        <p className="overview-panel__meta">
+          {done} of {steps.length} done
+        </p>
+      </div>
+      <ol className="checklist">
+        {steps.map((step, index) => (
+          <li key={step.id} className={`checklist__step${step.done ? ' checklist__step--done' : ''}`}>
+            <span className="checklist__mark" aria-hidden="true">
+              {step.done ? <Icon name="check" size={16} /> : index + 1}
+            </span>
+            <div className="checklist__body">
+              <p className="checklist__title">
+                <span className="visually-hidden">{step.done ? 'Done: ' : 'To do: '}</span>
+                {step.title}
+              </p>
+              {!step.done && <p className="checklist__hint">{step.hint}</p>}
+            </div>
+            {!step.done && step.id !== 'request' && (
+              <Link to={step.to} className={`button button--small ${step === next ? 'button--primary' : 'button--ghost'}`}>
+                {step.action}
+              </Link>
+            )}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+function Snippets({ issuedKey }: { issuedKey: string | undefined }) {
+  const origin = gatewayOrigin();
+  const key = issuedKey ?? KEY_PLACEHOLDER;
+  return (
+    <section className="overview-panel" aria-labelledby="snippets-title">
+      <div className="overview-panel__header">
+        <h2 id="snippets-title">Call the gateway</h2>
+      </div>
+      <p className="overview-panel__text">
+        Point your client at <code>{origin}/v1</code> (OpenAI) or <code>{origin}</code> (Anthropic) with a key issued in one of your groups. Every request is
+        metered and shows here.
+      </p>
+      {issuedKey ? (
+        <p className="alert alert--success">These snippets hold the key you just issued. It is not shown again once you leave or reload the dashboard: keep it safe now.</p>
+      ) : (
+        <p className="overview-note">
+          <strong>Replace {KEY_PLACEHOLDER}</strong> with a key from one of your groups: the snippets hold a placeholder, which the gateway refuses.
+        </p>
+      )}
+      <CopyField label="OpenAI SDK (openai)" value={openAISnippet(origin, key)} multiline />
+      <CopyField label="Anthropic SDK (@anthropic-ai/sdk)" value={anthropicSnippet(origin, key)} multiline />
+    </section>
+  );
+}
+
+function ThisMonth({ overview }: { overview: TeamOverview }) {
+  const month = overview.thisMonth;
+  const days = overview.daily.map((day) => day.date.slice(8));
+  return (
+    <section className="overview-panel" aria-labelledby="month-title">
+      <div className="overview-panel__header">
+        <h2 id="month-title">This month</h2>
+        <p className="overview-panel__meta">
+          {month.startDate} to {month.endDate}
+        </p>
+      </div>
+      <dl className="figures">
+        <div className="figures__item">
+          <dt>Requests</dt>
+          <dd>{countText(month.requests)}</dd>
+        </div>
+        <div className="figures__item">
+          <dt>Cost</dt>
+          <dd>{costText(month.totalCostMicros, month.currency)}</dd>
+        </div>
+        <div className="figures__item">
+          <dt>Tokens</dt>
+          <dd>{countText(month.totalTokens)}</dd>
+        </div>
+        {month.unpricedRequests > 0 && (
+          <div className="figures__item">
+            <dt>Unpriced requests</dt>
+            <dd>{countText(month.unpricedRequests)}</dd>
+          </div>
+        )}
+      </dl>
+      <EChart
+        label={`Requests per day this month: ${countText(month.requests)} in all`}
+        height={220}
+        option={{
+          grid: { left: 40, right: 16, top: 16, bottom: 28 },
+          tooltip: { trigger: 'axis' },
+          xAxis: { type: 'category', data: days },
+          yAxis: { type: 'value', minInterval: 1 },
+          series: [{ type: 'bar', name: 'Requests', data: overview.daily.map((day) => day.requests) }],
+        }}
+      />
+      <details className="overview-days">
+        <summary>Figures by day</summary>
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Day</th>
+                <th scope="col">Requests</th>
+                <th scope="col">Cost</th>
+              </tr>
+            </thead>
+            <tbody>
+              {overview.daily
+                .filter((day) => day.requests > 0)
+                .map((day) => (
+                  <tr key={day.date}>
+                    <th scope="row">{day.date}</th>
+                    <td>{countText(day.requests)}</td>
+                    <td>{costText(day.totalCostMicros, month.currency)}</td>
+                  </tr>
+                ))}
+            </tbody>
+          </table>
+        </div>
+      </details>
+    </section>
+  );
+}
 
 export function OverviewScreen() {
   const { user } = useSession();
+  const search = useSearch({ strict: false }) as { team?: unknown };
+  const navigate = useNavigate();
+  const teams = useQuery(myTeamsQuery());
+  const team = teams.data?.find((candidate) => candidate.id === search.team) ?? teams.data?.[0];
+  const overview = useQuery({ ...teamOverviewQuery(team?.id ?? ''), enabled: Boolean(team) });
+  const issuedKey = useJustIssuedKey();
+
+  const content = () => {
+    if (teams.isPending || (team && overview.isPending)) return <LoadingState label="Loading your overview…" />;
+    if (teams.isError) return <ErrorState error={teams.error} title="Your teams could not be loaded" onRetry={() => teams.refetch()} retrying={teams.isFetching} />;
+    if (team && overview.isError && !overview.data) {
+      return <ErrorState error={overview.error} title="The overview could not be loaded" onRetry={() => overview.refetch()} retrying={overview.isFetching} />;
+    }
+    const data = overview.data;
+    const setUp = data ? isSetUp(data) : false;
+    return (
+      <div className="overview">
+        {!setUp && <Checklist hasTeam={Boolean(team)} overview={data} />}
+        {data?.setup.firstRequestAt && <ThisMonth overview={data} />}
+        {team && <Snippets issuedKey={issuedKey} />}
+      </div>
+    );
+  };
+
   return (
-    <ScreenFrame title={`Welcome${user?.name ? `, ${user.name}` : ''}`} description="Usage, cost and forecasts across every provider your team uses.">
-      <EmptyState
-        icon="chart"
-        title="No usage yet"
-        text="Connect an AI provider and issue a key: requests made with it show up here within seconds."
-        action={
-          <Link to="/dashboard/ai-connection" className="button button--primary">
-            Connect a provider
-          </Link>
-        }
-      />
+    <ScreenFrame
+      title={`Welcome${user?.name ? `, ${user.name}` : ''}`}
+      description="Usage, cost and forecasts across every provider your team uses."
+      actions={
+        teams.data && teams.data.length > 1 && team ? (
+          <label className="overview-team">
+            Team
+            <select value={team.id} onChange={(event) => navigate({ to: '/dashboard', search: { team: event.target.value } as never, replace: true })}>
+              {teams.data.map((candidate) => (
+                <option key={candidate.id} value={candidate.id}>
+                  {candidate.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : undefined
+      }
+    >
+      {content()}
     </ScreenFrame>
   );
 }

@@ -1,0 +1,134 @@
+// @vitest-environment happy-dom
+// The overview against a stubbed API: the checklist ticked from the team and its
+// overview, the snippets (placeholder, or the key just issued), the page updating by
+// itself when the first request is recorded, and the fallback message when it fails.
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { TeamOverview } from '../../api/overview/types.ts';
+import { jsonResponse, renderInSite } from '../../testing/render.tsx';
+import { KEY_PLACEHOLDER } from './onboarding.ts';
+import { OverviewScreen } from './OverviewScreen.tsx';
+
+const TEAM = { id: '11111111-1111-4111-8111-111111111111', name: 'Platform', description: '', timeZone: 'UTC', createdAt: '2026-11-01T00:00:00.000Z', role: 'ADMIN' };
+const totals = (requests: number, micros: number) => ({
+  startDate: '2026-11-01',
+  endDate: '2026-11-03',
+  requests,
+  totalTokens: requests * 20,
+  inputTokens: requests * 12,
+  cachedReadTokens: 0,
+  cacheWriteTokens: 0,
+  outputTokens: requests * 8,
+  reasoningTokens: 0,
+  currency: 'USD',
+  totalCost: '0',
+  totalCostMicros: String(micros),
+  unpricedRequests: 0,
+  estimatedRequests: 0,
+});
+const overview = (setup: Partial<TeamOverview['setup']>, requests = 0): TeamOverview => ({
+  teamId: TEAM.id,
+  setup: { connections: 0, groups: 0, keys: 0, firstRequestAt: null, ...setup },
+  thisMonth: totals(requests, requests * 1500),
+  daily: [
+    { date: '2026-11-01', requests: 0, totalCostMicros: '0' },
+    { date: '2026-11-02', requests: 0, totalCostMicros: '0' },
+    { date: '2026-11-03', requests, totalCostMicros: String(requests * 1500) },
+  ],
+});
+
+let teams: unknown[];
+let answer: () => Response;
+const ok = (data: unknown) => jsonResponse(200, { success: true, data, message: 'ok' });
+
+beforeEach(() => {
+  teams = [TEAM];
+  answer = () => ok(overview({ connections: 1, groups: 1 }));
+  localStorage.setItem('token', 'a-token');
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (input: RequestInfo | URL) => {
+      const url = new URL(String(input), 'http://console.test');
+      if (url.pathname === '/api/team/') return ok(teams);
+      if (url.pathname === '/api/usage/team' && url.searchParams.get('teamId') === TEAM.id) return answer();
+      return jsonResponse(404, { success: false, data: null, message: `no stub for ${url.pathname}` });
+    }),
+  );
+});
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+  localStorage.clear();
+});
+
+const step = (title: string) => screen.getAllByRole('listitem').find((item) => item.querySelector('.checklist__title')?.textContent?.endsWith(title)) as HTMLElement;
+
+describe('OverviewScreen', () => {
+  it('asks a user without a team to create or join one first', async () => {
+    teams = [];
+    await renderInSite(<OverviewScreen />);
+    expect(await screen.findByText('0 of 5 done')).toBeTruthy();
+    expect(within(step('Create or join a team')).getByRole('link', { name: 'Set up your team' }).getAttribute('href')).toBe('/dashboard/settings/team');
+    expect(screen.queryByLabelText('OpenAI SDK (openai)')).toBeNull();
+  });
+
+  it('ticks the steps the team has done and links the next one', async () => {
+    await renderInSite(<OverviewScreen />);
+    expect(await screen.findByText('3 of 5 done')).toBeTruthy();
+    expect(step('Create or join a team').textContent).toContain('Done: ');
+    expect(step('Connect a provider').textContent).toContain('Done: ');
+    expect(step('Create a group').textContent).toContain('Done: ');
+    expect(step('Issue a key').textContent).toContain('To do: ');
+    expect(within(step('Issue a key')).getByRole('link', { name: 'Issue a key' }).getAttribute('href')).toBe('/dashboard/synthetic-groups');
+    expect(step('Send a first request').textContent).toContain('To do: ');
+    expect(screen.queryByRole('heading', { name: 'This month' })).toBeNull();
+  });
+
+  it('gives snippets for both SDKs with the gateway URL and a marked placeholder key', async () => {
+    await renderInSite(<OverviewScreen />);
+    const openai = (await screen.findByLabelText('OpenAI SDK (openai)')) as HTMLTextAreaElement;
+    expect(openai.value).toContain(`new OpenAI({ baseURL: '${window.location.origin}/v1', apiKey: '${KEY_PLACEHOLDER}' })`);
+    const anthropic = screen.getByLabelText('Anthropic SDK (@anthropic-ai/sdk)') as HTMLTextAreaElement;
+    expect(anthropic.value).toContain(`new Anthropic({ baseURL: '${window.location.origin}', apiKey: '${KEY_PLACEHOLDER}' })`);
+    expect(screen.getByText(`Replace ${KEY_PLACEHOLDER}`)).toBeTruthy();
+  });
+
+  it('puts a key issued in this session into the snippets', async () => {
+    const { queryClient } = await renderInSite(<OverviewScreen />);
+    await screen.findByLabelText('OpenAI SDK (openai)');
+    await queryClient
+      .getMutationCache()
+      .build(queryClient, { mutationKey: ['keys', 'issue', 'group-1'], mutationFn: async () => ({ key: 'sg_live_just_issued_123' }) })
+      .execute(undefined);
+    await waitFor(() => expect((screen.getByLabelText('OpenAI SDK (openai)') as HTMLTextAreaElement).value).toContain("apiKey: 'sg_live_just_issued_123'"));
+    expect(screen.getByText(/These snippets hold the key you just issued/)).toBeTruthy();
+    expect(screen.queryByText(`Replace ${KEY_PLACEHOLDER}`)).toBeNull();
+  });
+
+  it('shows the first request without a reload, then this month with its chart', async () => {
+    answer = () => ok(overview({ connections: 1, groups: 1, keys: 1 }));
+    await renderInSite(<OverviewScreen />);
+    expect(await screen.findByText('4 of 5 done')).toBeTruthy();
+    answer = () => ok(overview({ connections: 1, groups: 1, keys: 1, firstRequestAt: '2026-11-03T10:00:00.000Z' }, 3));
+    // The overview polls while the setup is incomplete (every 2 s).
+    expect(await screen.findByRole('heading', { name: 'This month' }, { timeout: 5_000 })).toBeTruthy();
+    expect(screen.queryByText('Get started')).toBeNull();
+    const figures = within(screen.getByRole('heading', { name: 'This month' }).closest('section') as HTMLElement);
+    const figure = (term: string) => figures.getAllByText(term).find((element) => element.tagName === 'DT')?.nextElementSibling?.textContent;
+    expect(figure('Requests')).toBe('3');
+    expect(figure('Cost')).toBe('$0.0045');
+    expect(figures.getByRole('img', { name: 'Requests per day this month: 3 in all' })).toBeTruthy();
+    expect(figures.getByRole('row', { name: '2026-11-03 3 $0.0045' })).toBeTruthy();
+  });
+
+  it('says why the overview failed and retries', async () => {
+    answer = () => jsonResponse(500, {});
+    const user = userEvent.setup();
+    await renderInSite(<OverviewScreen />);
+    expect((await screen.findByRole('alert')).textContent).toContain('Failed to fetch usage');
+    answer = () => ok(overview({ connections: 1 }));
+    await user.click(screen.getByRole('button', { name: 'Retry' }));
+    expect(await screen.findByText('2 of 5 done')).toBeTruthy();
+  });
+});
