@@ -6,14 +6,18 @@
  * next request refused (402), revoke the key in the screen and see the next call answered
  * 401. Screenshots of the keys and budgets at 1280 and 390 px, light and dark, checked
  * for sideways overflow and by axe-core (no critical or serious WCAG 2.1 AA violation).
+ * Then the roles (spec §6): an Observer reads keys and budgets only, a Maintainer manages
+ * keys but not budgets (a team admin's), and the API refuses each the rest (403).
  */
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import OpenAI from 'openai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { listOutboxMail, upsertSubscription } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUpTeam, type Tenant } from '../data-plane/tenant.ts';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
+import { signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes, usageWritten } from '../support/spendgate.ts';
 import { axeViolations, blockingViolations, describeViolations } from './support/axe.ts';
 import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium, SCREENSHOT_DIR } from './support/chromium.ts';
@@ -41,12 +45,14 @@ describe.skipIf(!hasChromium)('the keys and budgets of a group', () => {
   describe.each(testModes)('%s', (mode) => {
     let spendgate: RunningSpendgate;
     let tenant: Tenant;
-    let user: unknown;
+    let user: { id: string; email: string };
     const contexts: BrowserContext[] = [];
     const pageErrors: string[] = [];
-    const api = (method: string, route: string, body?: unknown) => callApi(spendgate.url, method, route, { token: tenant.token, ...(body === undefined ? {} : { body }) });
+    const callAs = (token: string, method: string, route: string, body?: unknown) => callApi(spendgate.url, method, route, { token, ...(body === undefined ? {} : { body }) });
+    const api = (method: string, route: string, body?: unknown) => callAs(tenant.token, method, route, body);
 
-    async function open(route: string, options: { width?: number; theme?: 'light' | 'dark' } = {}): Promise<Page> {
+    /** A fresh browser profile signed in (as the team's admin unless `as` says who), at `route`. */
+    async function open(route: string, options: { width?: number; theme?: 'light' | 'dark'; as?: { token: string; user: unknown } } = {}): Promise<Page> {
       const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 900 } });
       contexts.push(context);
       context.setDefaultTimeout(20_000);
@@ -58,7 +64,7 @@ describe.skipIf(!hasChromium)('the keys and budgets of a group', () => {
           localStorage.setItem('user', JSON.stringify(seed.user));
           sessionStorage.setItem('seeded', 'yes');
         },
-        { token: tenant.token, user, theme: options.theme ?? 'light' },
+        { ...(options.as ?? { token: tenant.token, user }), theme: options.theme ?? 'light' },
       );
       const page = await context.newPage();
       page.on('pageerror', (error) => pageErrors.push(error.message));
@@ -160,6 +166,76 @@ describe.skipIf(!hasChromium)('the keys and budgets of a group', () => {
       await keys.getByText('No keys yet. Issue one to call the gateway for this group.').waitFor();
       const rejected = await ask().catch((error: unknown) => error);
       expect((rejected as InstanceType<typeof OpenAI.APIError>).status).toBe(401);
+      expect(pageErrors).toEqual([]);
+    }, 240_000);
+
+    it('an Observer only reads keys and budgets, a Maintainer manages keys but not budgets, and the API refuses the rest', async () => {
+      // A paid plan: the trial's seats would refuse the second colleague.
+      await upsertSubscription(spendgate.app.runtime.stores.sql.db, { userId: user.id, planSlug: 'growth', status: 'active', trialEnd: null });
+      const colleague = async (name: string, role: 'MAINTAINER' | 'OBSERVER') => {
+        const email = `${name.toLowerCase()}-keys-${mode}@example.com`;
+        const { userId, token } = await signUp(spendgate.url, email, { name });
+        expect((await api('POST', `/synthetic-group/${tenant.groupId}/invite`, { email, role })).status).toBe(201);
+        const link = (await listOutboxMail(spendgate.app.runtime.stores.sql.db, email)).at(-1)!.text_body;
+        const invitation = /accept-invite\?token=([A-Za-z0-9_-]+)/.exec(link)![1];
+        expect((await callAs(token, 'POST', '/synthetic-group/accept-invite', { token: invitation })).status).toBe(200);
+        return { token, user: { id: userId, email, name, emailVerified: true } };
+      };
+      const maintainer = await colleague('Max', 'MAINTAINER');
+      const observer = await colleague('Olive', 'OBSERVER');
+      const connectionId = (await api('GET', `/provider/connections?teamId=${tenant.teamId}`)).body.data[0].id;
+      const issued = await api('POST', `/synthetic-group/provider-key/create/${tenant.groupId}`, { name: 'Search service', kind: 'byok', connectionId });
+      const keyId = issued.body.data.providerKey.id;
+      expect((await api('POST', '/budgets', { scope: 'key', scopeId: keyId, amount: '20', window: 'week', mode: 'soft' })).status).toBe(201);
+
+      // The observer sees the key, its settings and its budget, and no control.
+      const page = await open(`/dashboard/synthetic-groups?group=${tenant.groupId}`, { as: observer, width: 390 });
+      await page.getByText('Your role: Observer').waitFor();
+      const keys = page.getByRole('region', { name: 'API keys' });
+      await keys.getByRole('rowheader', { name: 'Search service' }).waitFor();
+      await keys.getByRole('button', { name: 'Open settings and budget of Search service' }).click();
+      await keys.getByRole('article', { name: '£20.00 weekly budget' }).waitFor();
+      expect(await keys.getByLabel('Requests per minute').isDisabled()).toBe(true);
+      for (const control of ['Issue key', 'Revoke Search service', 'Save settings', 'Add budget', 'Edit the £20.00 weekly budget', 'Delete the £20.00 weekly budget']) {
+        expect(await page.getByRole('button', { name: control }).count(), control).toBe(0);
+      }
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `keys-observer-${mode}-390.png`), fullPage: true });
+      const observerRefused: [string, string, unknown?][] = [
+        ['POST', `/synthetic-group/provider-key/create/${tenant.groupId}`, { name: 'mine', kind: 'byok', connectionId }],
+        ['PATCH', `/synthetic-group/provider-key/${keyId}`, { settings: { timeoutMs: 5000 } }],
+        ['DELETE', `/synthetic-group/provider-key/${keyId}`],
+        ['POST', '/budgets', { scope: 'key', scopeId: keyId, amount: '1', window: 'day', mode: 'hard' }],
+      ];
+      for (const [method, route, body] of observerRefused) {
+        const answer = await callAs(observer.token, method, route, body);
+        expect(answer.status, `${method} ${route}: ${JSON.stringify(answer.body)}`).toBe(403);
+      }
+
+      // The maintainer changes the key's settings in the screen, but sees budgets read-only.
+      const asMaintainer = await open(`/dashboard/synthetic-groups?group=${tenant.groupId}`, { as: maintainer });
+      const maintained = asMaintainer.getByRole('region', { name: 'API keys' });
+      await maintained.getByRole('button', { name: 'Issue key' }).waitFor();
+      await maintained.getByRole('button', { name: 'Open settings and budget of Search service' }).click();
+      const settings = asMaintainer.getByRole('form', { name: 'Settings of Search service' });
+      await settings.getByLabel('Requests per minute').fill('120');
+      await settings.getByRole('button', { name: 'Save settings' }).click();
+      await settings.getByText('Settings saved. Gateways apply them to the next request.').waitFor();
+      const listed = (await api('GET', `/synthetic-group/${tenant.groupId}`)).body.data.syntheticGroupProviderKeys;
+      expect(listed.find((key: { id: string }) => key.id === keyId).settings).toEqual({ rateLimit: { requestsPerMinute: 120 } });
+      await maintained.getByRole('article', { name: '£20.00 weekly budget' }).waitFor();
+      for (const control of ['Add budget', 'Edit the £20.00 weekly budget', 'Delete the £20.00 weekly budget']) {
+        expect(await asMaintainer.getByRole('button', { name: control }).count(), control).toBe(0);
+      }
+      const budgetId = (await api('GET', `/budgets?scope=key&scopeId=${keyId}`)).body.data[0].id;
+      const maintainerRefused: [string, string, unknown?][] = [
+        ['POST', '/budgets', { scope: 'group', scopeId: tenant.groupId, amount: '1', window: 'day', mode: 'hard' }],
+        ['PATCH', `/budgets/${budgetId}?teamId=${tenant.teamId}`, { amount: '1' }],
+        ['DELETE', `/budgets/${budgetId}?teamId=${tenant.teamId}`],
+      ];
+      for (const [method, route, body] of maintainerRefused) {
+        const answer = await callAs(maintainer.token, method, route, body);
+        expect(answer.status, `${method} ${route}: ${JSON.stringify(answer.body)}`).toBe(403);
+      }
       expect(pageErrors).toEqual([]);
     }, 240_000);
   });
