@@ -18,7 +18,7 @@ import type { Faq } from '../../console/src/api/faqs/types.ts';
 import type { AddedMembers, GroupInvitation, GroupUsage, MemberRemoved, MemberRoleChanged, SyntheticGroup } from '../../console/src/api/groups/types.ts';
 import type { CreatedKey, GroupWithKeys, IssuedKey, RevokedKey } from '../../console/src/api/keys/types.ts';
 import type { TeamOverview } from '../../console/src/api/overview/types.ts';
-import type { Plan } from '../../console/src/api/subscription/types.ts';
+import type { CheckoutSession, Plan } from '../../console/src/api/subscription/types.ts';
 import type { Team, TeamInvitation, TeamInvitationAccepted, TeamInvitationPreview, TeamMember, TeamMemberRemoved, TeamSeats } from '../../console/src/api/team/types.ts';
 import type * as Answers from '../../gateway/src/api/answers.ts';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
@@ -129,6 +129,7 @@ for (const mode of testModes) {
       await as('GET', '/auth/profile', 200);
       await as('PATCH', '/auth/update-profile', 200, { name: 'Ada Lovelace' });
       await as('PATCH', '/auth/update-metadata', 200, { metadata: { theme: 'dark' } });
+      await as('GET', '/subscription/checkout/cs_test_unknown', 404);
 
       const team = (await as('POST', '/team/', 201, { name: 'Analytical', description: 'Engines' })).body.data;
       await as('GET', '/team/', 200);
@@ -206,6 +207,7 @@ describe('the console reads answers as the API documents them', () => {
     expectTypeOf<Wire<typeof Answers.CodeVerified>>().toExtend<OtpAnswer>();
     expectTypeOf<Wire<typeof Answers.Faq>>().toExtend<Faq>();
     expectTypeOf<Wire<typeof Answers.Plan>>().toExtend<Plan>();
+    expectTypeOf<Wire<typeof Answers.CheckoutSession>>().toExtend<CheckoutSession>();
     expectTypeOf<Wire<typeof Answers.Team>>().toExtend<Team>();
     expectTypeOf<Wire<typeof Answers.TeamMember>>().toExtend<TeamMember>();
     expectTypeOf<Wire<typeof Answers.TeamInvitation>>().toExtend<TeamInvitation>();

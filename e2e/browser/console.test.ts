@@ -473,7 +473,7 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
       await page.getByRole('heading', { name: heading!, exact: true }).waitFor();
     }
     for (const [route, heading] of [
-      ['/dashboard/billing/success', 'Payment complete'],
+      ['/dashboard/billing/success', 'No payment was taken'],
       ['/dashboard/billing/cancel', 'Payment cancelled'],
       ['/dashboard/addgroup', 'Add a synthetic group'],
       ['/dashboard/settings', 'Settings'],

@@ -189,6 +189,23 @@ describe.skipIf(!hasChromium)('the dashboard frame in Chromium', () => {
     await context.close();
   }, 60_000);
 
+  it('the billing pages say what the server answers for the checkout: unknown, so nothing was charged', async () => {
+    const { context, page, errors } = await openBrowser({ width: DESKTOP, colorScheme: 'light' });
+    for (const [route, heading] of [
+      ['/dashboard/billing/success?session_id=cs_test_a1B2c3', 'No payment was taken'],
+      ['/dashboard/billing/cancel?session_id=cs_test_a1B2c3', 'Payment cancelled'],
+    ] as const) {
+      await visit(page, route);
+      await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+      const text = (await page.locator('main').textContent()) ?? '';
+      expect(text, route).toContain('The server answered: Checkout session not found. Nothing was charged.');
+      expect(text, route).not.toContain('Payment complete');
+    }
+    // The lookup's 404 is the answer, not a failure the page reports.
+    expect(errors.filter((error) => !error.includes('404'))).toEqual([]);
+    await context.close();
+  });
+
   it.each(THEMES)('no critical or serious axe violation on any public page (%s system theme)', async (theme) => {
     const { context, page } = await openBrowser({ width: DESKTOP, colorScheme: theme, signedOut: true });
     const problems: string[] = [];

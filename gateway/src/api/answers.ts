@@ -37,6 +37,13 @@ export const Subscription = z.strictObject({
   isTrialing: z.boolean(),
 });
 
+/** A payment provider's checkout as the billing pages read it: whether it was paid decides what they say. */
+export const CheckoutSession = z.strictObject({
+  id: z.string(),
+  status: z.enum(['open', 'complete', 'expired']),
+  paymentStatus: z.enum(['paid', 'unpaid', 'no_payment_required']),
+});
+
 export const PublicUser = z.strictObject({
   id: z.guid(),
   email: z.string(),

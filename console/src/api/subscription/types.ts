@@ -1,4 +1,5 @@
-// Subscription plans as GET /subscription/plans answers them.
+// Subscription plans as GET /subscription/plans answers them, and a checkout as
+// GET /subscription/checkout/{sessionId} does.
 export interface Plan {
   id: string;
   name: string;
@@ -8,4 +9,11 @@ export interface Plan {
   price: number | string | null;
   features: string[];
   createdAt: string;
+}
+
+/** A payment provider's checkout: only `paymentStatus: 'paid'` means money was taken. */
+export interface CheckoutSession {
+  id: string;
+  status: 'open' | 'complete' | 'expired';
+  paymentStatus: 'paid' | 'unpaid' | 'no_payment_required';
 }

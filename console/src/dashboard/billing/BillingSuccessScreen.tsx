@@ -1,20 +1,7 @@
-// /dashboard/billing/success: where a checkout returns after payment.
-import { Link } from '@tanstack/react-router';
-import { EmptyState, ScreenFrame } from '../ui/ScreenFrame.tsx';
+// /dashboard/billing/success: where a checkout returns after payment; it says what the
+// server answers for the checkout (CheckoutResult), never a payment taken for granted.
+import { CheckoutResult } from './CheckoutResult.tsx';
 
 export function BillingSuccessScreen() {
-  return (
-    <ScreenFrame title="Payment complete" description="Thank you — your subscription is active.">
-      <EmptyState
-        icon="check"
-        title="You're all set"
-        text="Your plan change takes effect now. Invoices are in Settings → Subscription."
-        action={
-          <Link to="/dashboard" className="button button--primary">
-            Back to the dashboard
-          </Link>
-        }
-      />
-    </ScreenFrame>
-  );
+  return <CheckoutResult returnedFrom="success" />;
 }
