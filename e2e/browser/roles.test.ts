@@ -3,7 +3,8 @@
  * in each run mode: an Observer and a Maintainer, who joined through the e-mailed
  * invitation link, see on a group's details only what their role lets them do — and the
  * API, called directly with their own session, still refuses the rest (403). The group's
- * admin sees every control, so the absences below are of controls that exist.
+ * admin sees every control, so the absences below are of controls that exist. (Keys are
+ * the group's admins' and maintainers'; budgets its team admins'.)
  */
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
+import { axeViolations, blockingViolations, describeViolations } from './support/axe.ts';
 import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium, SCREENSHOT_DIR } from './support/chromium.ts';
 
 if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
@@ -115,7 +117,10 @@ describe.skipIf(!hasChromium)('group roles in the console', () => {
       addMember: page.getByRole('button', { name: 'Add member' }),
       invitations: page.getByRole('heading', { name: 'Invitations' }),
       sendInvitations: page.getByRole('button', { name: 'Send invitations' }),
+      issueKey: page.getByRole('button', { name: 'Issue key' }),
+      addBudget: page.getByRole('button', { name: 'Add budget' }),
     });
+    const groupBudget = () => ({ scope: 'group', scopeId: groupId, amount: '10', window: 'month', mode: 'hard' });
 
     it('the admin sees every control of the group', async () => {
       const page = await openAs(admin, detailsOf(groupId));
@@ -126,6 +131,8 @@ describe.skipIf(!hasChromium)('group roles in the console', () => {
       expect(await shown.edit.count()).toBe(1);
       expect(await shown.delete.count()).toBe(1);
       expect(await shown.invitations.count()).toBe(1);
+      expect(await shown.issueKey.count()).toBe(1);
+      await shown.addBudget.waitFor();
       // Maintainer and (once accepted) observer rows: the admin's own row has no controls.
       expect(await shown.roleSelects.count()).toBe(1);
       expect(await shown.removeMember.count()).toBe(1);
@@ -147,10 +154,14 @@ describe.skipIf(!hasChromium)('group roles in the console', () => {
       for (const who of [admin, maintainer, observer]) await members.getByRole('cell', { name: who.email }).waitFor();
       expect(await members.getByRole('row').filter({ hasText: maintainer.email }).getByRole('cell', { name: 'Maintainer' }).count()).toBe(1);
       await page.getByRole('heading', { name: 'Usage' }).waitFor();
-      // No control it may not use.
+      await page.getByRole('heading', { name: 'Group budgets' }).waitFor();
+      // No control it may not use, once every call the page makes has answered.
+      await page.waitForLoadState('networkidle');
       const shown = controls(page);
       for (const [name, control] of Object.entries(shown)) expect(await control.count(), name).toBe(0);
-      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `groups-details-observer-${mode}-390.png`), fullPage: true });
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `groups-details-observer-${mode}-1280.png`), fullPage: true });
+      const violations = blockingViolations(await axeViolations(page));
+      expect(violations, describeViolations(violations)).toEqual([]);
 
       // The group is in its list, reached from the sidebar.
       await page.getByRole('link', { name: 'All groups' }).click();
@@ -167,6 +178,7 @@ describe.skipIf(!hasChromium)('group roles in the console', () => {
         ['POST', `/synthetic-group/${groupId}/invite`, { email: 'someone@example.com', role: 'OBSERVER' }],
         ['GET', `/synthetic-group/${groupId}/invitations`],
         ['POST', `/synthetic-group/provider-key/create/${groupId}`, { name: 'mine', kind: 'optimised' }],
+        ['POST', '/budgets', groupBudget()],
       ];
       for (const [method, route, body] of refused) {
         const answer = await api(observer, method, route, body);
@@ -180,10 +192,15 @@ describe.skipIf(!hasChromium)('group roles in the console', () => {
       await page.getByText('Your role: Maintainer').waitFor();
       const shown = controls(page);
       await shown.edit.waitFor();
-      for (const name of ['delete', 'roleSelects', 'removeMember', 'addMember', 'invitations', 'sendInvitations'] as const) {
+      await shown.issueKey.waitFor();
+      await page.getByRole('heading', { name: 'Group budgets' }).waitFor();
+      await page.waitForLoadState('networkidle');
+      for (const name of ['delete', 'roleSelects', 'removeMember', 'addMember', 'invitations', 'sendInvitations', 'addBudget'] as const) {
         expect(await shown[name].count(), name).toBe(0);
       }
       await page.screenshot({ path: path.join(SCREENSHOT_DIR, `groups-details-maintainer-${mode}-390.png`), fullPage: true });
+      const violations = blockingViolations(await axeViolations(page));
+      expect(violations, describeViolations(violations)).toEqual([]);
 
       // Editing is theirs: the new name shows at once and is stored.
       await shown.edit.click();
@@ -200,6 +217,7 @@ describe.skipIf(!hasChromium)('group roles in the console', () => {
         ['DELETE', `/synthetic-group/member/${groupId}/${observer.userId}`],
         ['POST', `/synthetic-group/${groupId}/invite`, { email: 'someone@example.com', role: 'OBSERVER' }],
         ['GET', `/synthetic-group/${groupId}/invitations`],
+        ['POST', '/budgets', groupBudget()],
       ];
       for (const [method, route, body] of refused) {
         const answer = await api(maintainer, method, route, body);
