@@ -41,6 +41,13 @@ export {
 } from './errors.ts';
 export { KEY_SETTING_LIMITS, type KeySettings, type RoutingWeights } from './key-settings.ts';
 export {
+  LATENCY_BUCKET_BOUNDS_MS,
+  LATENCY_BUCKETS,
+  latencyBucket,
+  latencyPercentile,
+  mergeLatencyHistograms,
+} from './latency-histogram.ts';
+export {
   addMoney,
   type Currency,
   decimalToMicros,

@@ -47,8 +47,14 @@ export interface MailJob {
 /** Deletes what nothing reads any more; scheduled, so it carries nothing. */
 export type PruneJob = Record<string, never>;
 
+/** Checks the usage rollups of the last `lookBackHours` against the events and repairs them. */
+export interface ReconcileUsageJob {
+  lookBackHours: number;
+}
+
 export type JobPayloads = {
   meter: UsageBatchJob;
   mail: MailJob;
   prune: PruneJob;
+  'reconcile-usage': ReconcileUsageJob;
 };

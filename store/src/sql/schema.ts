@@ -182,6 +182,41 @@ export interface UsageEventsTable {
   route: string | null;
 }
 
+/** The sums of the usage events of one team, hour or day, and dimension (migration 20261126_0001). */
+export interface UsageRollupsTable {
+  team_id: string;
+  grain: 'hour' | 'day';
+  /** The hour's start (UTC), or the day's midnight in the team's time zone. */
+  bucket_start: Date | string;
+  group_id: string;
+  key_id: string;
+  connection_id: string | null;
+  provider: string;
+  model: string;
+  key_kind: string;
+  requests: Int8;
+  /** Requests answered with a status of 400 or more. */
+  errors: Int8;
+  estimated_requests: Int8;
+  unpriced_requests: Int8;
+  input_tokens: Int8;
+  cached_read_tokens: Int8;
+  cache_write_5m_tokens: Int8;
+  cache_write_1h_tokens: Int8;
+  output_tokens: Int8;
+  reasoning_tokens: Int8;
+  /** Provider list-price cost, USD micros, of the priced requests. */
+  cost_micros: Int8;
+  /** What Spendgate charged, GBP micros. */
+  billed_micros: Int8;
+  /** What budgets counted, GBP micros. */
+  budget_spend_micros: Int8;
+  latency_sum_ms: Int8;
+  latency_max_ms: number;
+  /** Request counts per latency bucket (core's LATENCY_BUCKET_BOUNDS_MS). */
+  latency_histogram: Int8[];
+}
+
 /** Usage events kept while the queue is unreachable; delivered to it when it is back. */
 export interface UsageOutboxTable {
   request_id: string;
@@ -313,6 +348,7 @@ export interface Database {
   price_catalog_versions: PriceCatalogVersionsTable;
   usage_request_ids: UsageRequestIdsTable;
   usage_events: UsageEventsTable;
+  usage_rollups: UsageRollupsTable;
   subscription_plans: SubscriptionPlansTable;
   subscriptions: SubscriptionsTable;
   faqs: FaqsTable;

@@ -1,8 +1,21 @@
 // The job table on the queue of each run mode: the embedded mode's in-process queue on
 // PGlite, and (with TEST_DATABASE_URL and TEST_REDIS_URL) BullMQ on PostgreSQL. Its prune
 // (scheduled hourly; the queue suite runs schedules) deletes what is past its retention and
-// keeps the rest.
-import { createLogger, findOutboxMail, insertOutboxMail, type JobPayloads, markOutboxMail, openStores, type Stores } from '@spendgate/store';
+// keeps the rest; its reconcile-usage repairs rollups that drifted from the events.
+import {
+  createLogger,
+  findOutboxMail,
+  insertGroup,
+  insertIssuedKey,
+  insertOutboxMail,
+  insertTeam,
+  insertUsageEvents,
+  insertUser,
+  type JobPayloads,
+  markOutboxMail,
+  openStores,
+  type Stores,
+} from '@spendgate/store';
 import {
   connectTestRedis,
   deleteKeysWithPrefix,
@@ -92,6 +105,26 @@ for (const mode of modes) {
       await insertOutboxMail(sql.db, { id: outboxId, to: 'ada@example.com', subject: 'Your code', text: '654321' });
       await stores.queue.enqueue('mail', { outboxId }, { jobId: `mail-${outboxId}` });
       await expect.poll(async () => (await findOutboxMail(sql.db, outboxId))?.status, { timeout: 10_000 }).toBe('logged');
+    });
+
+    it('reconcile-usage rebuilds rollups that drifted from the usage events', async () => {
+      const user = crypto.randomUUID();
+      const team = crypto.randomUUID();
+      const group = crypto.randomUUID();
+      const key = crypto.randomUUID();
+      await insertUser(sql.db, { id: user, email: `reconcile-${mode.name}@example.com`, name: 'R', passwordHash: 'x' });
+      await insertTeam(sql.db, { id: team, name: 'R', description: '', createdBy: user });
+      await insertGroup(sql.db, { id: group, teamId: team, name: 'G', description: '', createdBy: user });
+      await insertIssuedKey(sql.db, { id: key, team_id: team, group_id: group, connection_id: null, kind: 'byok', name: 'k', key_hash: `h-${key}`, key_prefix: 'sg_live_r', created_by: user });
+      const tokens = { input_tokens: 10, cached_read_tokens: 0, cache_write_5m_tokens: 0, cache_write_1h_tokens: 0, output_tokens: 5, reasoning_tokens: 0 };
+      await insertUsageEvents(sql.db, [
+        { request_id: `reconcile-${team}`, occurred_at: ago(2 * 3_600_000), team_id: team, group_id: group, key_id: key, connection_id: null, provider: 'openai', model: 'gpt-4o', endpoint: 'chat.completions', status_code: 200, streamed: false, estimated: false, ...tokens, cost_micros: 25n, currency: 'USD', price_version: '2026-08-21', latency_ms: 80 },
+      ]);
+      await sql.db.updateTable('usage_rollups').set({ requests: 7 }).where('team_id', '=', team).execute();
+
+      await stores.queue.enqueue('reconcile-usage', { lookBackHours: 48 }, { jobId: `reconcile-${team}` });
+      const requestsPerCell = async () => (await sql.db.selectFrom('usage_rollups').select('requests').where('team_id', '=', team).execute()).map((row) => Number(row.requests));
+      await expect.poll(requestsPerCell, { timeout: 10_000 }).toEqual([1, 1]);
     });
   });
 }

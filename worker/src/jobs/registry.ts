@@ -16,6 +16,7 @@ import {
 import { createMailProcessor } from './mail.ts';
 import { createMeterProcessor } from './meter.ts';
 import { createPruneProcessor } from './prune.ts';
+import { createReconcileUsageProcessor } from './reconcile-usage.ts';
 
 /** What a processor may use. */
 export interface JobDeps {
@@ -45,6 +46,14 @@ const JOBS: { [N in JobName]: JobDefinition<N> } = {
   mail: { createProcessor: createMailProcessor, concurrency: 2, attempts: DEFAULT_ATTEMPTS, backoffMs: 30_000 },
   // The next hourly run does the same work: two more tries a minute apart are enough.
   prune: { createProcessor: createPruneProcessor, concurrency: 1, attempts: 3, backoffMs: 60_000, schedule: { everyMs: HOUR_MS, payload: {} } },
+  // Hourly over the last two days: a late event's hour is checked again the next day.
+  'reconcile-usage': {
+    createProcessor: createReconcileUsageProcessor,
+    concurrency: 1,
+    attempts: 3,
+    backoffMs: 60_000,
+    schedule: { everyMs: HOUR_MS, payload: { lookBackHours: 48 } },
+  },
 };
 
 async function registerJob<N extends JobName>(queue: JobQueue<JobPayloads>, name: N, deps: JobDeps): Promise<void> {

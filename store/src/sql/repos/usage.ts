@@ -1,8 +1,10 @@
 // Usage events: exactly one row per request. insertUsageEvents claims each request id
-// in usage_request_ids and inserts only the events it claimed, in one statement (so one
-// transaction and one round trip), so a redelivered event is never counted twice.
+// in usage_request_ids and inserts only the events it claimed, adding them to their
+// rollups (usage-rollups.ts), in one statement (so one transaction and one round trip),
+// so a redelivered event is never counted twice.
 import { type Kysely, sql } from 'kysely';
 import type { Database, NewUsageEvent, UsageEventsTable } from '../schema.ts';
+import { addToRollupsCtes } from './usage-rollups.ts';
 
 /** usage_events' columns and their SQL types, as a batch's rows are read back. */
 const USAGE_EVENT_COLUMNS: Record<keyof UsageEventsTable, string> = {
@@ -66,16 +68,21 @@ export async function insertUsageEvents(db: Kysely<Database>, events: NewUsageEv
   }
   const names = sql.join(columns.map((column) => sql.ref(column)));
   const values = sql.join(columns.map((column, index) => sql`(value->>${sql.lit(index)})::${sql.raw(USAGE_EVENT_COLUMNS[column])} as ${sql.ref(column)}`));
-  const { numAffectedRows } = await sql`
+  const { rows: counted } = await sql<{ inserted: number }>`
     with batch as (select ${values} from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) as value),
     claimed as (
       insert into usage_request_ids (request_id) select request_id from batch
       on conflict (request_id) do nothing returning request_id
-    )
-    insert into usage_events (${names})
-    select ${names} from batch where request_id in (select request_id from claimed)
+    ),
+    inserted as (
+      insert into usage_events (${names})
+      select ${names} from batch where request_id in (select request_id from claimed)
+      returning *
+    ),
+    ${addToRollupsCtes('inserted')}
+    select count(*)::integer as inserted from inserted
   `.execute(db);
-  return Number(numAffectedRows ?? 0n);
+  return counted[0]?.inserted ?? 0;
 }
 
 export interface UsageTotals {

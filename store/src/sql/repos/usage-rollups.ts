@@ -1,0 +1,189 @@
+// Usage rollups: the sums of the usage events per team, hour (UTC) or day (the team's
+// time zone), and dimension. The meter adds a batch's events to them in the statement
+// that records the events (usage.ts), so they agree with the events at every commit;
+// recomputeRollups rebuilds any window from the events, and reconcileRollups finds the
+// cells that disagree with the events and rebuilds their days.
+import { LATENCY_BUCKET_BOUNDS_MS } from '@spendgate/core';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { Database } from '../schema.ts';
+
+/** What a rollup cell is keyed by, beside its team, grain and bucket. */
+const DIMENSIONS = ['group_id', 'key_id', 'connection_id', 'provider', 'model', 'key_kind'] as const;
+
+/** The summed columns, in the order AGGREGATES computes them. */
+const MEASURES = [
+  'requests',
+  'errors',
+  'estimated_requests',
+  'unpriced_requests',
+  'input_tokens',
+  'cached_read_tokens',
+  'cache_write_5m_tokens',
+  'cache_write_1h_tokens',
+  'output_tokens',
+  'reasoning_tokens',
+  'cost_micros',
+  'billed_micros',
+  'budget_spend_micros',
+  'latency_sum_ms',
+  'latency_max_ms',
+  'latency_histogram',
+] as const;
+
+/** One count per latency bucket of core's histogram. */
+const HISTOGRAM = sql.join(
+  [...LATENCY_BUCKET_BOUNDS_MS, undefined].map((high, index) => {
+    const low = index === 0 ? undefined : LATENCY_BUCKET_BOUNDS_MS[index - 1];
+    const conditions = [low === undefined ? undefined : sql`latency_ms >= ${sql.lit(low)}`, high === undefined ? undefined : sql`latency_ms < ${sql.lit(high)}`].filter(
+      (condition) => condition !== undefined,
+    );
+    return conditions.length === 0 ? sql`count(*)` : sql`count(*) filter (where ${sql.join(conditions, sql` and `)})`;
+  }),
+);
+
+/** The measures of a group of usage events (columns as in usage_events). */
+const AGGREGATES = sql`
+  count(*),
+  count(*) filter (where status_code >= 400),
+  count(*) filter (where estimated),
+  count(*) filter (where cost_micros is null),
+  sum(input_tokens), sum(cached_read_tokens), sum(cache_write_5m_tokens), sum(cache_write_1h_tokens),
+  sum(output_tokens), sum(reasoning_tokens),
+  coalesce(sum(cost_micros), 0), coalesce(sum(billed_micros), 0), coalesce(sum(budget_spend_micros), 0),
+  sum(latency_ms), max(latency_ms),
+  array[${HISTOGRAM}]::bigint[]`;
+
+const COLUMNS = sql.join(['team_id', 'grain', 'bucket_start', ...DIMENSIONS, ...MEASURES].map((column) => sql.ref(column)));
+const DIMENSION_REFS = sql.join(DIMENSIONS.map((column) => sql.ref(`events.${column}`)));
+
+/** A cell already there takes the new events' measures added (maximum for the maximum). */
+const ADD_TO_CELL = sql.join(
+  MEASURES.map((column) => {
+    const ref = sql.ref(column);
+    if (column === 'latency_max_ms') return sql`${ref} = greatest(usage_rollups.${ref}, excluded.${ref})`;
+    if (column === 'latency_histogram') {
+      return sql`${ref} = (select array_agg(mine + theirs order by bucket) from unnest(usage_rollups.${ref}, excluded.${ref}) with ordinality as counts(mine, theirs, bucket))`;
+    }
+    return sql`${ref} = usage_rollups.${ref} + excluded.${ref}`;
+  }),
+);
+
+type Grain = 'hour' | 'day';
+
+/** The bucket an event falls in: its UTC hour, or its day in the team's time zone. */
+function bucketOf(grain: Grain): RawBuilder<Date> {
+  return grain === 'hour' ? sql`date_trunc('hour', events.occurred_at, 'UTC')` : sql`date_trunc('day', events.occurred_at, teams.time_zone)`;
+}
+
+/** SELECT of the rollup rows of the events in `source` (a relation with usage_events' columns, aliased `events`). */
+function rollupRows(grain: Grain, source: RawBuilder<unknown>, where: RawBuilder<unknown> = sql`true`) {
+  return sql`
+    select events.team_id, ${sql.lit(grain)}, ${bucketOf(grain)}, ${DIMENSION_REFS}, ${AGGREGATES}
+    from ${source} as events join teams on teams.id = events.team_id
+    where ${where}
+    group by events.team_id, 3, ${DIMENSION_REFS}`;
+}
+
+/**
+ * Data-modifying CTEs that add the events of the CTE `inserted` (usage_events' columns)
+ * to their hourly and daily cells; usage.ts appends them to the statement that records
+ * the events.
+ */
+export function addToRollupsCtes(inserted: string): RawBuilder<unknown> {
+  const source = sql.table(inserted);
+  return sql`
+    hourly_rollups as (
+      insert into usage_rollups (${COLUMNS}) ${rollupRows('hour', source)}
+      on conflict on constraint usage_rollups_cell do update set ${ADD_TO_CELL}
+    ),
+    daily_rollups as (
+      insert into usage_rollups (${COLUMNS}) ${rollupRows('day', source)}
+      on conflict on constraint usage_rollups_cell do update set ${ADD_TO_CELL}
+    )`;
+}
+
+/** The hours and days a window of a team's events touches: whole days in its time zone, and the UTC hours they span. */
+async function windowOf(db: Kysely<Database>, teamId: string, from: Date, to: Date) {
+  // 26 hours past a local midnight is the next day in any time zone, DST included.
+  const { rows } = await sql<{ day_start: Date; day_end: Date }>`
+    select date_trunc('day', ${from}::timestamptz, time_zone) as day_start,
+           date_trunc('day', date_trunc('day', ${to}::timestamptz - interval '1 microsecond', time_zone) + interval '26 hours', time_zone) as day_end
+    from teams where id = ${teamId}`.execute(db);
+  const days = rows[0];
+  if (days === undefined) return undefined;
+  const dayStart = new Date(days.day_start);
+  const dayEnd = new Date(days.day_end);
+  return { dayStart, dayEnd, hourStart: floorToHour(dayStart), hourEnd: floorToHour(new Date(dayEnd.getTime() + HOUR_MS - 1)) };
+}
+
+const HOUR_MS = 3_600_000;
+
+function floorToHour(at: Date): Date {
+  return new Date(Math.floor(at.getTime() / HOUR_MS) * HOUR_MS);
+}
+
+/**
+ * Rebuilds a team's rollups for the days (in its time zone) that [from, to) touches, and
+ * the UTC hours they span, from the usage events: idempotent. New events wait for it
+ * (usage_events is locked against writes, and other rebuilds, while it runs) so none is
+ * counted twice or lost.
+ */
+export async function recomputeRollups(db: Kysely<Database>, scope: { teamId: string; from: Date; to: Date }): Promise<void> {
+  if (scope.to <= scope.from) return;
+  await db.transaction().execute(async (trx) => {
+    await sql`lock table usage_events in share row exclusive mode`.execute(trx);
+    const window = await windowOf(trx, scope.teamId, scope.from, scope.to);
+    if (window === undefined) return;
+    for (const [grain, start, end] of [
+      ['hour', window.hourStart, window.hourEnd],
+      ['day', window.dayStart, window.dayEnd],
+    ] as const) {
+      await trx
+        .deleteFrom('usage_rollups')
+        .where('team_id', '=', scope.teamId)
+        .where('grain', '=', grain)
+        .where('bucket_start', '>=', start)
+        .where('bucket_start', '<', end)
+        .execute();
+      const inWindow = sql`events.team_id = ${scope.teamId} and events.occurred_at >= ${start} and events.occurred_at < ${end}`;
+      await sql`insert into usage_rollups (${COLUMNS}) ${rollupRows(grain, sql.table('usage_events'), inWindow)}`.execute(trx);
+    }
+  });
+}
+
+/** A rollup cell that disagrees with the events it sums. */
+export interface RollupDifference {
+  teamId: string;
+  grain: Grain;
+  bucketStart: Date;
+}
+
+/**
+ * Compares every rollup cell whose bucket starts in [from, to) with the events' sums (a
+ * cell missing on either side counts), rebuilds the days of each team that differ, and
+ * returns what differed.
+ */
+export async function reconcileRollups(db: Kysely<Database>, window: { from: Date; to: Date }): Promise<RollupDifference[]> {
+  const cellColumns = sql.join(['team_id', 'grain', 'bucket_start', ...DIMENSIONS, ...MEASURES].map((column) => sql.ref(column)));
+  const fromEvents = (grain: Grain) =>
+    rollupRows(grain, sql.table('usage_events'), sql`events.occurred_at >= ${window.from}::timestamptz - interval '1 day' and events.occurred_at < ${window.to}::timestamptz + interval '1 day'`);
+  const { rows } = await sql<{ team_id: string; grain: Grain; bucket_start: Date }>`
+    with expected (${cellColumns}) as (${fromEvents('hour')} union all ${fromEvents('day')}),
+    expected_in_window as (select * from expected where bucket_start >= ${window.from} and bucket_start < ${window.to}),
+    stored as (select ${cellColumns} from usage_rollups where bucket_start >= ${window.from} and bucket_start < ${window.to}),
+    differing as ((select * from expected_in_window except all select * from stored) union all (select * from stored except all select * from expected_in_window))
+    select distinct team_id, grain, bucket_start from differing order by team_id, bucket_start`.execute(db);
+  const differences = rows.map((row) => ({ teamId: row.team_id, grain: row.grain, bucketStart: new Date(row.bucket_start) }));
+  const byTeam = new Map<string, { from: Date; to: Date }>();
+  for (const { teamId, bucketStart } of differences) {
+    const span = byTeam.get(teamId);
+    const end = new Date(bucketStart.getTime() + HOUR_MS);
+    if (span === undefined) byTeam.set(teamId, { from: bucketStart, to: end });
+    else {
+      if (bucketStart < span.from) span.from = bucketStart;
+      if (end > span.to) span.to = end;
+    }
+  }
+  for (const [teamId, span] of byTeam) await recomputeRollups(db, { teamId, ...span });
+  return differences;
+}
