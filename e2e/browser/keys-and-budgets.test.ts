@@ -72,6 +72,13 @@ describe.skipIf(!hasChromium)('the keys and budgets of a group', () => {
       return page;
     }
 
+    /** A screenshot of the page as it is, and no critical or serious axe-core violation on it. */
+    async function checkPage(page: Page, name: string) {
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+      const violations = blockingViolations(await axeViolations(page));
+      expect(violations, `${name}\n${describeViolations(violations)}`).toEqual([]);
+    }
+
     beforeAll(async () => {
       spendgate = await startSpendgate(mode, `browser-keys-${mode}`, { consoleDir });
       tenant = await signUpTeam(spendgate.url, `keys-${mode}@example.com`);
@@ -96,12 +103,14 @@ describe.skipIf(!hasChromium)('the keys and budgets of a group', () => {
       await form.getByRole('button', { name: 'Issue key' }).click();
       await form.getByText('Name is required').waitFor();
       await form.getByText('Choose the connection the key uses').waitFor();
+      await checkPage(page, `keys-issue-form-${mode}-1280`);
       await form.getByLabel('Name').fill('Checkout service');
       await form.getByLabel('Connection').selectOption({ label: 'Fake OpenAI (openai, ••••ream)' });
       await form.getByRole('button', { name: 'Issue key' }).click();
       const plaintext = await page.getByRole('textbox', { name: 'Your new key' }).inputValue();
       expect(plaintext).toMatch(/^sg_live_/);
       await page.getByText('Copy it now: it will not be shown again.').waitFor();
+      await checkPage(page, `keys-new-key-${mode}-1280`);
       await page.getByRole('button', { name: 'I have copied it' }).click();
       expect(await page.getByRole('textbox', { name: 'Your new key' }).count()).toBe(0);
       expect(await page.locator('body').textContent()).not.toContain(plaintext);
@@ -147,11 +156,9 @@ describe.skipIf(!hasChromium)('the keys and budgets of a group', () => {
           await shown.getByRole('article', { name: '£0.000001 daily budget' }).waitFor();
           await shown.getByText('No budget: spend here is not capped.').waitFor();
           await shown.evaluate(() => document.fonts.ready);
-          await shown.screenshot({ path: path.join(SCREENSHOT_DIR, `keys-and-budgets-${mode}-${theme}-${width}.png`), fullPage: true });
+          await checkPage(shown, `keys-and-budgets-${mode}-${theme}-${width}`);
           const overflow = await shown.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
           expect(overflow, `keys at ${width}px (${theme}) scroll sideways`).toBeLessThanOrEqual(0);
-          const violations = blockingViolations(await axeViolations(shown));
-          expect(violations, `${theme} ${width}px\n${describeViolations(violations)}`).toEqual([]);
           await shown.context().close();
         }
       }

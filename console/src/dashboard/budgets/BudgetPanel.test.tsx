@@ -79,6 +79,7 @@ describe('TeamBudget', () => {
     // Only team admins manage budgets.
     expect(within(card).queryByRole('button', { name: /Edit|Delete/ })).toBeNull();
     expect(screen.queryByRole('button', { name: 'Add budget' })).toBeNull();
+    expect(screen.getByText('Read only: team admins set and change budgets.')).toBeTruthy();
   });
 
   it('checks a new budget before sending it, then sends the exact amount', async () => {
@@ -86,6 +87,7 @@ describe('TeamBudget', () => {
     await renderInSite(<TeamBudget teamId={TEAM_ID} />);
     const user = userEvent.setup();
     expect(await screen.findByText('No budget: spend here is not capped.')).toBeTruthy();
+    expect(screen.queryByText('Read only: team admins set and change budgets.')).toBeNull();
     await user.click(screen.getByRole('button', { name: 'Add budget' }));
     const form = screen.getByRole('form', { name: 'New budget' });
     await user.type(within(form).getByLabelText('Amount (£)'), '0');

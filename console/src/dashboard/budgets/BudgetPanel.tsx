@@ -37,6 +37,7 @@ export function BudgetPanel({ target, title, canManage }: { target: BudgetTarget
           </button>
         )}
       </header>
+      {!canManage && <p className="budgets__note">Read only: team admins set and change budgets.</p>}
       {adding && (
         <BudgetForm
           title="New budget"

@@ -195,6 +195,8 @@ describe('GroupKeys', () => {
     const form = screen.getByRole('form', { name: 'Settings of Checkout' });
     expect((within(form).getByLabelText('Requests per minute') as HTMLInputElement).disabled).toBe(true);
     expect(within(form).queryByRole('button', { name: 'Save settings' })).toBeNull();
+    expect(within(form).getByText("Read only: a group admin or maintainer changes a key's settings.")).toBeTruthy();
+    expect(await screen.findByText('Read only: team admins set and change budgets.')).toBeTruthy();
     expect(await screen.findByText('No budget: spend here is not capped.')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Add budget' })).toBeNull();
     expect(api.writes()).toEqual([]);

@@ -28,6 +28,7 @@ export function KeyDetails({ apiKey, canManage, canManageBudgets }: { apiKey: Li
     <div className="key-details">
       <form className="key-form" onSubmit={submit} aria-label={`Settings of ${apiKey.name}`} noValidate>
         <h3 className="key-form__title">Settings</h3>
+        {!canManage && <p className="form-field__help">Read only: a group admin or maintainer changes a key's settings.</p>}
         <fieldset className="key-form__plain" disabled={!canManage}>
           <InputField label="Key name" maxLength={200} value={name} error={errors.name} onChange={(event) => setName(event.target.value)} />
           <KeySettingsFields kind={apiKey.kind} fields={fields} errors={errors} disabled={!canManage} onChange={setFields} />
