@@ -4,6 +4,7 @@
  * (the form's checks first), change the role, send several invitations at once (one
  * fails: its message is reported, the failed row stays), resend and revoke one, remove
  * the member, search the list, delete the group — each checked in the API too.
+ * A request made with one of its keys shows in its usage and in the list.
  * Screenshots of the list, the form and the details at 1280 and 390 px, light and dark,
  * each without a critical or serious axe-core (WCAG 2.1 AA) violation or sideways scroll.
  */
@@ -12,8 +13,9 @@ import path from 'node:path';
 import { listOutboxMail, upsertSubscription } from '@spendgate/store';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
 import { signUp } from '../support/sign-up.ts';
-import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
+import { callApi, type RunningSpendgate, startSpendgate, testModes, usageWritten } from '../support/spendgate.ts';
 import { axeViolations, blockingViolations, describeViolations } from './support/axe.ts';
 import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium, SCREENSHOT_DIR } from './support/chromium.ts';
 
@@ -41,6 +43,7 @@ describe.skipIf(!hasChromium)('the synthetic-group screens', () => {
     let admin: { email: string; userId: string; token: string };
     let teammate: { email: string; userId: string };
     let teamId: string;
+    let fake: FakeOpenAI;
     const contexts: BrowserContext[] = [];
     const pageErrors: string[] = [];
 
@@ -85,6 +88,9 @@ describe.skipIf(!hasChromium)('the synthetic-group screens', () => {
 
     beforeAll(async () => {
       spendgate = await startSpendgate(mode, `browser-groups-${mode}`, { consoleDir });
+      fake = await startFakeOpenAI();
+      // gpt-4o: 600 uncached × 2.5 + 400 cached × 1.25 + 200 output × 10 = 4,000 micro-USD.
+      fake.controlHeaders['x-fake-usage'] = JSON.stringify({ prompt_tokens: 1000, completion_tokens: 200, cached_tokens: 400 });
       const email = `ada-${mode}@example.com`;
       admin = { email, ...(await signUp(spendgate.url, email, { name: 'Ada' })) };
       await upsertSubscription(spendgate.app.runtime.stores.sql.db, { userId: admin.userId, planSlug: 'growth', status: 'active', trialEnd: null });
@@ -101,6 +107,7 @@ describe.skipIf(!hasChromium)('the synthetic-group screens', () => {
     afterAll(async () => {
       await Promise.all(contexts.splice(0).map((context) => context.close()));
       await spendgate?.close();
+      await fake?.close();
     });
 
     it('an admin creates, changes, invites to and deletes a group, and the API agrees at each step', async () => {
@@ -130,6 +137,22 @@ describe.skipIf(!hasChromium)('the synthetic-group screens', () => {
       expect(stored.syntheticGroupUsers.map((member: { user: { email: string }; role: string }) => `${member.user.email}:${member.role}`).sort()).toEqual(
         [`${admin.email}:ADMIN`, `${teammate.email}:MAINTAINER`].sort(),
       );
+
+      // A request with a key of the group shows in its usage.
+      const connection = await api('POST', '/provider/connections', { teamId, provider: 'openai', name: 'Fake OpenAI', apiKey: 'sk-fake-upstream', baseUrl: fake.url });
+      const key = await api('POST', `/synthetic-group/provider-key/create/${groupId}`, { name: 'search-backend', kind: 'byok', connectionId: connection.body.data.newConnection.id });
+      expect(key.status, JSON.stringify(key.body)).toBe(201);
+      const completion = await fetch(`${spendgate.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key.body.data.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hello' }] }),
+      });
+      expect(completion.status).toBe(200);
+      await usageWritten(spendgate);
+      await page.reload();
+      const usagePanel = page.getByRole('region', { name: 'Usage' });
+      await usagePanel.getByText('$0.004').waitFor();
+      expect((await usagePanel.textContent())?.replace(/\s+/g, '')).toContain('Requests1Inputtokens600Cachedinputtokens400Outputtokens200Cost$0.004');
 
       // A role change applies at once.
       await members.getByLabel('Role of Tom').selectOption('OBSERVER');
@@ -183,6 +206,7 @@ describe.skipIf(!hasChromium)('the synthetic-group screens', () => {
       const list = page.getByRole('list', { name: 'Synthetic groups' });
       await list.getByRole('link', { name: 'Search' }).waitFor();
       expect(await list.getByText('Spend of the search team').count()).toBe(1);
+      expect((await list.getByRole('listitem').textContent())?.replace(/\s+/g, '')).toContain('Keys1Requests(30days)1Cost(30days)$0.004');
       await screenshots('/dashboard/synthetic-groups', `groups-list-${mode}`, (shown) => shown.getByRole('list', { name: 'Synthetic groups' }).waitFor());
       await page.getByRole('searchbox', { name: 'Search groups' }).fill('billing');
       await page.getByRole('button', { name: 'Search', exact: true }).click();

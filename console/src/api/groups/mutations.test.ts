@@ -23,7 +23,7 @@ import {
 import { groupKeys } from './queries.ts';
 import type { GroupInvitation, SyntheticGroup } from './types.ts';
 
-const usage = { startDate: '2026-10-28', endDate: '2026-11-26', requests: 0, totalTokens: 0, inputTokens: 0, outputTokens: 0, currency: 'USD', totalCostMicros: '0', unpricedRequests: 0 };
+const usage = { startDate: '2026-10-28', endDate: '2026-11-26', requests: 0, totalTokens: 0, inputTokens: 0, cachedReadTokens: 0, outputTokens: 0, currency: 'USD', totalCostMicros: '0', unpricedRequests: 0 };
 const member = (id: string, role: string) => ({ user: { id, email: `${id}@example.com`, name: id, avatar: null }, role, joinedAt: '2026-11-01T00:00:00.000Z' });
 const group = (id: string, name: string, members = [member('ada', 'ADMIN')]): SyntheticGroup => ({
   id,

@@ -28,7 +28,10 @@ export interface GroupUsage {
   endDate: string;
   requests: number;
   totalTokens: number;
+  /** Input tokens not read from the provider's cache. */
   inputTokens: number;
+  /** Input tokens read from the provider's cache (billed at its cached rate). */
+  cachedReadTokens: number;
   outputTokens: number;
   /** The currency the cost is in (USD list prices). */
   currency: string;

@@ -1,6 +1,6 @@
 /**
  * A group's usage over a date range (GET /synthetic-group/{id}/usage): requests, tokens
- * in and out, cost, and how many requests had no price. The range lives in the URL
+ * in (and read from the provider's cache) and out, cost, and how many requests had no price. The range lives in the URL
  * (`from`, `to`); without one the API answers the last 30 days, whose dates fill the inputs.
  */
 import { useQuery } from '@tanstack/react-query';
@@ -54,6 +54,12 @@ export function GroupUsagePanel({ groupId, search }: { groupId: string; search: 
             <dt>Input tokens</dt>
             <dd>{countText(usage.data.inputTokens)}</dd>
           </div>
+          {usage.data.cachedReadTokens > 0 && (
+            <div>
+              <dt>Cached input tokens</dt>
+              <dd>{countText(usage.data.cachedReadTokens)}</dd>
+            </div>
+          )}
           <div>
             <dt>Output tokens</dt>
             <dd>{countText(usage.data.outputTokens)}</dd>

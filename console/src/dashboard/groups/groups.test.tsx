@@ -14,7 +14,7 @@ import { InviteForm } from './GroupInvitations.tsx';
 import { validateGroup, validateInvitations } from './validation.ts';
 
 const GROUP_ID = '0b7c1a52-8c6e-4f43-9d55-3f0f6d9a8e11';
-const usage = { startDate: '2026-10-28', endDate: '2026-11-26', requests: 3, totalTokens: 90, inputTokens: 60, outputTokens: 30, currency: 'USD', totalCostMicros: '1234', unpricedRequests: 0 };
+const usage = { startDate: '2026-10-28', endDate: '2026-11-26', requests: 3, totalTokens: 90, inputTokens: 60, cachedReadTokens: 0, outputTokens: 30, currency: 'USD', totalCostMicros: '1234', unpricedRequests: 0 };
 const person = (id: string, name: string) => ({ id, email: `${name.toLowerCase()}@example.com`, name, avatar: null });
 const group = (role: string): SyntheticGroup => ({
   id: GROUP_ID,
