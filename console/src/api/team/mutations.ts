@@ -7,7 +7,7 @@
 import { mutationOptions, type QueryClient } from '@tanstack/react-query';
 import { readUser, saveSession } from '../../shared/session.ts';
 import { apiData } from '../client.ts';
-import { teamKeys } from './queries.ts';
+import { invitationPreviewQuery, teamKeys } from './queries.ts';
 import type {
   NewTeam,
   Removal,
@@ -42,26 +42,51 @@ export const createTeamMutation = (queryClient: QueryClient) =>
     onSuccess: (team) => listTeam(queryClient, team),
   });
 
-export const inviteMemberMutation = () =>
+/** An invitation holds a seat until it is accepted or expires: the team's seats are counted again. */
+export const inviteMemberMutation = (queryClient: QueryClient) =>
   mutationOptions({
     mutationKey: teamMutationKeys.invite,
     mutationFn: (invite: TeamInvite) => apiData<TeamInvitation>('POST', '/team/invite', { body: invite, fallback: 'Failed to invite team member' }),
+    onSuccess: (invitation) => queryClient.invalidateQueries({ queryKey: teamKeys.seats(invitation.teamId) }),
   });
 
 /**
- * Accepts a team invitation: the answer is the invited account's session, which replaces
- * any other (the invitation is for that account; another account's cached answers are
- * dropped), and the team joins the list.
+ * After an accepted invitation: the answer is the invited account's session, which
+ * replaces any other (the invitation is for that account; another account's cached
+ * answers are dropped), and the team joins the list.
  */
+function startAcceptedSession(queryClient: QueryClient, accepted: TeamInvitationAccepted): void {
+  if (readUser()?.id !== accepted.user.id) queryClient.clear();
+  saveSession(accepted.token, accepted.user);
+  listTeam(queryClient, accepted.team);
+}
+
+const accept = (input: TeamAccept) => apiData<TeamInvitationAccepted>('POST', '/team/accept', { body: input, fallback: 'Failed to accept team invitation' });
+
+/** Accepts a team invitation from its e-mailed link (register or login with ?invite=). */
 export const acceptTeamInviteMutation = (queryClient: QueryClient) =>
   mutationOptions({
     mutationKey: teamMutationKeys.accept,
-    mutationFn: (accept: TeamAccept) => apiData<TeamInvitationAccepted>('POST', '/team/accept', { body: accept, fallback: 'Failed to accept team invitation' }),
-    onSuccess: (accepted) => {
-      if (readUser()?.id !== accepted.user.id) queryClient.clear();
-      saveSession(accepted.token, accepted.user);
-      listTeam(queryClient, accepted.team);
+    mutationFn: accept,
+    onSuccess: (accepted) => startAcceptedSession(queryClient, accepted),
+  });
+
+/**
+ * A signed-in user joins a team with an invitation's link: only one meant for their own
+ * e-mail (accepting another's would sign in as that account), checked before accepting.
+ */
+export const joinTeamMutation = (queryClient: QueryClient) =>
+  mutationOptions({
+    mutationKey: teamMutationKeys.accept,
+    mutationFn: async (input: { token: string; password: string }) => {
+      const invitation = await queryClient.fetchQuery(invitationPreviewQuery(input.token));
+      const email = readUser()?.email?.toLowerCase();
+      if (email !== undefined && invitation.email !== email) {
+        throw new Error(`This invitation is for ${invitation.email}. Log out, then open its link to join as that account.`);
+      }
+      return accept(input);
     },
+    onSuccess: (accepted) => startAcceptedSession(queryClient, accepted),
   });
 
 export const changeRoleMutation = (queryClient: QueryClient) =>
@@ -76,6 +101,9 @@ export const removeMemberMutation = (queryClient: QueryClient) =>
   mutationOptions({
     mutationKey: teamMutationKeys.remove,
     mutationFn: (removal: Removal) => apiData<TeamMemberRemoved>('DELETE', '/team/member', { body: removal, fallback: 'Failed to remove team member' }),
-    onSuccess: (removed) =>
-      queryClient.setQueryData<TeamMember[]>(teamKeys.members(removed.teamId), (members) => members?.filter((listed) => listed.id !== removed.userId)),
+    onSuccess: (removed) => {
+      queryClient.setQueryData<TeamMember[]>(teamKeys.members(removed.teamId), (members) => members?.filter((listed) => listed.id !== removed.userId));
+      // Their seat is free again.
+      void queryClient.invalidateQueries({ queryKey: teamKeys.seats(removed.teamId) });
+    },
   });

@@ -1,15 +1,16 @@
 // Team queries: the signed-in user's teams (GET /team/), shared by every screen that
-// needs the team a connection, group or key belongs to; a team's members; what an
-// invitation's token opens.
+// needs the team a connection, group or key belongs to; a team's members and seats;
+// what an invitation's token opens.
 import { queryOptions } from '@tanstack/react-query';
 import { apiData } from '../client.ts';
-import type { Team, TeamInvitationPreview, TeamMember } from './types.ts';
+import type { Team, TeamInvitationPreview, TeamMember, TeamSeats } from './types.ts';
 
 export const teamKeys = {
   all: ['team'] as const,
   mine: () => [...teamKeys.all, 'mine'] as const,
   members: (teamId: string) => [...teamKeys.all, teamId, 'members'] as const,
   invitation: (token: string) => [...teamKeys.all, 'invitation', token] as const,
+  seats: (teamId: string) => [...teamKeys.all, teamId, 'seats'] as const,
 };
 
 export const myTeamsQuery = () =>
@@ -22,6 +23,12 @@ export const teamMembersQuery = (teamId: string) =>
   queryOptions({
     queryKey: teamKeys.members(teamId),
     queryFn: ({ signal }) => apiData<TeamMember[]>('GET', `/team/members/${teamId}`, { signal, fallback: 'Failed to get team members' }),
+  });
+
+export const teamSeatsQuery = (teamId: string) =>
+  queryOptions({
+    queryKey: teamKeys.seats(teamId),
+    queryFn: ({ signal }) => apiData<TeamSeats>('GET', `/team/${teamId}/seats`, { signal, fallback: 'Failed to get team members' }),
   });
 
 /** The invitation a token opens (public: the token is the proof). A bad token is not retried. */

@@ -1,7 +1,7 @@
 // Invites someone to the team by e-mail (team admins), as MEMBER unless the admin picks
 // ADMIN; the invitation e-mail carries the link that adds them (/register?invite=).
 import { TEAM_ROLES, type TeamRole } from '@spendgate/core';
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { inviteMemberMutation } from '../../api/team/mutations.ts';
 import { FormError } from '../auth/AuthCard.tsx';
@@ -13,7 +13,7 @@ export const DEFAULT_INVITE_ROLE: TeamRole = 'MEMBER';
 export const ROLE_LABELS: Record<TeamRole, string> = { ADMIN: 'Admin', MEMBER: 'Member' };
 
 export function InviteMemberForm({ teamId, onInvited }: { teamId: string; onInvited?: () => void }) {
-  const invite = useMutation(inviteMemberMutation());
+  const invite = useMutation(inviteMemberMutation(useQueryClient()));
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<string>(DEFAULT_INVITE_ROLE);
   const [problems, setProblems] = useState<Problems<'email' | 'role'>>({});

@@ -5,9 +5,10 @@
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Team, TeamMember } from '../../api/team/types.ts';
+import type { Team, TeamMember, TeamSeats } from '../../api/team/types.ts';
 import { readToken, saveSession } from '../../shared/session.ts';
 import { jsonResponse, renderInSite } from '../../testing/render.tsx';
+import { seatSummary } from './SeatUsage.tsx';
 import { TeamScreen } from './TeamScreen.tsx';
 
 const ADA = { id: '00000000-0000-4000-8000-00000000000a', email: 'ada@example.com', name: 'Ada Lovelace', avatar: null };
@@ -24,8 +25,23 @@ const ada = { ...member(ADA.id, 'Ada Lovelace', 'ADMIN'), email: ADA.email };
 const grace = member('00000000-0000-4000-8000-00000000000b', 'Grace', 'MEMBER');
 const alan = member('00000000-0000-4000-8000-00000000000d', 'Alan', 'MEMBER');
 
-/** A stubbed API: each answer is given by method and path, and may be held back until released. */
-function stubApi(routes: Record<string, (body: unknown) => Response | Promise<Response>>) {
+const trialSeats: TeamSeats = {
+  plan: 'Free Trial',
+  planSlug: 'free-trial',
+  paying: false,
+  included: 2,
+  used: 1,
+  pending: 0,
+  currency: 'GBP',
+  extraSeatMonthlyMicros: '10000000',
+};
+
+/**
+ * A stubbed API: each answer is given by method and path, and may be held back until
+ * released. The team's seats and budgets answer as a trial team without budgets unless given.
+ */
+function stubApi(given: Record<string, (body: unknown) => Response | Promise<Response>>) {
+  const routes: typeof given = { [`GET /api/team/${core.id}/seats`]: () => ok(trialSeats), 'GET /api/budgets': () => ok([]), ...given };
   const fetchMock = vi.fn<typeof fetch>(async (input, init) => {
     const url = new URL(String(input), 'http://localhost');
     const key = `${init?.method ?? 'GET'} ${url.pathname}`;
@@ -61,9 +77,13 @@ afterEach(() => {
 
 describe('Team screen without a team', () => {
   it('checks the new team before calling, then creates it and shows it', async () => {
+    const teams: Team[] = [];
     const api = stubApi({
-      'GET /api/team/': () => ok([]),
-      'POST /api/team/': (body) => jsonResponse(201, { success: true, data: { ...core, ...(body as object) }, message: 'Team created' }),
+      'GET /api/team/': () => ok(teams),
+      'POST /api/team/': (body) => {
+        teams.push({ ...core, ...(body as object) });
+        return jsonResponse(201, { success: true, data: teams.at(-1), message: 'Team created' });
+      },
       [`GET /api/team/members/${core.id}`]: () => ok([ada]),
     });
     await renderInSite(<TeamScreen />);
@@ -88,9 +108,14 @@ describe('Team screen without a team', () => {
 
   it('joins with a pasted invitation link: the token goes to /team/accept and the team is listed once', async () => {
     const token = 'Tok3n_from-the-invitation-email-0123456789';
+    const teams: Team[] = [];
     const api = stubApi({
-      'GET /api/team/': () => ok([]),
-      'POST /api/team/accept': () => ok({ token: 'jwt-ada-2', user: { ...ADA, metadata: {}, emailVerified: true, subscription: null }, team: { ...core, role: 'MEMBER' } }),
+      'GET /api/team/': () => ok(teams),
+      'POST /api/team/invitation': () => ok({ teamName: 'Core', email: ADA.email, role: 'MEMBER', expiresAt: '2026-12-03T00:00:00.000Z', accountExists: true }),
+      'POST /api/team/accept': () => {
+        teams.push({ ...core, role: 'MEMBER' });
+        return ok({ token: 'jwt-ada-2', user: { ...ADA, metadata: {}, emailVerified: true, subscription: null }, team: teams.at(-1) });
+      },
       [`GET /api/team/members/${core.id}`]: () => ok([{ ...ada, role: 'MEMBER' }, grace]),
     });
     const { queryClient } = await renderInSite(<TeamScreen />);
@@ -116,7 +141,22 @@ describe('Team screen without a team', () => {
     expect(await screen.findByRole('listitem', { name: 'Grace' })).toBeTruthy();
     expect(screen.queryByRole('form', { name: 'Invite a member' })).toBeNull();
     expect(screen.queryByRole('combobox', { name: /Role of/ })).toBeNull();
-    expect(api.calls('GET /api/team/')).toHaveLength(1);
+  });
+
+  it("refuses to join with someone else's invitation, which would sign in as them", async () => {
+    const api = stubApi({
+      'GET /api/team/': () => ok([]),
+      'POST /api/team/invitation': () => ok({ teamName: 'Core', email: 'grace@example.com', role: 'MEMBER', expiresAt: '2026-12-03T00:00:00.000Z', accountExists: true }),
+    });
+    await renderInSite(<TeamScreen />);
+    const user = userEvent.setup();
+    const form = await screen.findByRole('form', { name: 'Join a team' });
+    await user.type(within(form).getByLabelText('Invitation link'), 'Tok3n_from-the-invitation-email-0123456789');
+    await user.type(within(form).getByLabelText('Your password'), 'a long enough password');
+    await user.click(within(form).getByRole('button', { name: 'Join team' }));
+    expect((await within(form).findByRole('alert')).textContent).toBe('This invitation is for grace@example.com. Log out, then open its link to join as that account.');
+    expect(api.calls('POST /api/team/accept')).toHaveLength(0);
+    expect(readToken()).toBe('jwt-ada');
   });
 
   it('says why the teams could not be loaded and retries', async () => {
@@ -164,6 +204,20 @@ describe('Team screen of an admin', () => {
     invite.release(jsonResponse(201, { success: true, data: { id: 'i1', teamId: core.id, email: 'alan@example.com', role: 'MEMBER', expiresAt: '2026-12-03T00:00:00.000Z' }, message: 'Invitation sent' }));
     expect((await within(form).findByRole('status')).textContent).toContain('Invitation sent to alan@example.com');
     expect((within(form).getByLabelText('E-mail') as HTMLInputElement).value).toBe('');
+    // The invitation holds a seat: the seats are counted again.
+    await waitFor(() => expect(api.calls(`GET /api/team/${core.id}/seats`)).toHaveLength(2));
+  });
+
+  it('shows the seats taken against the plan’s free seats', async () => {
+    stubApi({
+      'GET /api/team/': () => ok([core]),
+      [`GET /api/team/members/${core.id}`]: () => ok([ada, grace]),
+      [`GET /api/team/${core.id}/seats`]: () => ok({ ...trialSeats, used: 2 }),
+    });
+    await renderInSite(<TeamScreen />);
+    const seats = await screen.findByRole('region', { name: 'Seats' });
+    expect((await within(seats).findByText(/free on your/)).textContent).toBe('2 of 2 seats free on your Free Trial plan taken. Choose a paid plan to add more.');
+    expect(within(seats).getByRole('link', { name: 'See plans and subscription' }).getAttribute('href')).toBe('/dashboard/settings/subscription');
   });
 
   it("shows the server's refusal of an invitation", async () => {
@@ -253,5 +307,18 @@ describe('Team screen of an admin', () => {
     expect(screen.queryByRole('dialog')).toBeNull();
     expect(screen.getAllByRole('listitem').map((row) => row.getAttribute('aria-label'))).toEqual(['Ada Lovelace', 'Alan']);
     expect(api.calls(`GET /api/team/members/${core.id}`)).toHaveLength(1);
+  });
+});
+
+describe('seat summary', () => {
+  it('says what is taken, what is pending and what comes next on each kind of plan', () => {
+    expect(seatSummary({ ...trialSeats, pending: 1 })).toBe('2 of 2 seats free on your Free Trial plan taken (1 by pending invitation). Choose a paid plan to add more.');
+    expect(seatSummary(trialSeats)).toBe('1 of 2 seats free on your Free Trial plan taken. Choose a paid plan to go past them.');
+    expect(seatSummary({ ...trialSeats, plan: 'Growth', planSlug: 'growth', paying: true, included: 5, used: 6, pending: 2, extraSeatMonthlyMicros: '8000000' })).toBe(
+      '8 of 5 seats free on your Growth plan taken (2 by pending invitations). Each seat past them costs £8.00 a month.',
+    );
+    expect(seatSummary({ ...trialSeats, plan: 'Enterprise', planSlug: 'enterprise', paying: true, included: null, used: 40, extraSeatMonthlyMicros: null })).toBe(
+      '40 seats taken. Your Enterprise plan has custom seats.',
+    );
   });
 });

@@ -12,7 +12,9 @@ import type { Team } from '../../api/team/types.ts';
 import { useSession } from '../../shared/session.ts';
 import { ScreenFrame } from '../ui/ScreenFrame.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
+import { TeamBudget } from '../budgets/BudgetEntries.tsx';
 import { InviteMemberForm, ROLE_LABELS } from './InviteMemberForm.tsx';
+import { SeatUsage } from './SeatUsage.tsx';
 import { TeamMembers } from './TeamMembers.tsx';
 import { CreateTeamForm, JoinTeamForm } from './TeamSetup.tsx';
 import { isTeamRole } from './validation.ts';
@@ -103,6 +105,7 @@ function TeamDetails({ team, teams, onOpen }: { team: Team; teams: Team[]; onOpe
             />
           </div>
         )}
+        <SeatUsage teamId={team.id} />
         {isAdmin && <InviteMemberForm teamId={team.id} />}
         {members.isPending ? (
           <LoadingState label="Loading members…" />
@@ -111,6 +114,7 @@ function TeamDetails({ team, teams, onOpen }: { team: Team; teams: Team[]; onOpe
         ) : (
           <TeamMembers teamId={team.id} members={members.data} canManage={isAdmin} currentUserId={session.user?.id} />
         )}
+        <TeamBudget teamId={team.id} />
       </div>
     </ScreenFrame>
   );

@@ -4,7 +4,7 @@
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { acceptTeamInviteMutation, createTeamMutation } from '../../api/team/mutations.ts';
+import { createTeamMutation, joinTeamMutation } from '../../api/team/mutations.ts';
 import type { Team } from '../../api/team/types.ts';
 import { FormError } from '../auth/AuthCard.tsx';
 import { TextInput } from '../ui/Field.tsx';
@@ -45,7 +45,7 @@ export function CreateTeamForm({ onCreated }: { onCreated: (team: Team) => void 
 }
 
 export function JoinTeamForm({ onJoined }: { onJoined: (team: Team) => void }) {
-  const accept = useMutation(acceptTeamInviteMutation(useQueryClient()));
+  const accept = useMutation(joinTeamMutation(useQueryClient()));
   const [invitation, setInvitation] = useState('');
   const [password, setPassword] = useState('');
   const [problems, setProblems] = useState<Problems<'invitation' | 'password'>>({});
@@ -62,7 +62,7 @@ export function JoinTeamForm({ onJoined }: { onJoined: (team: Team) => void }) {
   return (
     <form className="settings-panel team-form" onSubmit={submit} aria-label="Join a team" noValidate>
       <h2 className="settings-panel__title">Join a team</h2>
-      <p className="settings-panel__text">Ask a team admin to invite your e-mail, then paste the link from the invitation here.</p>
+      <p className="settings-panel__text">Ask a team admin to invite your e-mail, then paste the link from the invitation here (or open it).</p>
       <TextInput
         label="Invitation link"
         id="join-invitation"
