@@ -46,6 +46,8 @@ describe.skipIf(!hasChromium)('the synthetic-group screens', () => {
     let fake: FakeOpenAI;
     const contexts: BrowserContext[] = [];
     const pageErrors: string[] = [];
+    /** What pages logged as errors, but for the browser's own line on each refused call (the 409 below is one). */
+    const consoleErrors: string[] = [];
 
     const api = (method: string, route: string, body?: unknown) => callApi(spendgate.url, method, route, { token: admin.token, ...(body === undefined ? {} : { body }) });
     const mailsTo = async (email: string) => listOutboxMail(spendgate.app.runtime.stores.sql.db, email);
@@ -66,6 +68,9 @@ describe.skipIf(!hasChromium)('the synthetic-group screens', () => {
       );
       const page = await context.newPage();
       page.on('pageerror', (error) => pageErrors.push(error.message));
+      page.on('console', (message) => {
+        if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) consoleErrors.push(message.text());
+      });
       await page.goto(`${spendgate.url}${route}`);
       return page;
     }
@@ -224,6 +229,7 @@ describe.skipIf(!hasChromium)('the synthetic-group screens', () => {
       expect(new URL(page.url()).searchParams.get('group')).toBeNull();
       expect((await api('GET', `/synthetic-group/${groupId}`)).status).toBe(404);
       expect(pageErrors).toEqual([]);
+      expect(consoleErrors).toEqual([]);
     }, 240_000);
 
     it('the add-group form in both themes and widths', async () => {
