@@ -52,6 +52,10 @@ function fakeApi(options: { teamRole?: string; keys?: ListedKey[] } = {}) {
       });
     }
     if (method === 'GET' && url.startsWith('/api/budgets?')) return jsonResponse(200, { success: true, data: [], message: '' });
+    if (method === 'GET' && url === `/api/team/${TEAM_ID}/seats`) {
+      const seats = { plan: 'Growth', planSlug: 'growth', paying: true, included: 5, used: 1, pending: 0, currency: 'GBP', extraSeatMonthlyMicros: '8000000' };
+      return jsonResponse(200, { success: true, data: seats, message: '' });
+    }
     if (method === 'POST' && url === `/api/synthetic-group/provider-key/create/${GROUP_ID}`) {
       const created: CreatedKey = { key: PLAINTEXT, providerKey: { ...storedKey, name: body.name, settings: body.settings ?? {} } };
       keys = [...keys, { ...created.providerKey, lastUsedAt: null }];
@@ -131,9 +135,13 @@ describe('GroupKeys', () => {
     expect(within(form).getByLabelText('Name').getAttribute('aria-invalid')).toBe('true');
     expect(api.writes()).toEqual([]);
 
-    // Optimised keys take routing and no connection.
+    // Optimised keys take routing and no connection; the plan says what they cost (spec §9).
     await user.click(within(form).getByLabelText(/Optimised/));
     expect(within(form).queryByLabelText('Connection')).toBeNull();
+    expect(
+      within(form).getByText('Growth plan: base model cost + 25% per request, £0.0018 for a request under 100 tokens; 10 optimised keys, then £3.00 a key a month.'),
+    ).toBeTruthy();
+    expect(within(form).getByText(/Empty: your plan's weights \(cost 0.5, speed 0.2, accuracy 0.3\)/)).toBeTruthy();
     await user.type(within(form).getByLabelText('Name'), 'Router');
     await user.clear(within(form).getByLabelText('Timeout (ms)'));
     await user.type(within(form).getByLabelText('Cost weight'), '0');

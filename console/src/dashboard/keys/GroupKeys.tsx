@@ -138,7 +138,7 @@ export function GroupKeys({ groupId, role }: { groupId: string; role: string | n
                 {openKeyId === key.id && (
                   <tr className="key-table__details">
                     <td colSpan={6}>
-                      <KeyDetails apiKey={key} canManage={canManage} canManageBudgets={canManageBudgets} />
+                      <KeyDetails apiKey={key} teamId={group.data.teamId} canManage={canManage} canManageBudgets={canManageBudgets} />
                     </td>
                   </tr>
                 )}

@@ -3,14 +3,17 @@
 // and optional limits and routing. The new key is handed to `onIssued`, plaintext included.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
+import { planTerms } from '@spendgate/core';
 import { type FormEvent, useState } from 'react';
 import { issueKeyMutation } from '../../api/keys/mutations.ts';
 import { connectionsQuery } from '../../api/connections/queries.ts';
 import type { Connection } from '../../api/connections/types.ts';
 import { type CreatedKey, KEY_KINDS, type KeyKind } from '../../api/keys/types.ts';
+import { teamSeatsQuery } from '../../api/team/queries.ts';
 import { Field, InputField } from './Field.tsx';
 import { KeySettingsFields } from './KeySettingsFields.tsx';
 import { EMPTY_SETTINGS_FIELDS, type FieldErrors, KIND_LABELS, type NewKeyFields, readNewKey } from './key-form.ts';
+import { keyKindTerms } from './plan-terms.ts';
 
 /** The provider of a team's own model endpoint: the only connection a BYOM key can use. */
 const SELF_HOSTED_PROVIDER = 'openai-compatible';
@@ -34,6 +37,10 @@ export function IssueKeyForm({ groupId, teamId, onIssued, onCancel }: { groupId:
   const [fields, setFields] = useState<NewKeyFields>({ ...EMPTY_SETTINGS_FIELDS, name: '', kind: 'byok', connectionId: '' });
   const [errors, setErrors] = useState<FieldErrors<keyof NewKeyFields>>({});
   const choices = usableConnections(connections.data ?? [], teamId, fields.kind);
+  // The team's plan (spec §9) says what an optimised or BYOM key costs; the form works without it.
+  const seats = useQuery(teamSeatsQuery(teamId));
+  const plan = seats.data && planTerms(seats.data.planSlug);
+  const costs = plan && keyKindTerms(fields.kind, plan, seats.data.paying);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -57,6 +64,7 @@ export function IssueKeyForm({ groupId, teamId, onIssued, onCancel }: { groupId:
             </label>
           ))}
         </div>
+        {costs && <p className="form-field__help">{costs}</p>}
       </fieldset>
       {fields.kind !== 'optimised' && (
         <Field
@@ -87,7 +95,7 @@ export function IssueKeyForm({ groupId, teamId, onIssued, onCancel }: { groupId:
           )}
         </Field>
       )}
-      <KeySettingsFields kind={fields.kind} fields={fields} errors={errors} onChange={(settings) => setFields({ ...fields, ...settings })} />
+      <KeySettingsFields kind={fields.kind} fields={fields} errors={errors} planWeights={plan?.routingWeights} onChange={(settings) => setFields({ ...fields, ...settings })} />
       {issue.error && (
         <p className="alert alert--error" role="alert">
           {issue.error.message}

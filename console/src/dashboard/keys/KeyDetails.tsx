@@ -1,16 +1,20 @@
 // One key opened from the group's list: its name and settings (editable by those who
 // manage the group's keys; others read them) and the budgets on the key.
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { planTerms } from '@spendgate/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { updateKeyMutation } from '../../api/keys/mutations.ts';
 import type { ListedKey } from '../../api/keys/types.ts';
+import { teamSeatsQuery } from '../../api/team/queries.ts';
 import { KeyBudget } from '../budgets/BudgetEntries.tsx';
 import { InputField } from './Field.tsx';
 import { KeySettingsFields } from './KeySettingsFields.tsx';
 import { type FieldErrors, type KeySettingsFields as SettingsFields, readKeySettings, settingsFieldsFrom } from './key-form.ts';
 
-export function KeyDetails({ apiKey, canManage, canManageBudgets }: { apiKey: ListedKey; canManage: boolean; canManageBudgets: boolean }) {
+export function KeyDetails({ apiKey, teamId, canManage, canManageBudgets }: { apiKey: ListedKey; teamId: string; canManage: boolean; canManageBudgets: boolean }) {
   const update = useMutation(updateKeyMutation(useQueryClient()));
+  // The plan's routing weights apply to an optimised key that sets none.
+  const seats = useQuery({ ...teamSeatsQuery(teamId), enabled: apiKey.kind === 'optimised' });
   const [name, setName] = useState(apiKey.name);
   const [fields, setFields] = useState<SettingsFields>(() => settingsFieldsFrom(apiKey.settings));
   const [errors, setErrors] = useState<FieldErrors<keyof SettingsFields | 'name'>>({});
@@ -31,7 +35,14 @@ export function KeyDetails({ apiKey, canManage, canManageBudgets }: { apiKey: Li
         {!canManage && <p className="form-field__help">Read only: a group admin or maintainer changes a key's settings.</p>}
         <fieldset className="key-form__plain" disabled={!canManage}>
           <InputField label="Key name" maxLength={200} value={name} error={errors.name} onChange={(event) => setName(event.target.value)} />
-          <KeySettingsFields kind={apiKey.kind} fields={fields} errors={errors} disabled={!canManage} onChange={setFields} />
+          <KeySettingsFields
+            kind={apiKey.kind}
+            fields={fields}
+            errors={errors}
+            disabled={!canManage}
+            planWeights={seats.data && planTerms(seats.data.planSlug).routingWeights}
+            onChange={setFields}
+          />
         </fieldset>
         {update.error && (
           <p className="alert alert--error" role="alert">

@@ -1,6 +1,6 @@
 // The settings part of the key forms: per-minute rate limits, the upstream timeout and,
 // for optimised keys, the routing weights and fallback models. Read-only when `disabled`.
-import { KEY_SETTING_LIMITS } from '@spendgate/core';
+import { KEY_SETTING_LIMITS, type RoutingWeights } from '@spendgate/core';
 import type { KeyKind } from '../../api/keys/types.ts';
 import { InputField } from './Field.tsx';
 import type { FieldErrors, KeySettingsFields as Fields } from './key-form.ts';
@@ -10,12 +10,15 @@ export function KeySettingsFields({
   fields,
   errors,
   disabled = false,
+  planWeights,
   onChange,
 }: {
   kind: KeyKind;
   fields: Fields;
   errors: FieldErrors<keyof Fields>;
   disabled?: boolean;
+  /** The weights of the team's plan, which apply while the key sets none. */
+  planWeights?: RoutingWeights | undefined;
   onChange: (fields: Fields) => void;
 }) {
   const bind = (field: keyof Fields) => ({
@@ -43,7 +46,10 @@ export function KeySettingsFields({
       {kind === 'optimised' && (
         <fieldset className="key-form__group">
           <legend>Routing</legend>
-          <p className="form-field__help">How the router weighs each model when the request says model "auto". Empty: your plan's weights.</p>
+          <p className="form-field__help">
+            How the router weighs each model when the request says model "auto". Empty: your plan's weights
+            {planWeights ? ` (cost ${planWeights.cost}, speed ${planWeights.speed}, accuracy ${planWeights.accuracy})` : ''}.
+          </p>
           <div className="form-row">
             <InputField label="Cost weight" inputMode="decimal" placeholder="Plan default" {...bind('weightCost')} />
             <InputField label="Speed weight" inputMode="decimal" placeholder="Plan default" {...bind('weightSpeed')} />
