@@ -183,6 +183,14 @@ describe('GroupKeys', () => {
     const form = screen.getByRole('form', { name: 'Settings of Checkout' });
     expect((within(form).getByLabelText('Requests per minute') as HTMLInputElement).value).toBe('60');
     expect(within(form).queryByLabelText('Cost weight')).toBeNull();
+    await user.clear(within(form).getByLabelText('Key name'));
+    await user.clear(within(form).getByLabelText('Requests per minute'));
+    await user.type(within(form).getByLabelText('Requests per minute'), '0');
+    await user.click(within(form).getByRole('button', { name: 'Save settings' }));
+    expect(within(form).getByText('Name is required')).toBeTruthy();
+    expect(within(form).getByText('Requests per minute must be at least 1')).toBeTruthy();
+    expect(api.writes()).toEqual([]);
+    await user.type(within(form).getByLabelText('Key name'), 'Checkout');
     await user.clear(within(form).getByLabelText('Requests per minute'));
     await user.type(within(form).getByLabelText('Tokens per minute'), '5000');
     await user.click(within(form).getByRole('button', { name: 'Save settings' }));

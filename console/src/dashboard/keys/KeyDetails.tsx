@@ -9,7 +9,7 @@ import { teamSeatsQuery } from '../../api/team/queries.ts';
 import { KeyBudget } from '../budgets/BudgetEntries.tsx';
 import { InputField } from './Field.tsx';
 import { KeySettingsFields } from './KeySettingsFields.tsx';
-import { type FieldErrors, type KeySettingsFields as SettingsFields, readKeySettings, settingsFieldsFrom } from './key-form.ts';
+import { type FieldErrors, type KeySettingsFields as SettingsFields, readKeyName, readKeySettings, settingsFieldsFrom } from './key-form.ts';
 
 export function KeyDetails({ apiKey, teamId, canManage, canManageBudgets }: { apiKey: ListedKey; teamId: string; canManage: boolean; canManageBudgets: boolean }) {
   const update = useMutation(updateKeyMutation(useQueryClient()));
@@ -22,8 +22,8 @@ export function KeyDetails({ apiKey, teamId, canManage, canManageBudgets }: { ap
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const { settings, errors: problems } = readKeySettings(fields, apiKey.kind);
-    const trimmed = name.trim();
-    const allProblems: typeof errors = { ...problems, ...(!trimmed && { name: 'Name is required' }) };
+    const { name: trimmed, error: nameError } = readKeyName(name);
+    const allProblems: typeof errors = { ...problems, ...(nameError && { name: nameError }) };
     setErrors(allProblems);
     if (Object.keys(allProblems).length === 0) update.mutate({ id: apiKey.id, changes: { name: trimmed, settings } });
   };

@@ -141,15 +141,22 @@ export function readKeySettings(fields: KeySettingsFields, kind: KeyKind): { set
   return { settings, errors };
 }
 
+/** A key's name, trimmed, or what is wrong with it (the API's rule for names). */
+export function readKeyName(text: string): { name: string; error?: string } {
+  const name = text.trim();
+  if (!name) return { name, error: 'Name is required' };
+  if (name.length > NAME_MAX) return { name, error: `Name must be at most ${NAME_MAX} characters` };
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what the API refuses.
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return { name, error: 'Name must not contain control characters' };
+  return { name };
+}
+
 /** The key the issue form describes, or the problems field by field. */
 export function readNewKey(fields: NewKeyFields): { input?: NewKeyInput; errors: FieldErrors<keyof NewKeyFields> } {
   const { settings, errors } = readKeySettings(fields, fields.kind);
   const allErrors: FieldErrors<keyof NewKeyFields> = { ...errors };
-  const name = fields.name.trim();
-  if (!name) allErrors.name = 'Name is required';
-  else if (name.length > NAME_MAX) allErrors.name = `Name must be at most ${NAME_MAX} characters`;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what the API refuses.
-  else if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) allErrors.name = 'Name must not contain control characters';
+  const { name, error: nameError } = readKeyName(fields.name);
+  if (nameError) allErrors.name = nameError;
   const needsConnection = fields.kind !== 'optimised';
   if (needsConnection && !fields.connectionId) {
     allErrors.connectionId = fields.kind === 'byom' ? 'Choose the connection to your own model endpoint' : 'Choose the connection the key uses';
