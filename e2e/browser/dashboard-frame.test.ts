@@ -4,9 +4,10 @@
  * - the sidebar beside the page at 1280 px and a drawer at 390 px (menu button,
  *   Escape, backdrop, a link followed), the theme (the system's, then the one chosen,
  *   kept across a reload), and no console error navigating into and out of screens;
- * - axe-core (WCAG 2.1 A and AA) on every public page and every dashboard screen the
- *   screen table (console/src/dashboard/screens.ts) lists, in light and dark: no
- *   critical or serious violation;
+ * - the billing pages against the server's answer for a checkout;
+ * - axe-core (WCAG 2.1 A and AA) on every public page, every dashboard screen the
+ *   screen table (console/src/dashboard/screens.ts) lists and the views a URL opens in
+ *   them, and a confirmation dialog, in light and dark: no critical or serious violation;
  * - a screenshot of every dashboard screen at 1280 and 390 px in both themes, in
  *   e2e/browser/screenshots (git-ignored), with nothing wider than the window.
  * Skipped, with a message, only where /usr/bin/chromium is absent.
@@ -32,7 +33,7 @@ const THEMES: Theme[] = ['light', 'dark'];
 
 /** Every page of the site outside the dashboard: its pages, the sign-in screens, the blog and the 404 page. */
 const PUBLIC_PATHS = [...SITE_PATHS.filter((route) => !route.startsWith('/dashboard')), '/blog/', '/no-such-page'];
-const DASHBOARD_PATHS = PRIVATE_SCREEN_NAMES.map((name) => DASHBOARD_SCREENS[name].path);
+const TABLE_PATHS = PRIVATE_SCREEN_NAMES.map((name) => DASHBOARD_SCREENS[name].path);
 
 describe.skipIf(!hasChromium)('the dashboard frame in Chromium', () => {
   let spendgate: RunningSpendgate;
@@ -41,6 +42,8 @@ describe.skipIf(!hasChromium)('the dashboard frame in Chromium', () => {
   let consoleDir: string;
   let tenant: Tenant;
   let session: { token: string; user: unknown };
+  /** Every screen of the table, and the views inside them a URL opens (a group's details, a connection's, the new-connection form). */
+  let dashboardRoutes: string[];
 
   beforeAll(async () => {
     consoleDir = await buildConsole();
@@ -58,6 +61,13 @@ describe.skipIf(!hasChromium)('the dashboard frame in Chromium', () => {
     await usageWritten(spendgate);
     const profile = await callApi(spendgate.url, 'GET', '/auth/profile', { token: tenant.token });
     session = { token: tenant.token, user: profile.body.data.user };
+    const connections = await callApi(spendgate.url, 'GET', `/provider/connections?teamId=${tenant.teamId}`, { token: tenant.token });
+    dashboardRoutes = [
+      ...TABLE_PATHS,
+      `/dashboard/synthetic-groups?group=${tenant.groupId}`,
+      `/dashboard/ai-connection?connection=${connections.body.data[0].id}`,
+      '/dashboard/ai-connection?mode=new',
+    ];
   }, 240_000);
 
   afterAll(async () => {
@@ -206,6 +216,20 @@ describe.skipIf(!hasChromium)('the dashboard frame in Chromium', () => {
     await context.close();
   });
 
+  it.each(THEMES)('a confirmation dialog (revoking a key) has no critical or serious axe violation, %s theme', async (theme) => {
+    const { context, page } = await openBrowser({ width: DESKTOP, colorScheme: theme });
+    await visit(page, `/dashboard/synthetic-groups?group=${tenant.groupId}`);
+    await page.getByRole('button', { name: 'Revoke openai' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Revoke openai?' });
+    await dialog.waitFor();
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `frame-confirm-dialog-${DESKTOP}-${theme}.png`) });
+    const violations = blockingViolations(await axeViolations(page));
+    expect(violations, describeViolations(violations)).toEqual([]);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await context.close();
+  });
+
   it.each(THEMES)('no critical or serious axe violation on any public page (%s system theme)', async (theme) => {
     const { context, page } = await openBrowser({ width: DESKTOP, colorScheme: theme, signedOut: true });
     const problems: string[] = [];
@@ -222,10 +246,11 @@ describe.skipIf(!hasChromium)('the dashboard frame in Chromium', () => {
     const problems: string[] = [];
     for (const width of [DESKTOP, MOBILE]) {
       const { context, page, errors } = await openBrowser({ width, colorScheme: theme });
-      for (const route of DASHBOARD_PATHS) {
+      for (const route of dashboardRoutes) {
         await visit(page, route);
         expect(await page.locator('.dashboard').getAttribute('class'), route).toContain(`theme-${theme}`);
-        await page.screenshot({ path: path.join(SCREENSHOT_DIR, `frame${route.replaceAll('/', '-')}-${width}-${theme}.png`), fullPage: true });
+        const name = route.replace(/[/?=]/g, '-').replace(/[0-9a-f]{8}-[0-9a-f-]{27}/, 'id');
+        await page.screenshot({ path: path.join(SCREENSHOT_DIR, `frame${name}-${width}-${theme}.png`), fullPage: true });
         const overflow = await sidewaysOverflow(page);
         if (overflow > 0) problems.push(`${route} at ${width} px is ${overflow} px wider than the window`);
         if (width === DESKTOP) {

@@ -2,7 +2,7 @@
  * The chart itself, behind EChart's lazy import: echarts-for-react's core component
  * over the trimmed ECharts of echarts-setup.ts. A theme change redraws the chart.
  */
-import ReactEChartsCore from 'echarts-for-react/lib/core';
+import ReactEChartsCore from 'echarts-for-react/esm/core';
 import { type ChartOption, echarts } from './echarts-setup.ts';
 
 const SVG = { renderer: 'svg' } as const;
