@@ -24,15 +24,21 @@ export const providersQuery = () =>
     staleTime: Number.POSITIVE_INFINITY,
   });
 
-/** The connections of every team the user belongs to, each with this month's requests and cost. */
+/**
+ * The connections of every team the user belongs to, each with this month's requests and
+ * cost: figures that move with every request, so the list is fetched again whenever the
+ * screen opens (the client's default would keep it a minute).
+ */
 export const connectionsQuery = () =>
   queryOptions({
     queryKey: connectionKeys.list(),
     queryFn: ({ signal }) => apiData<ListedConnection[]>('GET', '/provider/connections', { signal, fallback: 'Failed to fetch connections' }),
+    staleTime: 0,
   });
 
 export const connectionUsageQuery = (id: string, range: DateRange) =>
   queryOptions({
     queryKey: connectionKeys.usage(id, range),
     queryFn: ({ signal }) => apiData<UsageTotals>('GET', `/provider/connections/${id}/usage`, { signal, query: { ...range }, fallback: 'Failed to fetch usage' }),
+    staleTime: 0,
   });
