@@ -203,6 +203,54 @@ describe('AiConnectionsScreen', () => {
     expect(screen.queryByRole('form', { name: 'Add a connection' })).toBeNull();
   });
 
+  it('edits a connection: the stored key is kept unless a new one is typed, and the list shows the answer', async () => {
+    routes['PUT /api/provider/connections/:id'] = (body) => ok({ ...connection('a'), ...(body as Partial<Connection>), apiKeyTail: '••••wxyz' });
+    routes['GET /api/provider/connections/:id/usage'] = () => jsonResponse(500, {});
+    const user = userEvent.setup();
+    await renderInSite(<AiConnectionsScreen />);
+    await user.click(within(await card('Prod a')).getByRole('button', { name: 'Edit' }));
+    const form = within(screen.getByRole('form', { name: 'Edit Prod a' }));
+    expect((form.getByLabelText(/Provider/) as HTMLSelectElement).disabled).toBe(true);
+    expect(form.getByText('Stored as ••••wxyz. Leave empty to keep it.')).toBeTruthy();
+    await user.click(form.getByRole('button', { name: 'Save changes' }));
+    expect(form.getByRole('alert').textContent).toBe('Nothing to save: change a field first.');
+    await user.clear(form.getByLabelText(/Name/));
+    await user.type(form.getByLabelText(/Name/), 'Prod EU');
+    await user.click(form.getByRole('button', { name: 'Save changes' }));
+    expect(await screen.findByRole('heading', { name: 'Prod EU' })).toBeTruthy();
+    expect(calls.find((call) => call.method === 'PUT')).toMatchObject({ path: '/api/provider/connections/a', body: { name: 'Prod EU' } });
+    // The open connection's usage panel says why its usage could not be loaded.
+    expect((await screen.findByText('Failed to fetch usage')).closest('[role="alert"]')).toBeTruthy();
+  });
+
+  it("adds a team's own model server without a key through POST /provider", async () => {
+    providers.push({
+      id: 'openai-compatible',
+      name: 'OpenAI-compatible endpoint (self-hosted)',
+      format: 'openai',
+      authFields: [{ name: 'apiKey', label: 'API key', type: 'secret', required: false }],
+      baseUrl: { default: null, required: true, rules: 'http(s) only' },
+      models: [],
+      optionFields: [],
+    });
+    routes['POST /api/provider'] = (body) => ok({ ...connection('m'), ...(body as Partial<Connection>), provider: 'openai-compatible', apiKeyTail: '••••' }, 201);
+    const user = userEvent.setup();
+    try {
+      await renderInSite(<AiConnectionsScreen />);
+      await user.click(await screen.findByRole('button', { name: 'Add connection' }));
+      const form = within(screen.getByRole('form', { name: 'Add a connection' }));
+      await user.selectOptions(form.getByLabelText(/Provider/), 'openai-compatible');
+      expect(form.getByText('Optional: many self-hosted servers take no key.')).toBeTruthy();
+      await user.type(form.getByLabelText(/Name/), 'Ollama');
+      await user.type(form.getByLabelText(/Base URL/), 'http://10.0.0.5:11434/v1');
+      await user.click(form.getByRole('button', { name: 'Add connection' }));
+      await waitFor(() => expect(calls.some((call) => call.method === 'POST' && call.path === '/api/provider')).toBe(true));
+      expect(calls.find((call) => call.path === '/api/provider' && call.method === 'POST')!.body).toEqual({ teamId: TEAM, name: 'Ollama', baseUrl: 'http://10.0.0.5:11434/v1' });
+    } finally {
+      providers.pop();
+    }
+  });
+
   it('a member who is not a team admin sees the connections without the actions', async () => {
     routes['GET /api/team/'] = () => ok([{ id: TEAM, name: 'Platform', description: '', timeZone: 'UTC', createdAt: '2026-11-01T00:00:00.000Z', role: 'MEMBER' }]);
     await renderInSite(<AiConnectionsScreen />);

@@ -5,6 +5,7 @@
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { issueKeyMutation } from '../../api/keys/mutations.ts';
 import type { TeamOverview } from '../../api/overview/types.ts';
 import { jsonResponse, renderInSite } from '../../testing/render.tsx';
 import { KEY_PLACEHOLDER } from './onboarding.ts';
@@ -52,6 +53,8 @@ beforeEach(() => {
       const url = new URL(String(input), 'http://console.test');
       if (url.pathname === '/api/team/') return ok(teams);
       if (url.pathname === '/api/usage/team' && url.searchParams.get('teamId') === TEAM.id) return answer();
+      if (url.pathname === '/api/synthetic-group/provider-key/create/group-1') return ok({ key: 'sg_live_just_issued_123', providerKey: { id: 'k' } });
+      if (url.pathname.startsWith('/api/synthetic-group')) return ok([]);
       return jsonResponse(404, { success: false, data: null, message: `no stub for ${url.pathname}` });
     }),
   );
@@ -97,10 +100,8 @@ describe('OverviewScreen', () => {
   it('puts a key issued in this session into the snippets', async () => {
     const { queryClient } = await renderInSite(<OverviewScreen />);
     await screen.findByLabelText('OpenAI SDK (openai)');
-    await queryClient
-      .getMutationCache()
-      .build(queryClient, { mutationKey: ['keys', 'issue', 'group-1'], mutationFn: async () => ({ key: 'sg_live_just_issued_123' }) })
-      .execute(undefined);
+    // Issued as the group's key screen issues it (dashboard/keys), through the same mutation.
+    await queryClient.getMutationCache().build(queryClient, issueKeyMutation(queryClient, 'group-1')).execute({ name: 'Checkout', kind: 'optimised' });
     await waitFor(() => expect((screen.getByLabelText('OpenAI SDK (openai)') as HTMLTextAreaElement).value).toContain("apiKey: 'sg_live_just_issued_123'"));
     expect(screen.getByText(/These snippets hold the key you just issued/)).toBeTruthy();
     expect(screen.queryByText(`Replace ${KEY_PLACEHOLDER}`)).toBeNull();
