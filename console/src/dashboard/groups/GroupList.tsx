@@ -1,13 +1,15 @@
 /**
  * The list of synthetic groups you can see: each with your role in it, its members and
- * keys, and its last 30 days of requests and cost; a search by name; a link to each
- * group's details and to creating one.
+ * keys, and its last 30 days of requests and cost; a search by name and, for someone in
+ * several teams, a team filter (each card then names its team); a link to each group's
+ * details and to creating one.
  */
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 import { groupsQuery } from '../../api/groups/queries.ts';
 import type { SyntheticGroup } from '../../api/groups/types.ts';
+import { myTeamsQuery } from '../../api/team/queries.ts';
 import { EmptyState, ScreenFrame } from '../ui/ScreenFrame.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
 import { costText, countText } from '../connections/format.ts';
@@ -15,14 +17,18 @@ import { RoleBadge } from './RoleBadge.tsx';
 import { type GroupsSearch, groupDetailsSearch } from './search.ts';
 
 export function GroupList({ search }: { search: GroupsSearch }) {
-  const groups = useQuery(groupsQuery(search.search ? { search: search.search } : {}));
+  const groups = useQuery(groupsQuery({ ...(search.search && { search: search.search }), ...(search.team && { teamId: search.team }) }));
+  const teams = useQuery(myTeamsQuery());
   const navigate = useNavigate();
   const [typed, setTyped] = useState(search.search ?? '');
+  /** Team names by id, when there are several teams to tell apart. */
+  const teamNames = teams.data && teams.data.length > 1 ? new Map(teams.data.map((team) => [team.id, team.name])) : undefined;
 
+  const filter = (next: GroupsSearch) => void navigate({ to: '/dashboard/synthetic-groups', search: next as never, replace: true });
   function find(event: FormEvent) {
     event.preventDefault();
     const text = typed.trim();
-    void navigate({ to: '/dashboard/synthetic-groups', search: (text ? { search: text } : {}) as never, replace: true });
+    filter({ ...(text && { search: text }), ...(search.team && { team: search.team }) });
   }
 
   return (
@@ -43,14 +49,33 @@ export function GroupList({ search }: { search: GroupsSearch }) {
         <button type="submit" className="button button--ghost">
           Search
         </button>
+        {teamNames && (
+          <>
+            <label className="visually-hidden" htmlFor="group-team-filter">
+              Team
+            </label>
+            <select
+              id="group-team-filter"
+              value={search.team ?? ''}
+              onChange={(event) => filter({ ...(search.search && { search: search.search }), ...(event.target.value && { team: event.target.value }) })}
+            >
+              <option value="">All teams</option>
+              {[...teamNames].map(([id, name]) => (
+                <option key={id} value={id}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </>
+        )}
       </form>
       {groups.isPending ? (
         <LoadingState label="Loading groups…" />
       ) : groups.isError ? (
         <ErrorState error={groups.error} onRetry={() => groups.refetch()} retrying={groups.isFetching} />
       ) : groups.data.length === 0 ? (
-        search.search ? (
-          <EmptyState icon="layers" title="No groups found" text={`No group you can see matches “${search.search}”.`} />
+        search.search || search.team ? (
+          <EmptyState icon="layers" title="No groups found" text={search.search ? `No group you can see matches “${search.search}”.` : 'No group you can see is in this team.'} />
         ) : (
           <EmptyState
             icon="layers"
@@ -66,7 +91,7 @@ export function GroupList({ search }: { search: GroupsSearch }) {
       ) : (
         <ul className="group-list" aria-label="Synthetic groups">
           {groups.data.map((group) => (
-            <GroupCard key={group.id} group={group} />
+            <GroupCard key={group.id} group={group} teamName={teamNames?.get(group.teamId)} />
           ))}
         </ul>
       )}
@@ -74,7 +99,7 @@ export function GroupList({ search }: { search: GroupsSearch }) {
   );
 }
 
-function GroupCard({ group }: { group: SyntheticGroup }) {
+function GroupCard({ group, teamName }: { group: SyntheticGroup; teamName: string | undefined }) {
   return (
     <li className="group-card">
       <div className="group-card__head">
@@ -85,6 +110,7 @@ function GroupCard({ group }: { group: SyntheticGroup }) {
         </h2>
         <RoleBadge role={group.role} />
       </div>
+      {teamName && <p className="group-card__team">{`Team: ${teamName}`}</p>}
       {group.description && <p className="group-card__description">{group.description}</p>}
       <dl className="group-card__figures">
         <div>

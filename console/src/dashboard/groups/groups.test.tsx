@@ -11,6 +11,7 @@ import { jsonResponse, renderInSite } from '../../testing/render.tsx';
 import { AddGroupScreen } from './AddGroupScreen.tsx';
 import { GroupDetails } from './GroupDetails.tsx';
 import { InviteForm } from './GroupInvitations.tsx';
+import { SyntheticGroupsScreen } from './SyntheticGroupsScreen.tsx';
 import { validateGroup, validateInvitations } from './validation.ts';
 
 const GROUP_ID = '0b7c1a52-8c6e-4f43-9d55-3f0f6d9a8e11';
@@ -200,5 +201,56 @@ describe('a group’s details follow your role (spec §6)', () => {
     for (const control of [shown.edit, shown.delete, shown.roleOfTom, shown.removeTom, shown.invitations]) expect(control).toBeNull();
     expect(within(shown.members).getByText('tom@example.com')).toBeTruthy();
     expect(screen.getByText('Your role: Observer')).toBeTruthy();
+  });
+});
+
+describe('the group list', () => {
+  const TEAM_2 = '5d3c1b0a-1e2f-4a5b-8c7d-9e0f1a2b3c4d';
+  const team = (id: string, name: string) => ({ id, name, description: '', timeZone: 'UTC', createdAt: '2026-11-01T00:00:00.000Z', role: 'ADMIN' });
+
+  it('someone in several teams can filter by team, and each card names its team', async () => {
+    const calls = stubApi({
+      'GET /api/team/': () => ok([team('team-1', 'Platform'), team(TEAM_2, 'Research')]),
+      'GET /api/synthetic-group': () => ok([group('ADMIN'), { ...group('OBSERVER'), id: 'g-2', teamId: TEAM_2, name: 'Labs' }]),
+    });
+    const user = userEvent.setup();
+    const { router } = await renderInSite(<SyntheticGroupsScreen />);
+    const list = await screen.findByRole('list', { name: 'Synthetic groups' });
+    const cards = within(list).getAllByRole('listitem');
+    expect(cards.map((card) => card.querySelector('h2')?.textContent)).toEqual(['Search', 'Labs']);
+    await waitFor(() => expect(within(cards[1]!).getByText('Team: Research')).toBeTruthy());
+    expect(within(cards[1]!).getByText('Your role: Observer')).toBeTruthy();
+    expect(within(cards[0]!).getByText('$0.001234')).toBeTruthy();
+
+    await user.selectOptions(screen.getByLabelText('Team'), TEAM_2);
+    await waitFor(() => expect(router.state.location.search).toEqual({ team: TEAM_2 }));
+    const groupListUrls = () =>
+      vi
+        .mocked(fetch)
+        .mock.calls.map(([input]) => new URL(String(input), 'http://localhost'))
+        .filter((url) => url.pathname === '/api/synthetic-group');
+    await waitFor(() => expect(groupListUrls().map((url) => url.searchParams.get('teamId'))).toEqual([null, TEAM_2]));
+    expect(calls.filter((call) => call === 'GET /api/synthetic-group')).toHaveLength(2);
+  });
+
+  it('one team: no filter and no team names; nothing yet: the empty state links to creating a group', async () => {
+    stubApi({ 'GET /api/team/': () => ok([team('team-1', 'Platform')]), 'GET /api/synthetic-group': () => ok([]) });
+    await renderInSite(<SyntheticGroupsScreen />);
+    expect(await screen.findByText('No groups yet')).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Create a group' }).getAttribute('href')).toBe('/dashboard/addgroup');
+    expect(screen.queryByLabelText('Team')).toBeNull();
+  });
+
+  it('a failed load says why and retries', async () => {
+    let fail = true;
+    stubApi({
+      'GET /api/team/': () => ok([team('team-1', 'Platform')]),
+      'GET /api/synthetic-group': () => (fail ? jsonResponse(500, { success: false, data: null }) : ok([group('ADMIN')])),
+    });
+    await renderInSite(<SyntheticGroupsScreen />);
+    expect(await screen.findByText('Failed to fetch groups')).toBeTruthy();
+    fail = false;
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Retry' }));
+    expect(await screen.findByRole('link', { name: 'Search' })).toBeTruthy();
   });
 });
