@@ -3,8 +3,9 @@
 // ES module under dist/, so `npm start` and `npm run worker` run on Node alone: no
 // TypeScript loader in the process (under tsx its hooks thread and source maps cost
 // ~65 MiB of RSS). Workspace packages are bundled; npm packages stay imports.
-// PGlite's database-process script, the tokenizer's thread (plain JavaScript) and the
-// Redis stores' Lua scripts are copied beside the bundle, where they are looked for.
+// PGlite's database-process script, the tokenizer's thread (plain JavaScript), the
+// Redis stores' Lua scripts and the demo's workload trace are copied beside the bundle,
+// where they are looked for.
 //
 //   node gateway/bundle.mjs gateway|worker
 import { copyFile, readdir } from 'node:fs/promises';
@@ -13,6 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** The real workload the demo team's usage is shaped by (control/demo/workload.ts). */
+const DEMO_TRACE = 'azure-llm-inference-2023-conv.csv';
 
 /** The server entry points `npm start` and `npm run worker` run. */
 export const SERVER_ENTRIES = {
@@ -66,6 +69,7 @@ export async function bundleServer(entries, outdir) {
   });
   await copyFile(path.join(ROOT, 'store/src/sql/pglite-server.mjs'), path.join(outdir, 'pglite-server.mjs'));
   await copyFile(path.join(ROOT, 'gateway/src/proxy/tokenizer-worker.mjs'), path.join(outdir, 'tokenizer-worker.mjs'));
+  await copyFile(path.join(ROOT, 'gateway/src/control/demo', DEMO_TRACE), path.join(outdir, DEMO_TRACE));
   await copyLuaScripts(outdir);
 }
 

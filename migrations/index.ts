@@ -11,6 +11,7 @@ import * as auth from './20261122_0102_auth.ts';
 import * as invitationsAndOverages from './20261122_0103_invitations_and_overages.ts';
 import * as spendControl from './20261123_0001_spend_control.ts';
 import * as usageRollups from './20261126_0001_usage_rollups.ts';
+import * as demoTeams from './20261126_0002_demo_teams.ts';
 
 export const migrations: Record<string, Migration> = {
   '20261122_0001_accounts': accounts,
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '20261122_0103_invitations_and_overages': invitationsAndOverages,
   '20261123_0001_spend_control': spendControl,
   '20261126_0001_usage_rollups': usageRollups,
+  '20261126_0002_demo_teams': demoTeams,
 };

@@ -1,7 +1,8 @@
 // `npm start`: one process serving the gateway, the API and the console. Embedded by
 // default (PGlite in DATA_DIR, in-process queue running the worker's processors);
 // PostgreSQL + Redis/BullMQ when DATABASE_URL and REDIS_URL are set. SIGTERM and SIGINT
-// stop it from the first moment (shutdown.ts).
+// stop it from the first moment (shutdown.ts). `--demo` (npm run demo) also prints a
+// demo account's sign-in, its team filled with 90 days of sample usage.
 import { loadConfigOrExit } from '@spendgate/store';
 import { buildApp } from './app.ts';
 import { boundHeapGrowth } from './heap.ts';
@@ -25,3 +26,11 @@ console.log(`Spendgate is running — ${mode}
   Gateway      ${base}/v1   (OpenAI SDK: baseURL "${base}/v1")
   Health       ${base}/healthz  ${base}/readyz
 Started in ${Math.round(performance.now() - startedAt)} ms`);
+
+if (process.argv.includes('--demo')) {
+  const demo = await app.runtime.services.demo.demoAccount();
+  console.log(`Demo account (npm run demo) — sign in at ${base}/login
+  Email        ${demo.email}
+  Password     ${demo.password}   (new each start)
+  Demo team    ${demo.requests === undefined ? 'ready' : `${demo.requests.toLocaleString('en-GB')} sample requests over 90 days, recorded within seconds`}`);
+}

@@ -158,6 +158,15 @@ export const UsageTotals = z.strictObject({
   estimatedRequests: z.number().int(),
 });
 
+/** A demo team just made: its usage is with the meter, recorded within seconds. */
+export const DemoTeam = z.strictObject({
+  teamId: z.guid(),
+  name: z.string(),
+  days: z.number().int(),
+  /** Sample requests handed to the meter. */
+  requests: z.number().int(),
+});
+
 /** A team's setup so far (what the caller can see of it) and this month's usage, in total and per UTC day. */
 export const TeamOverview = z.strictObject({
   teamId: z.guid(),

@@ -17,6 +17,7 @@ import { auditRoutes } from './routes/audit.ts';
 import { authRoutes } from './routes/auth.ts';
 import { budgetRoutes } from './routes/budgets.ts';
 import { contactFormRoutes } from './routes/contact-form.ts';
+import { demoRoutes } from './routes/demo.ts';
 import { faqRoutes } from './routes/faqs.ts';
 import { pricingRoutes } from './routes/pricing.ts';
 import { providerRoutes } from './routes/provider.ts';
@@ -69,6 +70,7 @@ export const controlPlane =
     await app.register(providerRoutes(deps.services), { prefix: '/provider' });
     await app.register(groupRoutes(deps.services), { prefix: '/synthetic-group' });
     await app.register(usageRoutes(deps.services), { prefix: '/usage' });
+    await app.register(demoRoutes(deps.services), { prefix: '/demo' });
     await app.register(auditRoutes(deps.services), { prefix: '/audit' });
     await app.register(pricingRoutes(deps.services), { prefix: '/pricing' });
     await app.register(budgetRoutes(deps.services), { prefix: '/budgets' });

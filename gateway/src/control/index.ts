@@ -11,6 +11,7 @@ import { createAccountService } from './accounts.ts';
 import { createAuditService } from './audit.ts';
 import { createBudgetService } from './budgets.ts';
 import { createConnectionService } from './connections.ts';
+import { createDemoService } from './demo/index.ts';
 import { createGroupService } from './groups.ts';
 import { createInvitations } from './invitations.ts';
 import { createPlanService } from './plans.ts';
@@ -69,6 +70,7 @@ export async function createControlPlaneServices(deps: {
     pricing: createPricingService({ sql, access }),
     budgets: createBudgetService({ sql, access, ledger: deps.ledger, keyCache: deps.keyCache }),
     site: createSiteContentService({ sql }),
+    demo: createDemoService({ sql, queue: deps.queue, catalog: deps.catalog }),
   };
 }
 

@@ -33,6 +33,8 @@ export interface TeamsTable {
   allow_unpriced_models: ColumnType<boolean, boolean | undefined, boolean>;
   /** IANA time zone whose calendar days, weeks and months bound the team's budgets. */
   time_zone: ColumnType<string, string | undefined, string>;
+  /** Filled with sample usage (a demo team): never billed, never mixed with real spend. */
+  is_demo: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface BudgetsTable {
