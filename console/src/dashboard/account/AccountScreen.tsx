@@ -145,7 +145,7 @@ function AvatarSettings({ user }: { user: User }) {
           <Saved show={upload.isSuccess}>Your new avatar has been saved.</Saved>
         </div>
       </div>
-      <form className="team-form__row account-avatar__url" onSubmit={useUrl} aria-label="Avatar from a URL" noValidate>
+      <form className="account-avatar__url" onSubmit={useUrl} aria-label="Avatar from a URL" noValidate>
         <TextInput
           label="Or use an image URL"
           id="avatar-url"
@@ -155,7 +155,7 @@ function AvatarSettings({ user }: { user: User }) {
           onChange={(e) => setUrl(e.target.value)}
           error={problems.avatarUrl}
         />
-        <button type="submit" className="button button--ghost team-form__submit" disabled={fromUrl.isPending}>
+        <button type="submit" className="button button--ghost" disabled={fromUrl.isPending}>
           {fromUrl.isPending ? 'Saving…' : 'Use this URL'}
         </button>
       </form>

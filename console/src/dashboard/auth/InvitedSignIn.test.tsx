@@ -79,10 +79,17 @@ describe('register with an invitation', () => {
         jsonResponse(400, { success: false, data: null, message: 'token: this invitation is invalid, used or expired', field: 'token' }),
     });
     await renderInSite(<RegisterScreen />, { at: `/register?invite=${TOKEN}` });
-    expect((await screen.findByRole('alert')).textContent).toBe("token: this invitation is invalid, used or expired. Ask the team's admin for a new invitation.");
+    expect((await screen.findByRole('alert')).textContent).toBe("This invitation link is invalid, has been used or has expired. Ask the team's admin for a new one.");
     expect((screen.getByLabelText('Work email') as HTMLInputElement).readOnly).toBe(false);
     expect(screen.getByRole('button', { name: 'Create account' })).toBeTruthy();
     expect(api.sent('POST /api/team/invitation')).toHaveLength(1);
+  });
+
+  it('says when the invitation could not be read at all', async () => {
+    stubApi({ 'POST /api/team/invitation': () => jsonResponse(503, { success: false, data: null, message: 'The service is unavailable' }) });
+    await renderInSite(<LoginScreen />, { at: `/login?invite=${TOKEN}` });
+    expect((await screen.findByRole('alert')).textContent).toBe('The service is unavailable');
+    expect(screen.getByRole('button', { name: 'Log in' })).toBeTruthy();
   });
 
   it("shows the API's refusal of the password and stays", async () => {

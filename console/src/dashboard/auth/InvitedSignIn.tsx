@@ -8,6 +8,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, type ReactNode, useState } from 'react';
+import { ApiError } from '../../api/client.ts';
 import { acceptTeamInviteMutation } from '../../api/team/mutations.ts';
 import { invitationPreviewQuery } from '../../api/team/queries.ts';
 import type { TeamInvitationAccepted, TeamInvitationPreview } from '../../api/team/types.ts';
@@ -16,6 +17,8 @@ import { ROLE_LABELS } from '../team/InviteMemberForm.tsx';
 import { AuthCard, FormError, TextField } from './AuthCard.tsx';
 
 type Purpose = 'register' | 'login';
+
+export const INVITATION_UNUSABLE = "This invitation link is invalid, has been used or has expired. Ask the team's admin for a new one.";
 
 /**
  * The invitation behind `token`, for the register or login screen: while it loads, a
@@ -32,9 +35,11 @@ export function InvitedSignIn({ token, purpose, fallback }: { token: string; pur
     );
   }
   if (preview.isError) {
+    // The API refuses a bad token with 400 (field `token`); anything else is the request failing.
+    const refused = preview.error instanceof ApiError && preview.error.status === 400;
     return fallback(
       <p className="alert alert--error" role="alert">
-        {preview.error.message}. Ask the team's admin for a new invitation.
+        {refused ? INVITATION_UNUSABLE : preview.error.message}
       </p>,
     );
   }
