@@ -30,9 +30,13 @@ export function AcceptInviteScreen() {
       footer={
         session.token ? undefined : (
           <>
-            Log in first, then open the invitation link again.{' '}
+            Log in with the e-mail address the invitation was sent to (or sign up with it), then open the invitation link again.{' '}
             <Link to="/login" className="text-link">
               Log in
+            </Link>{' '}
+            or{' '}
+            <Link to="/register" className="text-link">
+              Sign up
             </Link>
           </>
         )

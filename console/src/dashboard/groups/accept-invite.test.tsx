@@ -47,7 +47,8 @@ describe('accepting a group invitation', () => {
     await userEvent.setup().click(await screen.findByRole('button', { name: 'Accept invitation' }));
     expect((await screen.findByRole('alert')).textContent).toBe('Please log in to Continue!');
     expect(fetchMock).not.toHaveBeenCalled();
-    expect(screen.getByRole('link', { name: 'Log in' })).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Log in' }).getAttribute('href')).toBe('/login');
+    expect(screen.getByRole('link', { name: 'Sign up' }).getAttribute('href')).toBe('/register');
   });
 
   it('loading, then the accepted group, which the page opens', async () => {
