@@ -1,6 +1,7 @@
 /**
  * A value to copy (a key shown once, a snippet, a URL): read-only, selectable, with a
- * Copy button. The result is announced to screen readers: "Copied", or how to copy by
+ * Copy button. A multi-line value (code) keeps its lines: as tall as they are, scrolled
+ * sideways when wider than the screen. The result is announced to screen readers: "Copied", or how to copy by
  * hand when the clipboard is not available.
  *
  * @example <CopyField label="Your new key" value={issued.key} />
@@ -37,7 +38,7 @@ export function CopyField({ label, value, multiline = false }: { label: string; 
         {label}
       </label>
       <div className="copy-field__row">
-        {multiline ? <textarea {...shared} rows={Math.min(12, value.split('\n').length)} /> : <input {...shared} type="text" />}
+        {multiline ? <textarea {...shared} rows={value.split('\n').length} wrap="off" /> : <input {...shared} type="text" />}
         <button type="button" className="button button--ghost button--small" onClick={copy} aria-label={`Copy ${label}`}>
           {result === 'copied' ? 'Copied' : 'Copy'}
         </button>
