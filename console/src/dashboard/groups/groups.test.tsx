@@ -11,6 +11,7 @@ import { jsonResponse, renderInSite } from '../../testing/render.tsx';
 import { AddGroupScreen } from './AddGroupScreen.tsx';
 import { GroupDetails } from './GroupDetails.tsx';
 import { InviteForm } from './GroupInvitations.tsx';
+import { readGroupsSearch } from './search.ts';
 import { SyntheticGroupsScreen } from './SyntheticGroupsScreen.tsx';
 import { validateGroup, validateInvitations } from './validation.ts';
 
@@ -156,6 +157,22 @@ describe('the group forms’ checks', () => {
     expect((screen.getByLabelText('E-mail 1') as HTMLInputElement).value).toBe('tom@example.com');
     expect((screen.getByLabelText('Role 1') as HTMLSelectElement).value).toBe('MAINTAINER');
     expect(screen.queryByLabelText('E-mail 2')).toBeNull();
+  });
+});
+
+describe('the screen’s URL state', () => {
+  it('keeps a well-formed group, search, team and date range, and drops the rest', () => {
+    expect(readGroupsSearch({ group: GROUP_ID, search: 'ads', team: GROUP_ID, from: '2026-11-01', to: '2026-11-26', page: 2 })).toEqual({
+      group: GROUP_ID,
+      search: 'ads',
+      team: GROUP_ID,
+      from: '2026-11-01',
+      to: '2026-11-26',
+    });
+    expect(readGroupsSearch({ group: 'not-an-id', search: '   ', team: 42, from: '2026-13-45', to: 'yesterday' })).toEqual({});
+    // A range that ends before it starts is no range: the API's default (the last 30 days) applies.
+    expect(readGroupsSearch({ from: '2026-11-26', to: '2026-11-01' })).toEqual({});
+    expect(readGroupsSearch({ search: 'x'.repeat(300) }).search).toHaveLength(200);
   });
 });
 
