@@ -135,10 +135,13 @@ for (const mode of testModes) {
       await as('GET', '/team/', 200);
       await as('PATCH', `/team/${team.id}`, 200, { timeZone: 'Europe/London' });
       await as('GET', `/team/members/${team.id}`, 200);
-      await as('POST', '/team/invite', 201, { teamId: team.id, email: 'babbage@example.com', role: 'MEMBER' });
+      const teamInvitation = (await as('POST', '/team/invite', 201, { teamId: team.id, email: 'babbage@example.com', role: 'MEMBER' })).body.data;
       await as('GET', `/team/${team.id}/seats`, 200);
       await call('POST', '/team/invitation', 200, { body: { token: await mailedInvitationToken(spendgate.url, 'babbage@example.com') } });
       await call('POST', '/team/invitation', 400, { body: { token: 'x'.repeat(43) } });
+      await as('GET', `/team/${team.id}/invitations`, 200);
+      await as('POST', `/team/invitations/${teamInvitation.id}/resend`, 200);
+      await as('DELETE', `/team/invitations/${teamInvitation.id}/revoke`, 200);
       await as('PATCH', '/team/role', 404, { teamId: team.id, userId: crypto.randomUUID(), role: 'MEMBER' });
 
       await as('GET', '/provider/', 200);

@@ -4,7 +4,8 @@
  * e-mail, the role, whether that account exists; only a pending team invitation opens),
  * and a team's seats against its plan (GET /api/team/{id}/seats: members and pending
  * invitations, for members only; the trial refuses seats past those included, a paid
- * plan charges them). Tokens come from the mail a real SMTP server received.
+ * plan charges them), and an admin's pending invitations: listed, resent with a new link,
+ * revoked. Tokens come from the mail a real SMTP server received.
  */
 import { upsertSubscription } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +20,8 @@ for (const mode of testModes) {
     let mail: MailSink;
     let admin: { token: string; userId: string };
     let teamId: string;
+    let memberToken: string;
+    let groupInvitationId: string;
     const api = (method: string, route: string, options?: { token?: string; body?: unknown }) => callApi(spendgate.url, method, route, options);
 
     const invitationsTo = (email: string) => mail.messages.filter((message) => message.to === email && message.subject.startsWith('You are invited'));
@@ -80,6 +83,7 @@ for (const mode of testModes) {
       expect(used.body).toMatchObject({ field: 'token', message: 'token: this invitation is invalid, used or expired' });
 
       // A member sees the seats too.
+      memberToken = accepted.body.data.token;
       const seats = await api('GET', `/team/${teamId}/seats`, { token: accepted.body.data.token });
       expect(seats.status).toBe(200);
       expect(seats.body.data).toMatchObject({ included: 2, used: 2, pending: 0 });
@@ -112,6 +116,7 @@ for (const mode of testModes) {
       const before = invitationsTo('grouped@example.com').length;
       const groupInvite = await api('POST', `/synthetic-group/${group.body.data.id}/invite`, { token: admin.token, body: { email: 'grouped@example.com', role: 'OBSERVER' } });
       expect(groupInvite.status, JSON.stringify(groupInvite.body)).toBe(201);
+      groupInvitationId = groupInvite.body.data.id;
       await expect.poll(() => invitationsTo('grouped@example.com').length, { timeout: 10_000, interval: 25 }).toBeGreaterThan(before);
       const groupToken = invitationTokenIn(invitationsTo('grouped@example.com').at(-1)!);
       expect(invitationsTo('grouped@example.com').at(-1)!.text).toContain('/groups/accept-invite?token=');
@@ -121,6 +126,43 @@ for (const mode of testModes) {
         expect(refused.body.field).toBe('token');
       }
       expect((await api('POST', '/team/invitation', { body: {} })).body.field).toBe('token');
+    });
+
+    it('lists pending team invitations to admins, resends one with a new link and revokes one', async () => {
+      const pending = await api('GET', `/team/${teamId}/invitations`, { token: admin.token });
+      expect(pending.status).toBe(200);
+      // The existing account's invitation is pending; the accepted one and the group's are not listed.
+      expect(pending.body.data).toEqual([expect.objectContaining({ teamId, email: 'existing@example.com', role: 'ADMIN' })]);
+      const invitationId = pending.body.data[0].id;
+      expect((await api('GET', `/team/${teamId}/invitations`, { token: memberToken })).status).toBe(403);
+      expect((await api('DELETE', `/team/invitations/${invitationId}/revoke`, { token: memberToken })).status).toBe(403);
+
+      const oldToken = invitationTokenIn(invitationsTo('existing@example.com').at(-1)!);
+      const before = invitationsTo('existing@example.com').length;
+      const resent = await api('POST', `/team/invitations/${invitationId}/resend`, { token: admin.token });
+      expect(resent.status, JSON.stringify(resent.body)).toBe(200);
+      expect(resent.body.data).toMatchObject({ id: invitationId, email: 'existing@example.com', role: 'ADMIN' });
+      await expect.poll(() => invitationsTo('existing@example.com').length, { timeout: 10_000, interval: 25 }).toBeGreaterThan(before);
+      const newToken = invitationTokenIn(invitationsTo('existing@example.com').at(-1)!);
+      expect(newToken).not.toBe(oldToken);
+      expect((await api('POST', '/team/invitation', { body: { token: oldToken } })).status).toBe(400);
+      expect((await api('POST', '/team/invitation', { body: { token: newToken } })).status).toBe(200);
+
+      const revoked = await api('DELETE', `/team/invitations/${invitationId}/revoke`, { token: admin.token });
+      expect(revoked.status).toBe(200);
+      expect((await api('POST', '/team/invitation', { body: { token: newToken } })).status).toBe(400);
+      expect((await api('GET', `/team/${teamId}/invitations`, { token: admin.token })).body.data).toEqual([]);
+      // Its seat is free; the group's invitation to a newcomer still holds one.
+      expect((await api('GET', `/team/${teamId}/seats`, { token: admin.token })).body.data).toMatchObject({ used: 2, pending: 1 });
+
+      const again = await api('DELETE', `/team/invitations/${invitationId}/revoke`, { token: admin.token });
+      expect(again.status).toBe(400);
+      expect(again.body.field).toBe('invitationId');
+      expect((await api('POST', `/team/invitations/${invitationId}/resend`, { token: admin.token })).body.field).toBe('invitationId');
+      // A group's invitation is the group's to manage; an unknown one does not exist; a bad id is named.
+      expect((await api('DELETE', `/team/invitations/${groupInvitationId}/revoke`, { token: admin.token })).status).toBe(404);
+      expect((await api('DELETE', `/team/invitations/${crypto.randomUUID()}/revoke`, { token: admin.token })).status).toBe(404);
+      expect((await api('POST', '/team/invitations/nope/resend', { token: admin.token })).body.field).toBe('invitationId');
     });
 
     it('shows seats only to the team: 404 to others, 401 without a session, 400 for a bad id', async () => {

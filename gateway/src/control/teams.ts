@@ -1,6 +1,7 @@
 /**
  * Teams, the tenant: creating one (its creator becomes ADMIN), members and their roles,
- * and invitations by email (accepting creates the account when needed). Seats follow
+ * and invitations by email (accepting creates the account when needed; admins list,
+ * resend and revoke those pending). Seats follow
  * the plan; every change writes an audit row in the same transaction.
  */
 import { randomUUID } from 'node:crypto';
@@ -11,6 +12,7 @@ import {
   countTeamMembers,
   type Db,
   deleteTeamMember,
+  findInvitationForUser,
   findTeam,
   findTeamRole,
   findUserByEmail,
@@ -19,10 +21,12 @@ import {
   insertVerifiedUser,
   type KeyCache,
   listLiveKeys,
+  listPendingTeamInvitations,
   listTeamMembers,
   listTeamsOfUser,
   markEmailVerified,
   markInvitationAccepted,
+  revokeInvitation,
   type SqlStore,
   updateTeam,
   updateTeamMemberRole,
@@ -132,6 +136,41 @@ export function createTeamService(deps: {
           expiresAt: new Date(invitation.expires_at),
           accountExists: (await findUserByEmail(trx, invitation.email)) !== undefined,
         };
+      });
+    },
+
+    /** The team's invitations still waiting for an answer (team admins). */
+    async pendingInvitations(userId: string, teamId: string) {
+      await deps.access.team(teamId, userId, 'team.members.invite');
+      return listPendingTeamInvitations(db, teamId, now());
+    },
+
+    /** Mails a pending team invitation again, with a new token and 7 more days (team admins). */
+    async resendInvitation(userId: string, invitationId: string) {
+      const invitation = await findInvitationForUser(db, invitationId, userId);
+      if (!invitation || invitation.group_id !== null) throw new NotFoundError('Invitation');
+      await deps.access.team(invitation.team_id, userId, 'team.members.invite');
+      const team = (await findTeam(db, invitation.team_id))!;
+      const { invitation: renewed, dispatch } = await db.transaction().execute(async (trx) => {
+        const resent = await deps.invitations.resend(trx, invitation, { teamName: team.name });
+        await writeAudit(trx, { teamId: invitation.team_id, actorUserId: userId, action: 'invitation.resent', targetType: 'invitation', targetId: invitationId });
+        return resent;
+      });
+      await dispatch();
+      return renewed;
+    },
+
+    /** Withdraws a pending team invitation: its link stops working and its seat is free (team admins). */
+    async revokeInvitation(userId: string, invitationId: string) {
+      const invitation = await findInvitationForUser(db, invitationId, userId);
+      if (!invitation || invitation.group_id !== null) throw new NotFoundError('Invitation');
+      await deps.access.team(invitation.team_id, userId, 'team.members.invite');
+      return db.transaction().execute(async (trx) => {
+        if (!(await revokeInvitation(trx, invitation.team_id, invitationId, now()))) {
+          throw new ValidationError('invitationId', 'invitationId: only a pending invitation can be revoked');
+        }
+        await writeAudit(trx, { teamId: invitation.team_id, actorUserId: userId, action: 'invitation.revoked', targetType: 'invitation', targetId: invitationId });
+        return invitation;
       });
     },
 

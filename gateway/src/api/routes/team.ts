@@ -17,6 +17,7 @@ const InvitationToken = text(200).min(20, 'must be the token from the invitation
 const AcceptBody = z.object({ token: InvitationToken, password: z.string().min(1, 'must not be empty').max(1024, 'is too long'), name: Name.optional() });
 const PreviewBody = z.object({ token: InvitationToken });
 const TeamParams = z.object({ teamId: id('team') });
+const InvitationParams = z.object({ invitationId: id('invitation') });
 const TeamChanges = z
   .object({ name: Name.optional(), description: Description.optional(), timeZone: TimeZone.optional() })
   .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'must change name, description or timeZone' });
@@ -30,6 +31,15 @@ const teamView = (team: { id: string; name: string; description: string; time_zo
   timeZone: team.time_zone,
   createdAt: team.created_at,
   ...(team.role ? { role: team.role } : {}),
+});
+
+const invitationView = (invitation: { id: string; team_id: string; email: string; role: string; expires_at: Date }) => ({
+  id: invitation.id,
+  teamId: invitation.team_id,
+  email: invitation.email,
+  // A team's own invitation (no group) carries a team role.
+  role: invitation.role as TeamRoleName,
+  expiresAt: invitation.expires_at,
 });
 
 const memberView = (member: { id: string; email: string; name: string; avatar: string | null; role: TeamRoleName; joined_at: Date }) => ({
@@ -52,9 +62,7 @@ export const teamRoutes =
     api.get('/', { schema: { summary: 'Your teams', response: { 200: answer(z.array(Team)) } } }, async (request) => ok((await teams.listTeams(signedIn(request).userId)).map(teamView)));
     api.post('/invite', { schema: { summary: 'Invite someone to a team by email', body: InviteBody, response: { 201: answer(TeamInvitation) } } }, async (request, reply) => {
       const invitation = await teams.invite(signedIn(request).userId, request.body);
-      return reply.code(201).send(
-        ok({ id: invitation.id, teamId: invitation.team_id, email: invitation.email, role: request.body.role, expiresAt: invitation.expires_at }, 'Invitation sent'),
-      );
+      return reply.code(201).send(ok(invitationView(invitation), 'Invitation sent'));
     });
     api.post('/accept', { config: { public: true }, schema: { summary: 'Accept a team invitation (creates the account if needed)', body: AcceptBody, response: { 200: answer(TeamInvitationAccepted) } } }, async (request) => {
       const accepted = await teams.accept(request.body);
@@ -66,6 +74,15 @@ export const teamRoutes =
     );
     api.get('/:teamId/seats', { schema: { summary: 'A team’s seats: included in its plan, taken by members and pending invitations', params: TeamParams, response: { 200: answer(TeamSeats) } } }, async (request) =>
       ok(await teams.seats(signedIn(request).userId, request.params.teamId)),
+    );
+    api.get('/:teamId/invitations', { schema: { summary: 'A team’s invitations waiting for an answer (team admins)', params: TeamParams, response: { 200: answer(z.array(TeamInvitation)) } } }, async (request) =>
+      ok((await teams.pendingInvitations(signedIn(request).userId, request.params.teamId)).map(invitationView)),
+    );
+    api.post('/invitations/:invitationId/resend', { schema: { summary: 'Mail a pending team invitation again (new link, 7 more days)', params: InvitationParams, response: { 200: answer(TeamInvitation) } } }, async (request) =>
+      ok(invitationView(await teams.resendInvitation(signedIn(request).userId, request.params.invitationId)), 'Invitation resent'),
+    );
+    api.delete('/invitations/:invitationId/revoke', { schema: { summary: 'Withdraw a pending team invitation', params: InvitationParams, response: { 200: answer(TeamInvitation) } } }, async (request) =>
+      ok(invitationView(await teams.revokeInvitation(signedIn(request).userId, request.params.invitationId)), 'Invitation revoked'),
     );
     api.get('/members/:teamId', { schema: { summary: 'A team’s members', params: TeamParams, response: { 200: answer(z.array(TeamMember)) } } }, async (request) =>
       ok((await teams.members(signedIn(request).userId, request.params.teamId)).map(memberView)),

@@ -58,6 +58,20 @@ export async function listGroupInvitations(db: Db, teamId: string, groupId: stri
     .execute();
 }
 
+/** A team's own invitations (not its groups') not yet accepted, revoked or expired, newest first. */
+export async function listPendingTeamInvitations(db: Db, teamId: string, now: Date) {
+  return db
+    .selectFrom('invitations')
+    .select(['id', 'team_id', 'group_id', 'email', 'role', 'invited_by', 'expires_at', 'accepted_at', 'revoked_at', 'created_at'])
+    .where('team_id', '=', teamId)
+    .where('group_id', 'is', null)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('created_at', 'desc')
+    .execute();
+}
+
 /** Invitations to the team not yet accepted, revoked or expired (they will take seats). */
 export async function countPendingTeamInvitations(db: Db, teamId: string, now: Date): Promise<number> {
   const row = await db
