@@ -65,6 +65,16 @@ describe.skipIf(!hasChromium)('the journey from sign-up to a metered, capped and
       return page;
     }
 
+    /** A full-page screenshot of `page` as it is, checked for sideways scrolling and by axe-core. */
+    async function shoot(page: Page, name: string) {
+      await page.evaluate(() => document.fonts.ready);
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `journey-${name}-${mode}.png`), fullPage: true });
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, `${name} scrolls sideways`).toBeLessThanOrEqual(0);
+      const violations = blockingViolations(await axeViolations(page));
+      expect(violations, `${name}\n${describeViolations(violations)}`).toEqual([]);
+    }
+
     beforeAll(async () => {
       spendgate = await startSpendgate(mode, `browser-journey-${mode}`, { consoleDir });
     }, 120_000);
@@ -108,6 +118,20 @@ describe.skipIf(!hasChromium)('the journey from sign-up to a metered, capped and
       // 3b. Connect the local fake OpenAI from AI Connections, tested before it is saved.
       await page.goto(`${spendgate.url}/dashboard`);
       await page.getByText('1 of 5 done').waitFor();
+      await shoot(page, 'checklist-light-1280');
+      const session = { token, user: (await page.evaluate(() => localStorage.getItem('user')))! };
+      const phone = await newPage({ width: 390, theme: 'dark', session });
+      await phone.goto(`${spendgate.url}/dashboard`);
+      await phone.getByText('1 of 5 done').waitFor();
+      await shoot(phone, 'checklist-dark-390');
+      await phone.goto(`${spendgate.url}/dashboard/ai-connection`);
+      await phone.getByRole('heading', { name: 'No connections yet' }).waitFor();
+      await shoot(phone, 'connections-empty-dark-390');
+      await phone.getByRole('button', { name: 'Add connection' }).first().click();
+      await phone.getByRole('form', { name: 'Add a connection' }).getByRole('button', { name: 'Add connection' }).click();
+      await phone.getByText('Enter the API key').waitFor();
+      await shoot(phone, 'connection-form-errors-dark-390');
+      await phone.context().close();
       await page.getByRole('link', { name: 'Connect a provider' }).click();
       await page.getByRole('heading', { name: 'No connections yet' }).waitFor();
       await page.getByRole('button', { name: 'Add connection' }).first().click();
@@ -121,6 +145,7 @@ describe.skipIf(!hasChromium)('the journey from sign-up to a metered, capped and
       await connectionForm.getByLabel('API key').fill('sk-fake-upstream');
       await connectionForm.getByRole('button', { name: 'Test connection' }).click();
       await connectionForm.getByText(/^Connection works: OpenAI answered in \d+ ms\.$/).waitFor();
+      await shoot(page, 'connection-form-tested-light-1280');
       await connectionForm.getByRole('button', { name: 'Add connection' }).click();
       const connectionCard = page.getByRole('article', { name: 'Fake OpenAI' });
       await connectionCard.getByText('••••ream').waitFor();
@@ -169,14 +194,13 @@ describe.skipIf(!hasChromium)('the journey from sign-up to a metered, capped and
       await connectionCard.getByRole('definition').filter({ hasText: /^3$/ }).waitFor();
 
       // Screenshots of the overview and the connections at both widths in both themes.
-      const user = (await page.evaluate(() => localStorage.getItem('user')))!;
       for (const width of [1280, 390]) {
         for (const theme of ['light', 'dark'] as const) {
           for (const [name, route, ready] of [
             ['overview', '/dashboard', 'This month'],
             ['ai-connections', '/dashboard/ai-connection', 'Fake OpenAI'],
           ] as const) {
-            const shown = await newPage({ width, theme, session: { token, user } });
+            const shown = await newPage({ width, theme, session });
             await shown.goto(`${spendgate.url}${route}`);
             await shown.getByRole('heading', { name: ready }).waitFor();
             // The chart is drawn once its lazily loaded code has run: its axis labels are then in the page.
@@ -186,12 +210,7 @@ describe.skipIf(!hasChromium)('the journey from sign-up to a metered, capped and
               await shown.getByRole('heading', { name: 'Usage of Fake OpenAI' }).waitFor();
               await shown.getByText('Requests', { exact: true }).last().waitFor();
             }
-            await shown.evaluate(() => document.fonts.ready);
-            await shown.screenshot({ path: path.join(SCREENSHOT_DIR, `journey-${name}-${mode}-${theme}-${width}.png`), fullPage: true });
-            const overflow = await shown.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-            expect(overflow, `${name} at ${width}px (${theme}) scrolls sideways`).toBeLessThanOrEqual(0);
-            const violations = blockingViolations(await axeViolations(shown));
-            expect(violations, `${name} ${theme} ${width}px\n${describeViolations(violations)}`).toEqual([]);
+            await shoot(shown, `${name}-${theme}-${width}`);
             await shown.context().close();
           }
         }
