@@ -7,7 +7,9 @@
  * 401. Screenshots of the keys and budgets at 1280 and 390 px, light and dark, checked
  * for sideways overflow and by axe-core (no critical or serious WCAG 2.1 AA violation).
  * Then the roles (spec §6): an Observer reads keys and budgets only, a Maintainer manages
- * keys but not budgets (a team admin's), and the API refuses each the rest (403).
+ * keys but not budgets (a team admin's), and the API refuses each the rest (403). Last, a
+ * BYOM key issued in the screen on the team's own endpoint serves the SDK. The first test
+ * revokes its key and deletes its budget, so each test can also run on its own.
  */
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -173,6 +175,12 @@ describe.skipIf(!hasChromium)('the keys and budgets of a group', () => {
       await keys.getByText('No keys yet. Issue one to call the gateway for this group.').waitFor();
       const rejected = await ask().catch((error: unknown) => error);
       expect((rejected as InstanceType<typeof OpenAI.APIError>).status).toBe(401);
+
+      // The budget is deleted in the screen after a confirmation.
+      await budgets.getByRole('button', { name: 'Delete the £0.000001 daily budget' }).click();
+      await page.getByRole('dialog', { name: 'Delete the £0.000001 daily budget?' }).getByRole('button', { name: 'Delete budget' }).click();
+      await budgets.getByText('No budget: spend here is not capped.').waitFor();
+      expect((await api('GET', `/budgets?scope=group&scopeId=${tenant.groupId}`)).body.data).toEqual([]);
       expect(pageErrors).toEqual([]);
     }, 240_000);
 
@@ -245,5 +253,29 @@ describe.skipIf(!hasChromium)('the keys and budgets of a group', () => {
       }
       expect(pageErrors).toEqual([]);
     }, 240_000);
+
+    it('issues a BYOM key on the team’s own model endpoint in the screen, and the SDK is served through it', async () => {
+      const endpoint = await api('POST', '/provider/connections', { teamId: tenant.teamId, provider: 'openai-compatible', name: 'Our vLLM', apiKey: 'sk-fake-upstream', baseUrl: fake.url });
+      expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+      const page = await open(`/dashboard/synthetic-groups?group=${tenant.groupId}`);
+      const keys = page.getByRole('region', { name: 'API keys' });
+      await keys.getByRole('button', { name: 'Issue key' }).click();
+      const form = page.getByRole('form', { name: 'Issue a key' });
+      await form.getByLabel(/BYOM/).check();
+      await form.getByText(/ plan: £0\.00\d routing fee per request\./).waitFor();
+      // Only the team's own endpoint can serve a BYOM key.
+      const connection = form.getByLabel('Connection');
+      await expect.poll(() => connection.locator('option').allTextContents()).toEqual(['Choose a connection', 'Our vLLM (openai-compatible, ••••ream)']);
+      await form.getByLabel('Name').fill('Local model');
+      await connection.selectOption({ label: 'Our vLLM (openai-compatible, ••••ream)' });
+      await form.getByRole('button', { name: 'Issue key' }).click();
+      const plaintext = await page.getByRole('textbox', { name: 'Your new key' }).inputValue();
+      await keys.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Local model' }) }).getByText('BYOM').waitFor();
+
+      const client = new OpenAI({ baseURL: `${spendgate.url}/v1`, apiKey: plaintext, maxRetries: 0 });
+      const answer = await client.chat.completions.create({ model: 'llama3.1:8b', messages: [{ role: 'user', content: 'Hello there' }] });
+      expect(answer.choices[0]?.message.content).toBe('echo: Hello there');
+      expect(pageErrors).toEqual([]);
+    }, 120_000);
   });
 });

@@ -47,6 +47,7 @@ function fakeApi(options: { teamRole?: string; keys?: ListedKey[] } = {}) {
           { id: storedKey.connectionId, teamId: TEAM_ID, provider: 'openai', name: 'OpenAI prod', status: 'active', apiKeyTail: '••••abcd' },
           { id: 'c0000000-0000-4000-8000-000000000002', teamId: TEAM_ID, provider: 'openai', name: 'Old', status: 'disabled', apiKeyTail: '••••dead' },
           { id: 'c0000000-0000-4000-8000-000000000003', teamId: 'another-team', provider: 'openai', name: 'Elsewhere', status: 'active', apiKeyTail: '••••beef' },
+          { id: 'c0000000-0000-4000-8000-000000000004', teamId: TEAM_ID, provider: 'openai-compatible', name: 'Our vLLM', status: 'active', apiKeyTail: '' },
         ],
         message: '',
       });
@@ -96,7 +97,9 @@ describe('GroupKeys', () => {
     const form = screen.getByRole('form', { name: 'Issue a key' });
     await user.type(within(form).getByLabelText('Name'), 'Checkout');
     const connection = within(form).getByLabelText('Connection') as HTMLSelectElement;
-    await waitFor(() => expect([...connection.options].map((option) => option.text)).toEqual(['Choose a connection', 'OpenAI prod (openai, ••••abcd)']));
+    await waitFor(() =>
+      expect([...connection.options].map((option) => option.text)).toEqual(['Choose a connection', 'OpenAI prod (openai, ••••abcd)', 'Our vLLM (openai-compatible)']),
+    );
     await user.selectOptions(connection, storedKey.connectionId!);
     await user.type(within(form).getByLabelText('Requests per minute'), '60');
     await user.click(within(form).getByRole('button', { name: 'Issue key' }));
@@ -156,6 +159,26 @@ describe('GroupKeys', () => {
     await user.type(within(form).getByLabelText('Cost weight'), '1');
     await user.click(within(form).getByRole('button', { name: 'Issue key' }));
     expect((await within(form).findByRole('alert')).textContent).toBe('Your Developers plan includes 2 optimised keys during the trial. Choose a paid plan to add more.');
+  });
+
+  it('issues a BYOM key only on the team’s own model endpoint, saying the plan’s routing fee', async () => {
+    const api = fakeApi();
+    await renderInSite(<GroupKeys groupId={GROUP_ID} role={ADMIN} />);
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Issue key' }));
+    const form = screen.getByRole('form', { name: 'Issue a key' });
+    await user.click(within(form).getByLabelText(/BYOM/));
+    const connection = within(form).getByLabelText('Connection') as HTMLSelectElement;
+    await waitFor(() => expect([...connection.options].map((option) => option.text)).toEqual(['Choose a connection', 'Our vLLM (openai-compatible)']));
+    expect(await within(form).findByText('Growth plan: £0.004 routing fee per request.')).toBeTruthy();
+    expect(within(form).queryByLabelText('Cost weight')).toBeNull();
+    await user.type(within(form).getByLabelText('Name'), 'Self-hosted');
+    await user.selectOptions(connection, 'c0000000-0000-4000-8000-000000000004');
+    await user.click(within(form).getByRole('button', { name: 'Issue key' }));
+    expect(await screen.findByRole('textbox', { name: 'Your new key' })).toBeTruthy();
+    expect(api.writes()).toEqual([
+      { method: 'POST', url: `/api/synthetic-group/provider-key/create/${GROUP_ID}`, body: { name: 'Self-hosted', kind: 'byom', connectionId: 'c0000000-0000-4000-8000-000000000004' } },
+    ]);
   });
 
   it('revokes a key only after confirmation', async () => {

@@ -88,7 +88,7 @@ export function IssueKeyForm({ groupId, teamId, onIssued, onCancel }: { groupId:
               <option value="">{connections.isPending ? 'Loading connections…' : 'Choose a connection'}</option>
               {choices.map((connection) => (
                 <option key={connection.id} value={connection.id}>
-                  {connection.name} ({connection.provider}, {connection.apiKeyTail})
+                  {connection.name} ({connection.apiKeyTail ? `${connection.provider}, ${connection.apiKeyTail}` : connection.provider})
                 </option>
               ))}
             </select>
