@@ -6,8 +6,8 @@
  *
  * On a wide screen the sidebar is open beside the page and the toggle hides it. Below
  * NARROW_QUERY it is a drawer over the page: closed at first, opened by the menu
- * button, closed again by a link followed, Escape, the backdrop or the button, with
- * focus moved into it and given back to the button.
+ * button, closed again by a link followed, Escape or the backdrop, with focus moved
+ * into it and given back to the menu button; the page behind is inert meanwhile.
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useRouterState } from '@tanstack/react-router';
@@ -51,25 +51,39 @@ export function DashboardShell({ children }: { children: ReactNode }) {
   const drawerShown = narrow && drawerOpen;
   useEffect(() => {
     if (!drawerShown) return;
-    sidebar.current?.querySelector<HTMLElement>('a[href]')?.focus();
+    sidebar.current?.querySelector<HTMLElement>('nav a[href]')?.focus();
     const closeOnEscape = (event: KeyboardEvent) => {
       if (event.key !== 'Escape') return;
       setDrawerOpen(false);
-      menuButton.current?.focus();
+      // After the render that lifts `inert` from the page, where the menu button is.
+      requestAnimationFrame(() => menuButton.current?.focus());
     };
     document.addEventListener('keydown', closeOnEscape);
     return () => document.removeEventListener('keydown', closeOnEscape);
   }, [drawerShown]);
 
-  const toggleLabel = narrow ? (drawerOpen ? 'Close menu' : 'Open menu') : wideSidebarOpen ? 'Hide sidebar' : 'Show sidebar';
+  const toggleLabel = narrow ? 'Open menu' : wideSidebarOpen ? 'Hide sidebar' : 'Show sidebar';
+
+  function closeDrawer() {
+    setDrawerOpen(false);
+    // After the render that lifts `inert` from the page, where the menu button is.
+    requestAnimationFrame(() => menuButton.current?.focus());
+  }
 
   return (
-    <div className={`dashboard theme-${theme}${sidebarOpen ? ' dashboard--sidebar-open' : ''}${drawerShown ? ' dashboard--drawer-open' : ''}`}>
-      {drawerShown && <div className="dashboard__backdrop" aria-hidden="true" onClick={() => setDrawerOpen(false)} />}
+    <div className={`dashboard theme-${theme}${sidebarOpen ? ' dashboard--sidebar-open' : ''}`}>
+      {drawerShown && <div className="dashboard__backdrop" aria-hidden="true" onClick={closeDrawer} />}
       <aside ref={sidebar} id={SIDEBAR_ID} className="dashboard__sidebar" aria-label="Dashboard" hidden={!sidebarOpen}>
-        <Link to="/" className="dashboard__brand" aria-label="Spendgate home">
-          <Logo />
-        </Link>
+        <div className="dashboard__sidebar-head">
+          <Link to="/" className="dashboard__brand" aria-label="Spendgate home">
+            <Logo />
+          </Link>
+          {drawerShown && (
+            <button type="button" className="icon-button" aria-label="Close menu" onClick={closeDrawer}>
+              <Icon name="close" size={20} />
+            </button>
+          )}
+        </div>
         <nav className="dashboard__nav" aria-label="Dashboard screens">
           {NAVIGATION.map((item) => (
             <Link
@@ -89,7 +103,7 @@ export function DashboardShell({ children }: { children: ReactNode }) {
           Documentation &amp; Support
         </Link>
       </aside>
-      <div className="dashboard__main">
+      <div className="dashboard__main" inert={drawerShown}>
         <header className="dashboard__topbar">
           <button
             ref={menuButton}
