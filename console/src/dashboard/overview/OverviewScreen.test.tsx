@@ -88,6 +88,16 @@ describe('OverviewScreen', () => {
     expect(screen.queryByRole('heading', { name: 'This month' })).toBeNull();
   });
 
+  it('tells a team member who may not add connections to ask a team admin', async () => {
+    teams = [{ ...TEAM, role: 'MEMBER' }];
+    answer = () => ok(overview({}));
+    await renderInSite(<OverviewScreen />);
+    expect(await screen.findByText('1 of 5 done')).toBeTruthy();
+    expect(within(step('Connect a provider')).getByText('A team admin connects the provider accounts your team uses: ask one to add them.')).toBeTruthy();
+    expect(within(step('Connect a provider')).queryByRole('link')).toBeNull();
+    expect(within(step('Create a group')).getByRole('link', { name: 'Create a group' }).className).toContain('button--primary');
+  });
+
   it('gives snippets for both SDKs with the gateway URL and a marked placeholder key', async () => {
     await renderInSite(<OverviewScreen />);
     const openai = (await screen.findByLabelText('OpenAI SDK (openai)')) as HTMLTextAreaElement;

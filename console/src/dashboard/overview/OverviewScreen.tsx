@@ -6,6 +6,7 @@
  * else the user's first. The overview refreshes itself (api/overview/queries.ts), so a
  * first request appears within seconds without a reload.
  */
+import { decide, type TeamRole } from '@spendgate/core';
 import { useMutationState, useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { isSetUp, teamOverviewQuery } from '../../api/overview/queries.ts';
@@ -35,10 +36,10 @@ function useJustIssuedKey(): string | undefined {
   return typeof last === 'string' ? last : undefined;
 }
 
-function Checklist({ hasTeam, overview }: { hasTeam: boolean; overview: TeamOverview | undefined }) {
-  const steps = checklist(hasTeam, overview);
+function Checklist({ hasTeam, overview, mayConnect }: { hasTeam: boolean; overview: TeamOverview | undefined; mayConnect: boolean }) {
+  const steps = checklist(hasTeam, overview, mayConnect);
   const done = steps.filter((step) => step.done).length;
-  const next = steps.find((step) => !step.done);
+  const next = steps.find((step) => !step.done && step.to);
   return (
     <section className="overview-panel" aria-labelledby="checklist-title">
       <div className="overview-panel__header">
@@ -60,7 +61,7 @@ function Checklist({ hasTeam, overview }: { hasTeam: boolean; overview: TeamOver
               </p>
               {!step.done && <p className="checklist__hint">{step.hint}</p>}
             </div>
-            {!step.done && step.id !== 'request' && (
+            {!step.done && step.to && (
               <Link to={step.to} className={`button button--small ${step === next ? 'button--primary' : 'button--ghost'}`}>
                 {step.action}
               </Link>
@@ -187,7 +188,7 @@ export function OverviewScreen() {
     const setUp = data ? isSetUp(data) : false;
     return (
       <div className="overview">
-        {!setUp && <Checklist hasTeam={Boolean(team)} overview={data} />}
+        {!setUp && <Checklist hasTeam={Boolean(team)} overview={data} mayConnect={!team || decide('connection.manage', { teamRole: (team.role ?? null) as TeamRole | null }) === 'allowed'} />}
         {data?.setup.firstRequestAt && <ThisMonth overview={data} />}
         {team && <Snippets issuedKey={issuedKey} />}
       </div>

@@ -15,21 +15,24 @@ export interface ChecklistStep {
   /** What to do while the step is open. */
   hint: string;
   done: boolean;
-  /** Where the step is done. */
-  to: string;
+  /** Where the step is done; none when the user cannot do it (or it is done from their terminal). */
+  to?: string;
   action: string;
 }
 
-export function checklist(hasTeam: boolean, overview: TeamOverview | undefined): ChecklistStep[] {
+/** `mayConnect`: whether the user may add connections (team admins): others are told who can. */
+export function checklist(hasTeam: boolean, overview: TeamOverview | undefined, mayConnect = true): ChecklistStep[] {
   const setup = overview?.setup;
   return [
     { id: 'team', title: 'Create or join a team', hint: 'Connections, groups, keys and budgets belong to a team.', done: hasTeam, to: '/dashboard/settings/team', action: 'Set up your team' },
     {
       id: 'connection',
       title: 'Connect a provider',
-      hint: 'Add the API key of OpenAI, Anthropic, Gemini, Azure OpenAI or your own model server.',
+      hint: mayConnect
+        ? 'Add the API key of OpenAI, Anthropic, Gemini, Azure OpenAI or your own model server.'
+        : 'A team admin connects the provider accounts your team uses: ask one to add them.',
       done: (setup?.connections ?? 0) > 0,
-      to: '/dashboard/ai-connection',
+      ...(mayConnect ? { to: '/dashboard/ai-connection' } : {}),
       action: 'Connect a provider',
     },
     { id: 'group', title: 'Create a group', hint: 'A synthetic group gathers the usage of a team, product or customer.', done: (setup?.groups ?? 0) > 0, to: '/dashboard/addgroup', action: 'Create a group' },
@@ -39,7 +42,6 @@ export function checklist(hasTeam: boolean, overview: TeamOverview | undefined):
       title: 'Send a first request',
       hint: 'Call the gateway with the key using one of the snippets below; the request shows here within seconds.',
       done: Boolean(setup?.firstRequestAt),
-      to: '/dashboard',
       action: 'See the snippets',
     },
   ];
