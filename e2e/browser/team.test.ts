@@ -3,7 +3,8 @@
  * Spendgate, in each run mode: a team admin invites a colleague from the Team screen;
  * the colleague opens the link of the e-mail Spendgate sent (read from its outbox),
  * registers through it and lands in the team; the admin sees them and changes their
- * role; an existing account accepts through /login?invite=; the colleague changes their
+ * role; an existing account accepts through /login?invite=; the admin revokes a pending
+ * invitation and removes a member; the colleague changes their
  * name, avatar (an uploaded picture) and password on the Account screen, and the API
  * answers with the new ones; an unverified session opening /dashboard is sent to /verify.
  * Screenshots of the Team, Account and invited register screens at 1280 and 390 px in
@@ -139,6 +140,8 @@ describe.skipIf(!hasChromium)('the team and the account', () => {
       await invite.getByRole('button', { name: 'Send invitation' }).click();
       await invite.getByText(`Invitation sent to ${colleague}.`, { exact: false }).waitFor();
       await page.getByText('2 of 5 seats free on your Growth plan taken (1 by pending invitation).', { exact: false }).waitFor();
+      const pending = page.getByRole('region', { name: /Pending invitations/ });
+      await pending.getByRole('listitem', { name: colleague }).getByText('Invited as Member').waitFor();
 
       // The colleague, in a browser of their own, follows the e-mail's link.
       const link = await invitationLink(colleague);
@@ -166,8 +169,9 @@ describe.skipIf(!hasChromium)('the team and the account', () => {
       const session = await invited.evaluate(() => JSON.parse(localStorage.getItem('user') ?? 'null'));
       expect(session).toMatchObject({ email: colleague, emailVerified: true });
 
-      // The admin sees them arrive and makes them an admin.
+      // The admin sees them arrive (no longer pending) and makes them an admin.
       await page.reload();
+      await pending.getByText('No invitation is waiting for an answer.').waitFor();
       const role = page.getByRole('combobox', { name: 'Role of Colin Colleague' });
       await role.selectOption('ADMIN');
       await expect.poll(async () => (await api('GET', `/team/members/${teamId}`, { token: admin.token })).body.data.find((m: { email: string }) => m.email === colleague)?.role).toBe('ADMIN');
@@ -175,7 +179,7 @@ describe.skipIf(!hasChromium)('the team and the account', () => {
       expect(pageErrors).toEqual([]);
     });
 
-    it('an existing account accepts through /login?invite= and lands in the team; the admin removes it after confirming', async () => {
+    it('an existing account accepts through /login?invite= and lands in the team; the admin revokes an invitation and removes a member after confirming', async () => {
       const existing = `existing-${mode}@example.com`;
       await signUp(spendgate.url, existing, { password: PASSWORD, name: 'Eve Existing' });
       await api('POST', '/team/invite', { token: admin.token, body: { teamId, email: existing } });
@@ -193,6 +197,18 @@ describe.skipIf(!hasChromium)('the team and the account', () => {
       await page.getByRole('listitem', { name: 'Eve Existing' }).waitFor();
 
       const team = await open('/dashboard/settings/team', { as: admin });
+      // An invitation not wanted any more is withdrawn; its link stops working.
+      const stranger = `stranger-${mode}@example.com`;
+      const invite = team.getByRole('form', { name: 'Invite a member' });
+      await invite.getByLabel('E-mail').fill(stranger);
+      await invite.getByRole('button', { name: 'Send invitation' }).click();
+      const pending = team.getByRole('region', { name: /Pending invitations/ }).getByRole('listitem', { name: stranger });
+      await pending.getByRole('button', { name: 'Revoke' }).click();
+      await team.getByRole('dialog', { name: `Revoke the invitation to ${stranger}?` }).getByRole('button', { name: 'Revoke invitation' }).click();
+      await pending.waitFor({ state: 'detached' });
+      const revokedLink = await invitationLink(stranger);
+      expect((await api('POST', '/team/invitation', { body: { token: new URL(revokedLink, spendgate.url).searchParams.get('invite') } })).status).toBe(400);
+
       const row = team.getByRole('listitem', { name: 'Eve Existing' });
       await row.getByRole('button', { name: 'Remove' }).click();
       const dialog = team.getByRole('dialog', { name: 'Remove Eve Existing?' });

@@ -28,6 +28,8 @@ export const teamMutationKeys = {
   accept: ['team', 'accept'],
   role: ['team', 'role'],
   remove: ['team', 'remove'],
+  resend: ['team', 'resend-invitation'],
+  revoke: ['team', 'revoke-invitation'],
 } as const;
 
 /** Adds `team` to the cached list of the user's teams unless it is listed already. */
@@ -42,12 +44,38 @@ export const createTeamMutation = (queryClient: QueryClient) =>
     onSuccess: (team) => listTeam(queryClient, team),
   });
 
-/** An invitation holds a seat until it is accepted or expires: the team's seats are counted again. */
+/** An invitation holds a seat until it is accepted, revoked or expires: the seats and the pending list are fetched again. */
+function invitationsChanged(queryClient: QueryClient, teamId: string) {
+  void queryClient.invalidateQueries({ queryKey: teamKeys.seats(teamId) });
+  void queryClient.invalidateQueries({ queryKey: teamKeys.invitations(teamId) });
+}
+
 export const inviteMemberMutation = (queryClient: QueryClient) =>
   mutationOptions({
     mutationKey: teamMutationKeys.invite,
     mutationFn: (invite: TeamInvite) => apiData<TeamInvitation>('POST', '/team/invite', { body: invite, fallback: 'Failed to invite team member' }),
-    onSuccess: (invitation) => queryClient.invalidateQueries({ queryKey: teamKeys.seats(invitation.teamId) }),
+    onSuccess: (invitation) => invitationsChanged(queryClient, invitation.teamId),
+  });
+
+/** Mails a pending invitation again, with a new link (the old one stops working). */
+export const resendInvitationMutation = (queryClient: QueryClient) =>
+  mutationOptions({
+    mutationKey: teamMutationKeys.resend,
+    mutationFn: (invitation: Pick<TeamInvitation, 'id' | 'teamId'>) =>
+      apiData<TeamInvitation>('POST', `/team/invitations/${invitation.id}/resend`, { fallback: 'Failed to resend invitation' }),
+    onSuccess: (invitation) => invitationsChanged(queryClient, invitation.teamId),
+  });
+
+/** Withdraws a pending invitation: it leaves the list and its seat is free. */
+export const revokeInvitationMutation = (queryClient: QueryClient) =>
+  mutationOptions({
+    mutationKey: teamMutationKeys.revoke,
+    mutationFn: (invitation: Pick<TeamInvitation, 'id' | 'teamId'>) =>
+      apiData<TeamInvitation>('DELETE', `/team/invitations/${invitation.id}/revoke`, { fallback: 'Failed to revoke invitation' }),
+    onSuccess: (revoked) => {
+      queryClient.setQueryData<TeamInvitation[]>(teamKeys.invitations(revoked.teamId), (pending) => pending?.filter((listed) => listed.id !== revoked.id));
+      void queryClient.invalidateQueries({ queryKey: teamKeys.seats(revoked.teamId) });
+    },
   });
 
 /**

@@ -1,9 +1,9 @@
 // Team queries: the signed-in user's teams (GET /team/), shared by every screen that
-// needs the team a connection, group or key belongs to; a team's members and seats;
-// what an invitation's token opens.
+// needs the team a connection, group or key belongs to; a team's members, seats and
+// pending invitations; what an invitation's token opens.
 import { queryOptions } from '@tanstack/react-query';
 import { apiData } from '../client.ts';
-import type { Team, TeamInvitationPreview, TeamMember, TeamSeats } from './types.ts';
+import type { Team, TeamInvitation, TeamInvitationPreview, TeamMember, TeamSeats } from './types.ts';
 
 export const teamKeys = {
   all: ['team'] as const,
@@ -11,6 +11,7 @@ export const teamKeys = {
   members: (teamId: string) => [...teamKeys.all, teamId, 'members'] as const,
   invitation: (token: string) => [...teamKeys.all, 'invitation', token] as const,
   seats: (teamId: string) => [...teamKeys.all, teamId, 'seats'] as const,
+  invitations: (teamId: string) => [...teamKeys.all, teamId, 'invitations'] as const,
 };
 
 export const myTeamsQuery = () =>
@@ -29,6 +30,13 @@ export const teamSeatsQuery = (teamId: string) =>
   queryOptions({
     queryKey: teamKeys.seats(teamId),
     queryFn: ({ signal }) => apiData<TeamSeats>('GET', `/team/${teamId}/seats`, { signal, fallback: 'Failed to get team members' }),
+  });
+
+/** The team's invitations waiting for an answer (team admins). */
+export const pendingInvitationsQuery = (teamId: string) =>
+  queryOptions({
+    queryKey: teamKeys.invitations(teamId),
+    queryFn: ({ signal }) => apiData<TeamInvitation[]>('GET', `/team/${teamId}/invitations`, { signal, fallback: 'Failed to fetch invitations' }),
   });
 
 /** The invitation a token opens (public: the token is the proof). A bad token is not retried. */

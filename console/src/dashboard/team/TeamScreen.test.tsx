@@ -38,10 +38,16 @@ const trialSeats: TeamSeats = {
 
 /**
  * A stubbed API: each answer is given by method and path, and may be held back until
- * released. The team's seats and budgets answer as a trial team without budgets unless given.
+ * released. The team's seats, pending invitations and budgets answer as a trial team
+ * with none of either unless given.
  */
 function stubApi(given: Record<string, (body: unknown) => Response | Promise<Response>>) {
-  const routes: typeof given = { [`GET /api/team/${core.id}/seats`]: () => ok(trialSeats), 'GET /api/budgets': () => ok([]), ...given };
+  const routes: typeof given = {
+    [`GET /api/team/${core.id}/seats`]: () => ok(trialSeats),
+    [`GET /api/team/${core.id}/invitations`]: () => ok([]),
+    'GET /api/budgets': () => ok([]),
+    ...given,
+  };
   const fetchMock = vi.fn<typeof fetch>(async (input, init) => {
     const url = new URL(String(input), 'http://localhost');
     const key = `${init?.method ?? 'GET'} ${url.pathname}`;
@@ -204,8 +210,46 @@ describe('Team screen of an admin', () => {
     invite.release(jsonResponse(201, { success: true, data: { id: 'i1', teamId: core.id, email: 'alan@example.com', role: 'MEMBER', expiresAt: '2026-12-03T00:00:00.000Z' }, message: 'Invitation sent' }));
     expect((await within(form).findByRole('status')).textContent).toContain('Invitation sent to alan@example.com');
     expect((within(form).getByLabelText('E-mail') as HTMLInputElement).value).toBe('');
-    // The invitation holds a seat: the seats are counted again.
+    // The invitation holds a seat: the seats are counted again, and the pending list fetched.
     await waitFor(() => expect(api.calls(`GET /api/team/${core.id}/seats`)).toHaveLength(2));
+    await waitFor(() => expect(api.calls(`GET /api/team/${core.id}/invitations`)).toHaveLength(2));
+  });
+
+  it('resends and revokes pending invitations, each with its own flag', async () => {
+    const invitation = (id: string, email: string) => ({ id, teamId: core.id, email, role: 'MEMBER', expiresAt: '2026-12-03T00:00:00.000Z' });
+    const pending = [invitation('00000000-0000-4000-8000-0000000000e1', 'alan@example.com'), invitation('00000000-0000-4000-8000-0000000000e2', 'edsger@example.com')];
+    const resend = held();
+    const revoke = held();
+    const api = stubApi({
+      'GET /api/team/': () => ok([core]),
+      [`GET /api/team/members/${core.id}`]: () => ok([ada]),
+      [`GET /api/team/${core.id}/invitations`]: () => ok(pending),
+      [`POST /api/team/invitations/${pending[0]!.id}/resend`]: () => resend.response,
+      [`DELETE /api/team/invitations/${pending[1]!.id}/revoke`]: () => revoke.response,
+    });
+    await renderInSite(<TeamScreen />);
+    const user = userEvent.setup();
+    const list = await screen.findByRole('region', { name: /Pending invitations/ });
+    const alan = await within(list).findByRole('listitem', { name: 'alan@example.com' });
+    const edsger = within(list).getByRole('listitem', { name: 'edsger@example.com' });
+    expect(within(edsger).getByText('Invited as Member')).toBeTruthy();
+
+    await user.click(within(alan).getByRole('button', { name: 'Resend' }));
+    expect((within(alan).getByRole('button', { name: 'Resending…' }) as HTMLButtonElement).disabled).toBe(true);
+    expect((within(edsger).getByRole('button', { name: 'Resend' }) as HTMLButtonElement).disabled).toBe(false);
+
+    await user.click(within(edsger).getByRole('button', { name: 'Revoke' }));
+    await user.click(within(screen.getByRole('dialog', { name: 'Revoke the invitation to edsger@example.com?' })).getByRole('button', { name: 'Revoke invitation' }));
+    expect((within(edsger).getByRole('button', { name: 'Revoking…' }) as HTMLButtonElement).disabled).toBe(true);
+    expect((within(alan).getByRole('button', { name: 'Revoke' }) as HTMLButtonElement).disabled).toBe(false);
+
+    resend.release(ok(pending[0]));
+    expect((await within(list).findByRole('status')).textContent).toBe('A new invitation is on its way to alan@example.com.');
+    revoke.release(ok(pending[1]));
+    await waitFor(() => expect(within(list).queryByRole('listitem', { name: 'edsger@example.com' })).toBeNull());
+    expect(screen.queryByRole('dialog')).toBeNull();
+    // Revoking frees a seat: the seats are counted again.
+    await waitFor(() => expect(api.calls(`GET /api/team/${core.id}/seats`).length).toBeGreaterThanOrEqual(2));
   });
 
   it('shows the seats taken against the plan’s free seats', async () => {

@@ -1,6 +1,7 @@
 /**
  * /dashboard/settings/team: the team (?team= picks one of yours, else the first) with its
- * members and roles, invitations by e-mail, the seats its plan includes and its budget.
+ * members and roles, invitations by e-mail (and, for admins, those still pending), the
+ * seats its plan includes and its budget.
  * A user without a team creates one or joins one with an invitation link (the onboarding
  * checklist links here).
  */
@@ -14,6 +15,7 @@ import { ScreenFrame } from '../ui/ScreenFrame.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
 import { TeamBudget } from '../budgets/BudgetEntries.tsx';
 import { InviteMemberForm, ROLE_LABELS } from './InviteMemberForm.tsx';
+import { PendingInvitations } from './PendingInvitations.tsx';
 import { SeatUsage } from './SeatUsage.tsx';
 import { TeamMembers } from './TeamMembers.tsx';
 import { CreateTeamForm, JoinTeamForm } from './TeamSetup.tsx';
@@ -107,6 +109,7 @@ function TeamDetails({ team, teams, onOpen }: { team: Team; teams: Team[]; onOpe
         )}
         <SeatUsage teamId={team.id} />
         {isAdmin && <InviteMemberForm teamId={team.id} />}
+        {isAdmin && <PendingInvitations teamId={team.id} />}
         {members.isPending ? (
           <LoadingState label="Loading members…" />
         ) : members.isError ? (
