@@ -61,17 +61,21 @@ describe.skipIf(!hasChromium)('group roles in the console', () => {
       return { email, name, userId, token };
     }
 
-    /** A fresh browser profile signed in as `who`, at `route`. */
-    async function openAs(who: Account, route: string, width = 1280): Promise<Page> {
+    /** A fresh browser profile at `route`, signed in as `who` unless null. */
+    async function openAs(who: Account | null, route: string, width = 1280): Promise<Page> {
       const context = await browser.newContext({ viewport: { width, height: 900 } });
       contexts.push(context);
+      const page = await context.newPage();
+      if (!who) {
+        await page.goto(`${spendgate.url}${route}`);
+        return page;
+      }
       await context.addInitScript((session) => {
         if (sessionStorage.getItem('seeded')) return;
         localStorage.setItem('token', session.token);
         localStorage.setItem('user', JSON.stringify(session.user));
         sessionStorage.setItem('seeded', 'yes');
       }, { token: who.token, user: { id: who.userId, email: who.email, name: who.name, emailVerified: true } });
-      const page = await context.newPage();
       await page.goto(`${spendgate.url}${route}`);
       return page;
     }
@@ -143,7 +147,15 @@ describe.skipIf(!hasChromium)('group roles in the console', () => {
     });
 
     it('an Observer joins through the invitation link, sees the group read-only, and the API refuses every change', async () => {
-      const page = await openAs(observer, `/groups/accept-invite?token=${await invitationToken(spendgate, observer.email)}`);
+      // Opened signed out: logging in from the invitation comes back to it.
+      const invitation = `/groups/accept-invite?token=${await invitationToken(spendgate, observer.email)}`;
+      const page = await openAs(null, invitation);
+      await page.getByRole('link', { name: 'Log in' }).click();
+      const login = page.getByRole('form', { name: 'Login' });
+      await login.getByLabel('Email').fill(observer.email);
+      await login.getByLabel('Password').fill('a long enough password');
+      await login.getByRole('button', { name: /Log in/ }).click();
+      await page.waitForURL(`**${invitation}`);
       await page.getByRole('button', { name: 'Accept invitation' }).click();
       await page.getByRole('link', { name: 'Open Search' }).click();
       await page.waitForURL(`**${detailsOf(groupId)}`);

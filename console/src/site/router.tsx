@@ -11,6 +11,7 @@ import { faqListQuery } from '../api/faqs/queries.ts';
 import { queryClient } from '../api/query-client.ts';
 import { plansQuery } from '../api/subscription/queries.ts';
 import { DASHBOARD_SCREENS, type DashboardScreenName, PRIVATE_SCREEN_NAMES, type PrivateScreenName } from '../dashboard/screens.ts';
+import { internalPath } from '../shared/next-path.ts';
 import { isSignedIn, readUser } from '../shared/session.ts';
 import { Spinner } from '../shared/ui/Spinner.tsx';
 import { PageError } from './components/PageError.tsx';
@@ -78,7 +79,10 @@ const remote = <Name extends DashboardScreenName>(screen: Name) => ({
 // logging in with it accepts the invitation.
 const loginRoute = createRoute({
   getParentRoute: () => siteRoute,
-  validateSearch: (search: Record<string, unknown>): { invite?: string } => ({ invite: optionalString(search.invite) }),
+  validateSearch: (search: Record<string, unknown>): { invite?: string; next?: string } => ({
+    invite: optionalString(search.invite),
+    next: internalPath(search.next),
+  }),
   ...remote('login'),
 });
 const registerRoute = createRoute({

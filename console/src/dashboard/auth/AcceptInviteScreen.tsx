@@ -30,8 +30,8 @@ export function AcceptInviteScreen() {
       footer={
         session.token ? undefined : (
           <>
-            Log in with the e-mail address the invitation was sent to (or sign up with it), then open the invitation link again.{' '}
-            <Link to="/login" className="text-link">
+            Log in with the e-mail address the invitation was sent to, and you come back here; or sign up with it, then open the invitation link again.{' '}
+            <Link to="/login" search={token ? { next: `/groups/accept-invite?token=${encodeURIComponent(token)}` } : {}} className="text-link">
               Log in
             </Link>{' '}
             or{' '}

@@ -1,10 +1,12 @@
 // /login: e-mail and password; on success the session is stored and the dashboard opens,
 // or, for an account whose e-mail is not verified yet, a new code is sent and /verify opens.
-// With ?invite= (a team invitation's link) logging in accepts the invitation and opens the team.
+// With ?invite= (a team invitation's link) logging in accepts the invitation and opens the team;
+// with ?next= (a path of this site, e.g. a group invitation's link) a verified account goes there.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { loginMutation, sendEmailOtpMutation } from '../../api/auth/mutations.ts';
+import { internalPath } from '../../shared/next-path.ts';
 import { AuthCard, FormError, TextField } from './AuthCard.tsx';
 import { InvitedSignIn } from './InvitedSignIn.tsx';
 
@@ -16,6 +18,7 @@ export function LoginScreen() {
 
 function LoginForm({ notice }: { notice?: ReactNode }) {
   const navigate = useNavigate();
+  const next = internalPath(useSearch({ strict: false }).next);
   const login = useMutation(loginMutation(useQueryClient()));
   const sendCode = useMutation(sendEmailOtpMutation());
   const [email, setEmail] = useState('');
@@ -27,7 +30,7 @@ function LoginForm({ notice }: { notice?: ReactNode }) {
       { email, password },
       {
         onSuccess: ({ user }) => {
-          if (user.emailVerified) return navigate({ to: '/dashboard' });
+          if (user.emailVerified) return next ? navigate({ href: next }) : navigate({ to: '/dashboard' });
           sendCode.mutate(user.email);
           return navigate({ to: '/verify', search: { email: user.email } });
         },

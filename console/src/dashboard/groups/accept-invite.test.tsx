@@ -2,7 +2,7 @@
 // Spec §4's invitation acceptance on /groups/accept-invite?token=: idle, then loading
 // (the button waits), then succeeded (the accepted group, opened from there) or failed
 // (the error, the button usable again); without a session it is refused with spec §5's
-// message before anything is sent.
+// message before anything is sent, and logging in from there comes back to it.
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { createMemoryHistory, createRootRoute, createRouter, RouterProvider } from '@tanstack/react-router';
 import { cleanup, render, screen } from '@testing-library/react';
@@ -47,7 +47,8 @@ describe('accepting a group invitation', () => {
     await userEvent.setup().click(await screen.findByRole('button', { name: 'Accept invitation' }));
     expect((await screen.findByRole('alert')).textContent).toBe('Please log in to Continue!');
     expect(fetchMock).not.toHaveBeenCalled();
-    expect(screen.getByRole('link', { name: 'Log in' }).getAttribute('href')).toBe('/login');
+    // Logging in comes back to this invitation.
+    expect(screen.getByRole('link', { name: 'Log in' }).getAttribute('href')).toBe(`/login?next=${encodeURIComponent(`/groups/accept-invite?token=${TOKEN}`)}`);
     expect(screen.getByRole('link', { name: 'Sign up' }).getAttribute('href')).toBe('/register');
   });
 
