@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetLedgerScope, budgetWindowAt, isValidTimeZone } from './budgets.ts';
+import { budgetLedgerScope, budgetWindowAt, isValidTimeZone, localDay, localDayStart } from './budgets.ts';
 
 const at = new Date('2026-11-22T15:30:00Z'); // a Sunday
 
@@ -65,5 +65,16 @@ describe('budget windows in the team’s time zone', () => {
   it('knows which time zones exist', () => {
     expect(isValidTimeZone('Europe/London')).toBe(true);
     expect(isValidTimeZone('Mars/Olympus_Mons')).toBe(false);
+  });
+});
+
+describe('calendar days in a time zone', () => {
+  it('names the local day of an instant and finds when a local day starts, across DST', () => {
+    expect(localDay(new Date('2026-11-20T18:40:00Z'), 'Asia/Kolkata')).toBe('2026-11-21');
+    expect(localDay(new Date('2026-11-20T18:20:00Z'), 'Asia/Kolkata')).toBe('2026-11-20');
+    expect(localDayStart('2026-11-21', 'Asia/Kolkata').toISOString()).toBe('2026-11-20T18:30:00.000Z');
+    expect(localDayStart('2026-03-29', 'Europe/London').toISOString()).toBe('2026-03-29T00:00:00.000Z');
+    expect(localDayStart('2026-03-30', 'Europe/London').toISOString()).toBe('2026-03-29T23:00:00.000Z');
+    expect(localDayStart('2026-11-21', 'UTC').toISOString()).toBe('2026-11-21T00:00:00.000Z');
   });
 });

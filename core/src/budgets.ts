@@ -74,6 +74,16 @@ function localMidnight(civilDay: Date, timeZone: string): Date {
   return new Date(guess - (wallClockMs(first, timeZone) - first));
 }
 
+/** The calendar day (yyyy-mm-dd) `at` falls on in `timeZone`. */
+export function localDay(at: Date, timeZone: string): string {
+  return new Date(wallClockMs(at.getTime(), timeZone)).toISOString().slice(0, 10);
+}
+
+/** The instant the calendar day `day` (yyyy-mm-dd) starts in `timeZone`. */
+export function localDayStart(day: string, timeZone: string): Date {
+  return localMidnight(new Date(`${day}T00:00:00Z`), timeZone);
+}
+
 function civilDate(year: number, monthIndex: number, day: number): Date {
   return new Date(Date.UTC(year, monthIndex, day));
 }

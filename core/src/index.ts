@@ -25,6 +25,8 @@ export {
   budgetLedgerScope,
   budgetWindowAt,
   isValidTimeZone,
+  localDay,
+  localDayStart,
 } from './budgets.ts';
 export {
   AppError,

@@ -19,6 +19,7 @@ const EXPECTED: Record<Action, string> = {
   'team.members.role': 'AFFFFH',
   'team.members.remove': 'AFFFFH',
   'team.audit.view': 'AFFFFH',
+  'team.usage.view': 'AFFFFH',
   'team.settings.manage': 'AFFFFH',
   'connection.view': 'AAAAAH',
   'connection.manage': 'AFFFFH',

@@ -26,6 +26,7 @@ export const PERMISSIONS = {
   'team.members.role': { scope: 'team', roles: ['ADMIN'] },
   'team.members.remove': { scope: 'team', roles: ['ADMIN'] },
   'team.audit.view': { scope: 'team', roles: ['ADMIN'] },
+  'team.usage.view': { scope: 'team', roles: ['ADMIN'] },
   'team.settings.manage': { scope: 'team', roles: ['ADMIN'] },
   'connection.view': { scope: 'team', roles: ['ADMIN', 'MEMBER'] },
   'connection.manage': { scope: 'team', roles: ['ADMIN'] },

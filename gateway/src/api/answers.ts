@@ -158,6 +158,93 @@ export const UsageTotals = z.strictObject({
   estimatedRequests: z.number().int(),
 });
 
+/** The range and filters a usage answer was computed for (the team's calendar days). */
+const UsageScope = {
+  teamId: z.guid(),
+  groupId: z.guid().optional(),
+  keyId: z.guid().optional(),
+  model: z.string().optional(),
+  provider: z.string().optional(),
+  startDate: z.string(),
+  endDate: z.string(),
+  timeZone: z.string(),
+};
+
+/** Totals in the team's currency (GBP: what the usage counted on its budgets) with the provider's list price (USD) beside. */
+const UsageAmounts = {
+  currency: z.literal('GBP'),
+  /** GBP, decimal. */
+  totalCost: z.string(),
+  /** The same in micro-pounds, an integer string. */
+  totalCostMicros: z.string(),
+  costCurrencyUsd: z.literal('USD'),
+  /** The providers' list price, USD, decimal. */
+  totalCostUsd: z.string(),
+  totalCostUsdMicros: z.string(),
+  /** What Spendgate charged (optimised and BYOM keys), GBP, decimal. */
+  billedCost: z.string(),
+  requests: z.number().int(),
+  /** Requests answered 400 or above. */
+  errors: z.number().int(),
+  totalTokens: z.number().int(),
+  inputTokens: z.number().int(),
+  cachedReadTokens: z.number().int(),
+  cacheWriteTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  reasoningTokens: z.number().int(),
+  unpricedRequests: z.number().int(),
+  estimatedRequests: z.number().int(),
+};
+
+export const UsageSummary = z.strictObject({
+  ...UsageScope,
+  ...UsageAmounts,
+  /** From the latency histogram, within its bucket's width; null without requests. */
+  latencyP50Ms: z.number().int().nullable(),
+  latencyP95Ms: z.number().int().nullable(),
+});
+
+export const UsageSeries = z.strictObject({
+  ...UsageScope,
+  ...UsageAmounts,
+  granularity: z.enum(['day', 'hour']),
+  /** Every day (yyyy-mm-dd) or hour (ISO instant) of the range, zeros included. */
+  series: z.array(z.strictObject({ date: z.string(), cost: z.string(), costUsd: z.string(), requests: z.number().int(), totalTokens: z.number().int() })),
+});
+
+const MonthDays = z.strictObject({
+  total: z.string(),
+  days: z.array(z.strictObject({ date: z.string(), cost: z.string(), cumulativeCost: z.string() })),
+});
+
+export const UsageMonthToDate = z.strictObject({
+  ...UsageScope,
+  currency: z.literal('GBP'),
+  thisMonth: MonthDays,
+  /** Null when the plan's look-back does not reach its first day. */
+  lastMonth: MonthDays.nullable(),
+});
+
+export const UsageDistribution = z.strictObject({
+  ...UsageScope,
+  by: z.enum(['model', 'provider', 'key', 'group', 'connection']),
+  currency: z.literal('GBP'),
+  totalCost: z.string(),
+  items: z.array(
+    z.strictObject({
+      key: z.string(),
+      label: z.string(),
+      cost: z.string(),
+      costUsd: z.string(),
+      requests: z.number().int(),
+      totalTokens: z.number().int(),
+      /** Part of the range's cost (of its requests when nothing cost anything), 0 to 1. */
+      share: z.number(),
+      unpricedRequests: z.number().int(),
+    }),
+  ),
+});
+
 /** A demo team just made: its usage is with the meter, recorded within seconds. */
 export const DemoTeam = z.strictObject({
   teamId: z.guid(),

@@ -19,6 +19,7 @@ import { createPricingService } from './price-overrides.ts';
 import { createSiteContentService } from './site-content.ts';
 import { createTeamService } from './teams.ts';
 import { createUsageService } from './usage.ts';
+import { createUsageAnalytics } from './usage-analytics.ts';
 
 export async function createControlPlaneServices(deps: {
   config: Config;
@@ -66,6 +67,7 @@ export async function createControlPlaneServices(deps: {
       limiter,
     }),
     usage,
+    usageAnalytics: createUsageAnalytics({ sql, access, plans }),
     audit: createAuditService({ sql, access }),
     pricing: createPricingService({ sql, access }),
     budgets: createBudgetService({ sql, access, ledger: deps.ledger, keyCache: deps.keyCache }),

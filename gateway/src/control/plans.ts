@@ -123,6 +123,9 @@ export function createPlanService(deps: { sql: SqlStore; now?: () => Date }) {
   }
 
   return {
+    /** The terms of the team's plan (the free trial's when it has no subscription), and whether it pays. */
+    teamTerms: (teamId: string) => teamPlan(db, teamId),
+
     /** Stores core's plans (new ones added, known ones refreshed). */
     async seedPlans(): Promise<void> {
       await upsertSubscriptionPlans(

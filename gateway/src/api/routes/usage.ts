@@ -2,10 +2,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { ControlPlaneServices } from '../../control/index.ts';
+import { ModelName } from '../../model-id.ts';
 import { useZod } from '../../zod-provider.ts';
-import { answer, TeamOverview, UsageTotals } from '../answers.ts';
+import { answer, TeamOverview, UsageDistribution, UsageMonthToDate, UsageSeries, UsageSummary, UsageTotals } from '../answers.ts';
 import { ok } from '../reply.ts';
-import { IsoDate, id } from '../schemas.ts';
+import { IsoDate, id, text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
 
 const GroupUsageQuery = z
@@ -14,8 +15,27 @@ const GroupUsageQuery = z
 
 const TeamQuery = z.object({ teamId: id('team') });
 
+/** The usage calls' common query: a team (its admins) or a group, narrowed, over the team's calendar days. */
+const UsageQuery = z
+  .object({
+    teamId: id('team').optional(),
+    groupId: id('synthetic group').optional(),
+    keyId: id('key').optional(),
+    model: ModelName.optional(),
+    provider: text(100).min(1, 'must not be empty').optional(),
+    startDate: IsoDate.optional(),
+    endDate: IsoDate.optional(),
+    granularity: z.enum(['day', 'hour'], { error: 'must be day or hour' }).optional(),
+  })
+  .refine((q) => q.teamId !== undefined || q.groupId !== undefined, { path: ['teamId'], message: 'teamId or groupId is required' })
+  .refine((q) => !q.startDate || !q.endDate || q.startDate <= q.endDate, { path: ['endDate'], message: 'must not be before startDate' });
+const DIMENSIONS = ['model', 'provider', 'key', 'group', 'connection'] as const;
+const By = z.enum(DIMENSIONS, { error: `must be one of ${DIMENSIONS.join(', ')}` });
+const DistributionQuery = z.intersection(UsageQuery, z.object({ by: By.default('model') }));
+const GroupDistributionQuery = z.intersection(UsageQuery, z.object({ groupId: id('synthetic group'), by: By.default('key') }));
+
 export const usageRoutes =
-  (services: Pick<ControlPlaneServices, 'usage'>): FastifyPluginAsync =>
+  (services: Pick<ControlPlaneServices, 'usage' | 'usageAnalytics'>): FastifyPluginAsync =>
   async (app) => {
     const api = useZod(app);
     api.get(
@@ -25,5 +45,31 @@ export const usageRoutes =
     );
     api.get('/group', { schema: { summary: 'A group’s tokens and cost over a date range', querystring: GroupUsageQuery, response: { 200: answer(UsageTotals) } } }, async (request) =>
       ok(await services.usage.groupUsage(signedIn(request).userId, request.query)),
+    );
+    const analytics = services.usageAnalytics;
+    api.get(
+      '/group/specific',
+      { schema: { summary: 'Usage totals over a date range for a team (its admins) or a group, narrowed by key, model or provider: tokens by category, requests, errors, cost in GBP and USD, latency p50/p95', querystring: UsageQuery, response: { 200: answer(UsageSummary) } } },
+      async (request) => ok(await analytics.summary(signedIn(request).userId, request.query)),
+    );
+    api.get(
+      '/cost/group',
+      { schema: { summary: 'Cost, requests and tokens per day (or per hour, up to 7 days) over a date range, every day present', querystring: UsageQuery, response: { 200: answer(UsageSeries) } } },
+      async (request) => ok(await analytics.series(signedIn(request).userId, request.query)),
+    );
+    api.get(
+      '/cost/group/specific',
+      { schema: { summary: 'This month’s cost day by day, cumulative, beside last month’s (the team’s calendar; last month null beyond the plan’s look-back)', querystring: UsageQuery, response: { 200: answer(UsageMonthToDate) } } },
+      async (request) => ok(await analytics.monthToDate(signedIn(request).userId, request.query)),
+    );
+    api.get(
+      '/distribution/group',
+      { schema: { summary: 'Usage over a date range split by model, provider, key, group or connection (by=, default model), largest cost first', querystring: DistributionQuery, response: { 200: answer(UsageDistribution) } } },
+      async (request) => ok(await analytics.distribution(signedIn(request).userId, request.query)),
+    );
+    api.get(
+      '/distribution/specific',
+      { schema: { summary: 'One group’s usage over a date range split by key, model, provider or connection (by=, default key)', querystring: GroupDistributionQuery, response: { 200: answer(UsageDistribution) } } },
+      async (request) => ok(await analytics.distribution(signedIn(request).userId, request.query)),
     );
   };

@@ -3,7 +3,7 @@
 // that records the events (usage.ts), so they agree with the events at every commit;
 // recomputeRollups rebuilds any window from the events, and reconcileRollups finds the
 // cells that disagree with the events and rebuilds their days.
-import { LATENCY_BUCKET_BOUNDS_MS } from '@spendgate/core';
+import { LATENCY_BUCKET_BOUNDS_MS, LATENCY_BUCKETS } from '@spendgate/core';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../schema.ts';
 
@@ -186,4 +186,133 @@ export async function reconcileRollups(db: Kysely<Database>, window: { from: Dat
   }
   for (const [teamId, span] of byTeam) await recomputeRollups(db, { teamId, ...span });
   return differences;
+}
+
+/** Which rollup cells a usage read sums: a team's, in [from, to), narrowed by any of the rest. */
+export interface RollupFilter {
+  teamId: string;
+  grain: Grain;
+  from: Date;
+  to: Date;
+  groupId?: string | undefined;
+  keyId?: string | undefined;
+  model?: string | undefined;
+  provider?: string | undefined;
+}
+
+/** The sums of some rollup cells; money in micro-units, counts and tokens exact. */
+export interface RollupSums {
+  requests: bigint;
+  errors: bigint;
+  estimatedRequests: bigint;
+  unpricedRequests: bigint;
+  inputTokens: bigint;
+  cachedReadTokens: bigint;
+  cacheWriteTokens: bigint;
+  outputTokens: bigint;
+  reasoningTokens: bigint;
+  costMicros: bigint;
+  billedMicros: bigint;
+  budgetSpendMicros: bigint;
+  latencySumMs: bigint;
+  latencyMaxMs: number;
+  latencyHistogram: number[];
+}
+
+/** The histograms of many cells added bucket by bucket. */
+const HISTOGRAM_SUMS = sql.join(
+  Array.from({ length: LATENCY_BUCKETS }, (_, index) => sql`coalesce(sum(latency_histogram[${sql.lit(index + 1)}]), 0)`),
+);
+
+const SUMS = sql`
+  coalesce(sum(requests), 0) as requests, coalesce(sum(errors), 0) as errors,
+  coalesce(sum(estimated_requests), 0) as estimated_requests, coalesce(sum(unpriced_requests), 0) as unpriced_requests,
+  coalesce(sum(input_tokens), 0) as input_tokens, coalesce(sum(cached_read_tokens), 0) as cached_read_tokens,
+  coalesce(sum(cache_write_5m_tokens + cache_write_1h_tokens), 0) as cache_write_tokens,
+  coalesce(sum(output_tokens), 0) as output_tokens, coalesce(sum(reasoning_tokens), 0) as reasoning_tokens,
+  coalesce(sum(cost_micros), 0) as cost_micros, coalesce(sum(billed_micros), 0) as billed_micros,
+  coalesce(sum(budget_spend_micros), 0) as budget_spend_micros,
+  coalesce(sum(latency_sum_ms), 0) as latency_sum_ms, coalesce(max(latency_max_ms), 0) as latency_max_ms,
+  array[${HISTOGRAM_SUMS}]::bigint[] as latency_histogram`;
+
+interface SumsRow {
+  requests: string;
+  errors: string;
+  estimated_requests: string;
+  unpriced_requests: string;
+  input_tokens: string;
+  cached_read_tokens: string;
+  cache_write_tokens: string;
+  output_tokens: string;
+  reasoning_tokens: string;
+  cost_micros: string;
+  billed_micros: string;
+  budget_spend_micros: string;
+  latency_sum_ms: string;
+  latency_max_ms: number | string;
+  latency_histogram: (string | number)[] | null;
+}
+
+function toSums(row: SumsRow): RollupSums {
+  return {
+    requests: BigInt(row.requests),
+    errors: BigInt(row.errors),
+    estimatedRequests: BigInt(row.estimated_requests),
+    unpricedRequests: BigInt(row.unpriced_requests),
+    inputTokens: BigInt(row.input_tokens),
+    cachedReadTokens: BigInt(row.cached_read_tokens),
+    cacheWriteTokens: BigInt(row.cache_write_tokens),
+    outputTokens: BigInt(row.output_tokens),
+    reasoningTokens: BigInt(row.reasoning_tokens),
+    costMicros: BigInt(row.cost_micros),
+    billedMicros: BigInt(row.billed_micros),
+    budgetSpendMicros: BigInt(row.budget_spend_micros),
+    latencySumMs: BigInt(row.latency_sum_ms),
+    latencyMaxMs: Number(row.latency_max_ms),
+    latencyHistogram: (row.latency_histogram ?? []).map(Number),
+  };
+}
+
+function matching(filter: RollupFilter): RawBuilder<unknown> {
+  const conditions = [
+    sql`team_id = ${filter.teamId}`,
+    sql`grain = ${filter.grain}`,
+    sql`bucket_start >= ${filter.from}`,
+    sql`bucket_start < ${filter.to}`,
+    ...(filter.groupId === undefined ? [] : [sql`group_id = ${filter.groupId}`]),
+    ...(filter.keyId === undefined ? [] : [sql`key_id = ${filter.keyId}`]),
+    ...(filter.model === undefined ? [] : [sql`model = ${filter.model}`]),
+    ...(filter.provider === undefined ? [] : [sql`provider = ${filter.provider}`]),
+  ];
+  return sql.join(conditions, sql` and `);
+}
+
+/** The sums of the matching cells. */
+export async function sumRollups(db: Kysely<Database>, filter: RollupFilter): Promise<RollupSums> {
+  const { rows } = await sql<SumsRow>`select ${SUMS} from usage_rollups where ${matching(filter)}`.execute(db);
+  return toSums(rows[0]!);
+}
+
+/** The sums per bucket (hour or day start) of the matching cells, buckets with none left out. */
+export async function rollupSeries(db: Kysely<Database>, filter: RollupFilter): Promise<{ bucketStart: Date; sums: RollupSums }[]> {
+  const { rows } = await sql<SumsRow & { bucket_start: Date | string }>`
+    select bucket_start, ${SUMS} from usage_rollups where ${matching(filter)} group by bucket_start order by bucket_start`.execute(db);
+  return rows.map((row) => ({ bucketStart: new Date(row.bucket_start), sums: toSums(row) }));
+}
+
+/** What a distribution groups the matching cells by. */
+export const ROLLUP_DIMENSIONS = { model: 'model', provider: 'provider', key: 'key_id', group: 'group_id', connection: 'connection_id' } as const;
+export type RollupDimension = keyof typeof ROLLUP_DIMENSIONS;
+
+/** The sums per value of one dimension (null: no connection, the operator's), most budget spend first. */
+export async function rollupDistribution(
+  db: Kysely<Database>,
+  filter: RollupFilter,
+  by: RollupDimension,
+): Promise<{ value: string | null; sums: RollupSums }[]> {
+  const column = sql.ref(ROLLUP_DIMENSIONS[by]);
+  const { rows } = await sql<SumsRow & { value: string | null }>`
+    select ${column}::text as value, ${SUMS} from usage_rollups where ${matching(filter)}
+    group by ${column} order by coalesce(sum(budget_spend_micros), 0) desc, coalesce(sum(requests), 0) desc, 1`.execute(db);
+  return rows.map((row) => ({ value: row.value, sums: toSums(row) }));
 }
