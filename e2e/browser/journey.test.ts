@@ -45,6 +45,8 @@ describe.skipIf(!hasChromium)('the journey from sign-up to a metered, capped and
     let spendgate: RunningSpendgate;
     const contexts: BrowserContext[] = [];
     const pageErrors: string[] = [];
+    /** What pages logged as errors, but the browser's own line for each answer of 400 or more (the wrong key's test is one). */
+    const consoleErrors: string[] = [];
 
     async function newPage(options: { width?: number; theme?: 'light' | 'dark'; session?: { token: string; user: string } } = {}): Promise<Page> {
       const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 900 } });
@@ -62,6 +64,9 @@ describe.skipIf(!hasChromium)('the journey from sign-up to a metered, capped and
       );
       const page = await context.newPage();
       page.on('pageerror', (error) => pageErrors.push(error.message));
+      page.on('console', (message) => {
+        if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) consoleErrors.push(message.text());
+      });
       return page;
     }
 
@@ -266,6 +271,7 @@ describe.skipIf(!hasChromium)('the journey from sign-up to a metered, capped and
       const revoked = await ask('Still there?').catch((error: unknown) => error);
       expect((revoked as InstanceType<typeof OpenAI.APIError>).status).toBe(401);
       expect(pageErrors).toEqual([]);
+      expect(consoleErrors).toEqual([]);
     }, 300_000);
   });
 });
