@@ -71,59 +71,74 @@ function totalsOf(sums: RollupSums) {
   };
 }
 
-export function createUsageAnalytics(deps: { sql: SqlStore; access: Access; plans: PlanService; now?: () => Date }) {
+export interface UsageDeps {
+  sql: SqlStore;
+  access: Access;
+  plans: PlanService;
+  now?: () => Date;
+}
+
+/**
+ * The team a usage query reads, checked for the caller (a team's whole usage for its
+ * admins, a group's for who may see it, a key only of that team or group), its time zone,
+ * and the date range in force (defaults, the plan's look-back), with the rollup filter.
+ */
+export async function usageScope(deps: UsageDeps, userId: string, query: UsageQuery) {
   const { db } = deps.sql;
   const now = deps.now ?? (() => new Date());
-
-  /** The team the query reads, checked for the caller, its time zone and the date range in force. */
-  async function scopeOf(userId: string, query: UsageQuery) {
-    let teamId = query.teamId;
-    if (query.groupId !== undefined) {
-      const group = await deps.access.group(query.groupId, userId, 'group.view');
-      if (teamId !== undefined && teamId !== group.team_id) throw new NotFoundError('Synthetic group');
-      teamId = group.team_id;
-    } else if (teamId !== undefined) {
-      await deps.access.team(teamId, userId, 'team.usage.view');
-    } else {
-      throw new ValidationError('teamId', 'teamId or groupId is required');
-    }
-    const team = await db.selectFrom('teams').select(['time_zone']).where('id', '=', teamId).executeTakeFirstOrThrow();
-    if (query.keyId !== undefined) {
-      let key = db.selectFrom('issued_keys').select('id').where('id', '=', query.keyId).where('team_id', '=', teamId);
-      if (query.groupId !== undefined) key = key.where('group_id', '=', query.groupId);
-      if ((await key.executeTakeFirst()) === undefined) throw new NotFoundError('Key');
-    }
-    const timeZone = team.time_zone;
-    const today = localDay(now(), timeZone);
-    const { terms } = await deps.plans.teamTerms(teamId);
-    // The first day the plan shows; a range left to its default starts there at the earliest.
-    const earliest = terms.lookBackDays === null ? null : addDays(today, 1 - terms.lookBackDays);
-    const endDate = query.endDate ?? today;
-    const defaultStart = addDays(endDate, 1 - DEFAULT_RANGE_DAYS);
-    const startDate = query.startDate ?? (earliest !== null && earliest > defaultStart ? earliest : defaultStart);
-    if (startDate > endDate) throw new ValidationError('endDate', 'endDate must not be before startDate');
-    if (earliest !== null && startDate < earliest) {
-      throw new ForbiddenError(`The ${terms.name} plan shows usage of the last ${terms.lookBackDays} days: choose a startDate on or after ${earliest}`);
-    }
-    const granularity = query.granularity ?? 'day';
-    if (granularity === 'hour' && daysBetween(startDate, endDate) + 1 > MAX_HOURLY_DAYS) {
-      throw new ValidationError('granularity', `granularity=hour covers at most ${MAX_HOURLY_DAYS} days`);
-    }
-    const filter = (grain: 'day' | 'hour', from = startDate, to = endDate): RollupFilter => ({
-      teamId: teamId!,
-      grain,
-      from: localDayStart(from, timeZone),
-      to: localDayStart(addDays(to, 1), timeZone),
-      groupId: query.groupId,
-      keyId: query.keyId,
-      model: query.model,
-      provider: query.provider,
-    });
-    return { teamId, timeZone, today, earliest, startDate, endDate, granularity, filter };
+  let teamId = query.teamId;
+  if (query.groupId !== undefined) {
+    const group = await deps.access.group(query.groupId, userId, 'group.view');
+    if (teamId !== undefined && teamId !== group.team_id) throw new NotFoundError('Synthetic group');
+    teamId = group.team_id;
+  } else if (teamId !== undefined) {
+    await deps.access.team(teamId, userId, 'team.usage.view');
+  } else {
+    throw new ValidationError('teamId', 'teamId or groupId is required');
   }
+  const team = await db.selectFrom('teams').select(['time_zone']).where('id', '=', teamId).executeTakeFirstOrThrow();
+  if (query.keyId !== undefined) {
+    let key = db.selectFrom('issued_keys').select('id').where('id', '=', query.keyId).where('team_id', '=', teamId);
+    if (query.groupId !== undefined) key = key.where('group_id', '=', query.groupId);
+    if ((await key.executeTakeFirst()) === undefined) throw new NotFoundError('Key');
+  }
+  const timeZone = team.time_zone;
+  const today = localDay(now(), timeZone);
+  const { terms } = await deps.plans.teamTerms(teamId);
+  // The first day the plan shows; a range left to its default starts there at the earliest.
+  const earliest = terms.lookBackDays === null ? null : addDays(today, 1 - terms.lookBackDays);
+  const endDate = query.endDate ?? today;
+  const defaultStart = addDays(endDate, 1 - DEFAULT_RANGE_DAYS);
+  const startDate = query.startDate ?? (earliest !== null && earliest > defaultStart ? earliest : defaultStart);
+  if (startDate > endDate) throw new ValidationError('endDate', 'endDate must not be before startDate');
+  if (earliest !== null && startDate < earliest) {
+    throw new ForbiddenError(`The ${terms.name} plan shows usage of the last ${terms.lookBackDays} days: choose a startDate on or after ${earliest}`);
+  }
+  const granularity = query.granularity ?? 'day';
+  if (granularity === 'hour' && daysBetween(startDate, endDate) + 1 > MAX_HOURLY_DAYS) {
+    throw new ValidationError('granularity', `granularity=hour covers at most ${MAX_HOURLY_DAYS} days`);
+  }
+  const filter = (grain: 'day' | 'hour', from = startDate, to = endDate): RollupFilter => ({
+    teamId: teamId!,
+    grain,
+    from: localDayStart(from, timeZone),
+    to: localDayStart(addDays(to, 1), timeZone),
+    groupId: query.groupId,
+    keyId: query.keyId,
+    model: query.model,
+    provider: query.provider,
+  });
+  return { teamId, timeZone, today, earliest, startDate, endDate, granularity, filter };
+}
+
+export type UsageScope = Awaited<ReturnType<typeof usageScope>>;
+
+export function createUsageAnalytics(deps: UsageDeps) {
+  const { db } = deps.sql;
+  const scopeOf = (userId: string, query: UsageQuery) => usageScope(deps, userId, query);
 
   /** The range and filters an answer was computed for. */
-  const echo = (scope: Awaited<ReturnType<typeof scopeOf>>, query: UsageQuery) => ({
+  const echo = (scope: UsageScope, query: UsageQuery) => ({
     teamId: scope.teamId,
     ...(query.groupId ? { groupId: query.groupId } : {}),
     ...(query.keyId ? { keyId: query.keyId } : {}),
