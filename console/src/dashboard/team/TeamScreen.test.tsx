@@ -178,6 +178,27 @@ describe('Team screen without a team', () => {
   });
 });
 
+describe('Team screen with several teams', () => {
+  it('shows the team ?team= names, else the first, and switches by URL', async () => {
+    const labs: Team = { ...core, id: '00000000-0000-4000-8000-0000000000c2', name: 'Labs', role: 'MEMBER' };
+    stubApi({
+      'GET /api/team/': () => ok([core, labs]),
+      [`GET /api/team/members/${core.id}`]: () => ok([ada]),
+      [`GET /api/team/members/${labs.id}`]: () => ok([{ ...ada, role: 'MEMBER' }, grace]),
+      [`GET /api/team/${labs.id}/seats`]: () => ok(trialSeats),
+    });
+    const { router } = await renderInSite(<TeamScreen />, { at: `/dashboard/settings/team?team=${labs.id}` });
+    expect(await screen.findByRole('heading', { name: 'Labs', level: 1 })).toBeTruthy();
+    expect(await screen.findByRole('listitem', { name: 'Grace' })).toBeTruthy();
+    expect(screen.queryByRole('form', { name: 'Invite a member' })).toBeNull();
+
+    await userEvent.setup().selectOptions(screen.getByLabelText('Team'), core.id);
+    expect(await screen.findByRole('heading', { name: 'Core', level: 1 })).toBeTruthy();
+    expect(router.state.location.search).toEqual({ team: core.id });
+    expect(await screen.findByRole('form', { name: 'Invite a member' })).toBeTruthy();
+  });
+});
+
 describe('Team screen of an admin', () => {
   it('invites by e-mail as MEMBER by default, after checking the address', async () => {
     const invite = held();
