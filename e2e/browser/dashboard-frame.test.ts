@@ -174,6 +174,10 @@ describe.skipIf(!hasChromium)('the dashboard frame in Chromium', () => {
     const shell = page.locator('.dashboard');
     expect(await shell.getAttribute('class')).toContain('theme-dark');
     expect(await shell.evaluate((element) => getComputedStyle(element).backgroundColor)).toBe('rgb(11, 16, 38)');
+    // The keyboard's focus ring, in the dark theme's brand ink.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Spendgate home');
+    expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outline)).toBe('rgb(196, 181, 253) solid 2px');
     await page.getByRole('button', { name: 'Use light theme' }).click();
     expect(await shell.getAttribute('class')).toContain('theme-light');
     expect(await shell.evaluate((element) => getComputedStyle(element).backgroundColor)).toBe('rgb(246, 247, 251)');
