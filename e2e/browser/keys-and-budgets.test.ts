@@ -161,6 +161,13 @@ describe.skipIf(!hasChromium)('the keys and budgets of a group', () => {
           await checkPage(shown, `keys-and-budgets-${mode}-${theme}-${width}`);
           const overflow = await shown.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
           expect(overflow, `keys at ${width}px (${theme}) scroll sideways`).toBeLessThanOrEqual(0);
+          // The issue form for an optimised key: kinds, plan terms, limits and routing.
+          await shown.getByRole('button', { name: 'Issue key' }).click();
+          const issueForm = shown.getByRole('form', { name: 'Issue a key' });
+          await issueForm.getByLabel(/Optimised/).check();
+          await issueForm.getByText(/^Free Trial plan: base model cost \+ 30% per request/).waitFor();
+          await checkPage(shown, `keys-issue-optimised-${mode}-${theme}-${width}`);
+          expect(await shown.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), `issue form at ${width}px (${theme})`).toBeLessThanOrEqual(0);
           await shown.context().close();
         }
       }
