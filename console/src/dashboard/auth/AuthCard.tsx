@@ -30,13 +30,19 @@ export function AuthCard({ title, subtitle, children, footer }: { title: string;
   );
 }
 
-export function TextField({ label, id, ...input }: { label: string; id: string } & InputHTMLAttributes<HTMLInputElement>) {
+/** A labelled input; a `hint` is shown under it and describes it. */
+export function TextField({ label, id, hint, ...input }: { label: string; id: string; hint?: string } & InputHTMLAttributes<HTMLInputElement>) {
   return (
     <div className="form-field">
       <label className="form-field__label" htmlFor={id}>
         {label}
       </label>
-      <input id={id} name={id} {...input} />
+      <input id={id} name={id} aria-describedby={hint ? `${id}-hint` : undefined} {...input} />
+      {hint && (
+        <p id={`${id}-hint`} className="form-field__help">
+          {hint}
+        </p>
+      )}
     </div>
   );
 }

@@ -102,7 +102,15 @@ function AcceptForm({ token, invitation, purpose }: { token: string; invitation:
         {signingUp && (
           <TextField label="Full name" id="name" autoComplete="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
         )}
-        <TextField label={signingUp ? 'Work email' : 'Email'} id="email" type="email" autoComplete="email" value={invitation.email} readOnly />
+        <TextField
+          label={signingUp ? 'Work email' : 'Email'}
+          id="email"
+          type="email"
+          autoComplete="email"
+          value={invitation.email}
+          readOnly
+          hint="The invitation is for this address."
+        />
         <TextField
           label="Password"
           id="password"
