@@ -8,6 +8,7 @@
  * - axe-core (WCAG 2.1 A and AA) on every public page, every dashboard screen the
  *   screen table (console/src/dashboard/screens.ts) lists and the views a URL opens in
  *   them, and a confirmation dialog, in light and dark: no critical or serious violation;
+ * - the same for a new account without a team (the screens' empty states);
  * - a screenshot of every dashboard screen at 1280 and 390 px in both themes, in
  *   e2e/browser/screenshots (git-ignored), with nothing wider than the window.
  * Skipped, with a message, only where /usr/bin/chromium is absent.
@@ -20,6 +21,7 @@ import { DASHBOARD_SCREENS, PRIVATE_SCREEN_NAMES } from '../../console/src/dashb
 import { SITE_PATHS } from '../../console/src/site/paths.ts';
 import { issueByokKey, signUpTeam, type Tenant } from '../data-plane/tenant.ts';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
+import { signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, usageWritten } from '../support/spendgate.ts';
 import { axeViolations, blockingViolations, describeViolations } from './support/axe.ts';
 import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium, SCREENSHOT_DIR } from './support/chromium.ts';
@@ -42,6 +44,8 @@ describe.skipIf(!hasChromium)('the dashboard frame in Chromium', () => {
   let consoleDir: string;
   let tenant: Tenant;
   let session: { token: string; user: unknown };
+  /** A new account that has no team yet: the screens' empty states. */
+  let newcomer: { token: string; user: unknown };
   /** Every screen of the table, and the views inside them a URL opens (a group's details, a connection's, the new-connection form). */
   let dashboardRoutes: string[];
 
@@ -61,6 +65,8 @@ describe.skipIf(!hasChromium)('the dashboard frame in Chromium', () => {
     await usageWritten(spendgate);
     const profile = await callApi(spendgate.url, 'GET', '/auth/profile', { token: tenant.token });
     session = { token: tenant.token, user: profile.body.data.user };
+    const { token: newcomerToken } = await signUp(spendgate.url, `newcomer-${Date.now()}@example.com`, { name: 'Newcomer' });
+    newcomer = { token: newcomerToken, user: (await callApi(spendgate.url, 'GET', '/auth/profile', { token: newcomerToken })).body.data.user };
     const connections = await callApi(spendgate.url, 'GET', `/provider/connections?teamId=${tenant.teamId}`, { token: tenant.token });
     dashboardRoutes = [
       ...TABLE_PATHS,
@@ -84,8 +90,8 @@ describe.skipIf(!hasChromium)('the dashboard frame in Chromium', () => {
     errors: string[];
   }
 
-  /** A fresh browser profile, signed in as the team's owner unless `signedOut`, its system theme `colorScheme`. */
-  async function openBrowser(options: { width: number; colorScheme: Theme; signedOut?: boolean }): Promise<Opened> {
+  /** A fresh browser profile, signed in (as the team's owner unless `as` says who) unless `signedOut`, its system theme `colorScheme`. */
+  async function openBrowser(options: { width: number; colorScheme: Theme; signedOut?: boolean; as?: { token: string; user: unknown } }): Promise<Opened> {
     const context = await browser.newContext({ viewport: { width: options.width, height: 900 }, colorScheme: options.colorScheme });
     if (!options.signedOut) {
       await context.addInitScript((seed) => {
@@ -93,7 +99,7 @@ describe.skipIf(!hasChromium)('the dashboard frame in Chromium', () => {
         localStorage.setItem('token', seed.token);
         localStorage.setItem('user', JSON.stringify(seed.user));
         sessionStorage.setItem('seeded', 'yes');
-      }, session);
+      }, options.as ?? session);
     }
     const page = await context.newPage();
     const errors: string[] = [];
@@ -274,4 +280,18 @@ describe.skipIf(!hasChromium)('the dashboard frame in Chromium', () => {
     }
     expect(problems.join('\n\n')).toBe('');
   }, 240_000);
+
+  it.each(THEMES)('no critical or serious axe violation on any dashboard screen of an account without a team, %s theme', async (theme) => {
+    const { context, page, errors } = await openBrowser({ width: DESKTOP, colorScheme: theme, as: newcomer });
+    const problems: string[] = [];
+    for (const route of TABLE_PATHS) {
+      await visit(page, route);
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `frame-newcomer${route.replaceAll('/', '-')}-${DESKTOP}-${theme}.png`), fullPage: true });
+      const violations = blockingViolations(await axeViolations(page));
+      if (violations.length > 0) problems.push(`${route}\n${describeViolations(violations)}`);
+    }
+    if (errors.length > 0) problems.push(`console errors:\n${errors.join('\n')}`);
+    expect(problems.join('\n\n')).toBe('');
+    await context.close();
+  }, 120_000);
 });
