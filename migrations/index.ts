@@ -12,6 +12,7 @@ import * as invitationsAndOverages from './20261122_0103_invitations_and_overage
 import * as spendControl from './20261123_0001_spend_control.ts';
 import * as usageRollups from './20261126_0001_usage_rollups.ts';
 import * as demoTeams from './20261126_0002_demo_teams.ts';
+import * as requestLog from './20261126_0003_request_log.ts';
 
 export const migrations: Record<string, Migration> = {
   '20261122_0001_accounts': accounts,
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '20261123_0001_spend_control': spendControl,
   '20261126_0001_usage_rollups': usageRollups,
   '20261126_0002_demo_teams': demoTeams,
+  '20261126_0003_request_log': requestLog,
 };

@@ -161,6 +161,24 @@ export async function sumDailyUsage(
   return rows.map((row) => ({ day: row.day, requests: Number(row.requests), costMicros: BigInt(row.costMicros) }));
 }
 
+/** Requests and priced cost per connection of the given teams over [from, to); connections without requests are left out. */
+export async function sumUsageByConnection(
+  db: Kysely<Database>,
+  scope: { teamIds: string[]; from: Date; to: Date },
+): Promise<Map<string, { requests: number; costMicros: bigint }>> {
+  if (scope.teamIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('usage_events')
+    .select(['connection_id', sql<bigint>`count(*)`.as('requests'), sql<bigint>`coalesce(sum(cost_micros), 0)::bigint`.as('costMicros')])
+    .where('team_id', 'in', scope.teamIds)
+    .where('connection_id', 'is not', null)
+    .where('occurred_at', '>=', scope.from)
+    .where('occurred_at', '<', scope.to)
+    .groupBy('connection_id')
+    .execute();
+  return new Map(rows.map((row) => [row.connection_id!, { requests: Number(row.requests), costMicros: BigInt(row.costMicros) }]));
+}
+
 /** When the team's first request was recorded; undefined before any. */
 export async function firstUsageAt(db: Kysely<Database>, teamId: string): Promise<Date | undefined> {
   const row = await db.selectFrom('usage_events').select(sql<Date | null>`min(occurred_at)`.as('first')).where('team_id', '=', teamId).executeTakeFirst();
@@ -189,4 +207,55 @@ export async function sumBudgetSpend(
   if (budget.from) query = query.where('occurred_at', '>=', budget.from);
   if (budget.to) query = query.where('occurred_at', '<', budget.to);
   return BigInt((await query.executeTakeFirstOrThrow()).spent);
+}
+
+/** Which of a team's usage events a request-log page lists, newest first. */
+export interface UsageEventFilter {
+  teamId: string;
+  from: Date;
+  to: Date;
+  groupId?: string | undefined;
+  keyId?: string | undefined;
+  model?: string | undefined;
+  provider?: string | undefined;
+  /** ok: answered below 400; error: 400 or above. */
+  status?: 'ok' | 'error' | undefined;
+  /** The last event of the previous page: this page starts after it. */
+  after?: { occurredAt: Date; requestId: string } | undefined;
+  limit: number;
+}
+
+/** One page of a team's request log: its usage events, newest first, with their group's and key's names. */
+export async function requestLogPage(db: Kysely<Database>, filter: UsageEventFilter) {
+  let query = db
+    .selectFrom('usage_events as e')
+    .innerJoin('synthetic_groups as g', 'g.id', 'e.group_id')
+    .innerJoin('issued_keys as k', 'k.id', 'e.key_id')
+    .selectAll('e')
+    .select(['g.name as group_name', 'k.name as key_name', 'k.key_prefix'])
+    .where('e.team_id', '=', filter.teamId)
+    .where('e.occurred_at', '>=', filter.from)
+    .where('e.occurred_at', '<', filter.to);
+  if (filter.groupId !== undefined) query = query.where('e.group_id', '=', filter.groupId);
+  if (filter.keyId !== undefined) query = query.where('e.key_id', '=', filter.keyId);
+  if (filter.model !== undefined) query = query.where('e.model', '=', filter.model);
+  if (filter.provider !== undefined) query = query.where('e.provider', '=', filter.provider);
+  if (filter.status !== undefined) query = query.where('e.status_code', filter.status === 'ok' ? '<' : '>=', 400);
+  if (filter.after !== undefined) {
+    const { occurredAt, requestId } = filter.after;
+    query = query.where(sql<boolean>`(e.occurred_at, e.request_id) < (${occurredAt}, ${requestId})`);
+  }
+  return query.orderBy('e.occurred_at', 'desc').orderBy('e.request_id', 'desc').limit(filter.limit).execute();
+}
+
+/** One usage event by its request id, with its group's and key's names. */
+export async function findUsageEvent(db: Kysely<Database>, requestId: string) {
+  return db
+    .selectFrom('usage_events as e')
+    .innerJoin('synthetic_groups as g', 'g.id', 'e.group_id')
+    .innerJoin('issued_keys as k', 'k.id', 'e.key_id')
+    .selectAll('e')
+    .select(['g.name as group_name', 'k.name as key_name', 'k.key_prefix'])
+    .where('e.request_id', '=', requestId)
+    .executeTakeFirst();
 }
