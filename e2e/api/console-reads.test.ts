@@ -100,13 +100,22 @@ for (const mode of testModes) {
       const costMicros = events.reduce((sum, event) => sum + BigInt(event.cost_micros ?? 0), 0n);
       expect(costMicros).toBeGreaterThan(0n);
 
+      // A second connection, unused: its month is zero, the first's unchanged.
+      const idle = await callApi(spendgate.url, 'POST', '/provider/connections', {
+        token: tenant.token,
+        body: { teamId: tenant.teamId, provider: 'openai', name: 'Idle', apiKey: 'sk-idle', baseUrl: fake.url },
+      });
+      expect(idle.status).toBe(201);
       const listed = await callApi(spendgate.url, 'GET', '/provider/connections', { token: tenant.token });
       expect(listed.status).toBe(200);
-      expect(listed.body.data).toHaveLength(1);
-      expect(listed.body.data[0].thisMonth).toEqual({ startDate: monthStart, requests: 2, currency: 'USD', totalCostMicros: costMicros.toString() });
+      const months = Object.fromEntries((listed.body.data as { name: string; thisMonth: unknown }[]).map((connection) => [connection.name, connection.thisMonth]));
+      expect(months).toEqual({
+        'openai test': { startDate: monthStart, requests: 2, currency: 'USD', totalCostMicros: costMicros.toString() },
+        Idle: { startDate: monthStart, requests: 0, currency: 'USD', totalCostMicros: '0' },
+      });
 
       const after = (await overview()).body.data;
-      expect(after.setup).toMatchObject({ connections: 1, groups: 1, keys: 1 });
+      expect(after.setup).toMatchObject({ connections: 2, groups: 1, keys: 1 });
       expect(Date.parse(after.setup.firstRequestAt)).toBeLessThanOrEqual(Date.now());
       expect(after.thisMonth).toMatchObject({ requests: 2, totalCostMicros: costMicros.toString() });
       expect(after.daily.at(-1)).toEqual({ date: today, requests: 2, totalCostMicros: costMicros.toString() });

@@ -212,10 +212,9 @@ export function createConnectionService(deps: {
     async list(userId: string, teamId: string | undefined) {
       const teams = await listTeamsOfUser(db, userId);
       if (teamId && !teams.some((team) => team.id === teamId)) throw new NotFoundError('Team');
-      const listed = await listConnections(db, teamId ? [teamId] : teams.map((team) => team.id));
-      return Promise.all(
-        listed.map(async (connection) => ({ ...view(connection), thisMonth: await deps.usage.monthToDate({ teamId: connection.team_id, connectionId: connection.id }) })),
-      );
+      const teamIds = teamId ? [teamId] : teams.map((team) => team.id);
+      const [listed, month] = await Promise.all([listConnections(db, teamIds), deps.usage.monthByConnection(teamIds)]);
+      return listed.map((connection) => ({ ...view(connection), thisMonth: month.of(connection.id) }));
     },
 
     async get(userId: string, connectionId: string) {

@@ -3,7 +3,7 @@
 // the last 30 days up to today); and a team's overview: how far its setup has got
 // (connections, groups, live keys, first request) and this month's usage by day.
 import { microsToDecimalString } from '@spendgate/core';
-import { firstUsageAt, listConnections, listGroupsForUser, listLiveKeys, type SqlStore, sumDailyUsage, sumUsage } from '@spendgate/store';
+import { firstUsageAt, listConnections, listGroupsForUser, listLiveKeys, type SqlStore, sumDailyUsage, sumUsage, sumUsageByConnection } from '@spendgate/store';
 import type { Access } from './access.ts';
 
 const DAY_MS = 86_400_000;
@@ -49,11 +49,25 @@ export function createUsageService(deps: { sql: SqlStore; access: Access; now?: 
   return {
     totals,
 
-    /** Requests and cost (micro-units) this calendar month (UTC) up to now: what lists show beside each item. */
-    async monthToDate(scope: { teamId: string; groupId?: string; connectionId?: string }) {
-      const endDate = isoDay(now());
-      const month = await totals(scope, { startDate: `${endDate.slice(0, 7)}-01`, endDate });
-      return { startDate: month.startDate, requests: month.requests, currency: month.currency, totalCostMicros: month.totalCostMicros };
+    /**
+     * Requests and cost (micro-units) this calendar month (UTC) up to now of every
+     * connection of the given teams, in one query: what the connection list shows beside
+     * each. `of(id)` answers zeros for a connection without requests.
+     */
+    async monthByConnection(teamIds: string[]) {
+      const today = isoDay(now());
+      const startDate = `${today.slice(0, 7)}-01`;
+      const sums = await sumUsageByConnection(deps.sql.db, {
+        teamIds,
+        from: new Date(`${startDate}T00:00:00Z`),
+        to: new Date(Date.parse(`${today}T00:00:00Z`) + DAY_MS),
+      });
+      return {
+        of: (connectionId: string) => {
+          const sum = sums.get(connectionId);
+          return { startDate, requests: sum?.requests ?? 0, currency: 'USD', totalCostMicros: (sum?.costMicros ?? 0n).toString() };
+        },
+      };
     },
 
     /**
