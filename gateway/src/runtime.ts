@@ -34,7 +34,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
     })),
   );
   if (stores.mode === 'embedded') {
-    await registerJobs(stores.queue, { sql: stores.sql, mail: config.mail, log: options.log });
+    await registerJobs(stores.queue, { sql: stores.sql, mail: config.mail, log: options.log, usageEventRetentionDays: config.usageEventRetentionDays });
   }
 
   const envelope = createEnvelope(config.secrets.masterKey);

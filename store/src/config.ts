@@ -65,6 +65,8 @@ const EnvSchema = z.object({
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   MASTER_KEY: base64Key.optional(),
   UPSTREAM_TIMEOUT_MS: integer(1000, 600_000).default(30_000),
+  /** Days a usage event is kept (the request log, exports by request); rollups are kept for ever. */
+  USAGE_EVENT_RETENTION_DAYS: integer(7, 36_500).default(400),
   /** Hosts a team's connection may point to although they are private or loopback: `host` or `host:port`. */
   UPSTREAM_ALLOWED_HOSTS: z
     .string()
@@ -125,6 +127,8 @@ export interface Config {
   redisUrl: string | undefined;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   upstreamTimeoutMs: number;
+  /** Days a usage event is kept; its rollups are kept for ever. */
+  usageEventRetentionDays: number;
   upstreamAllowedHosts: AllowedHost[];
   consoleDir: string;
   publicUrl: string;
@@ -189,6 +193,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     redisUrl: parsed.REDIS_URL,
     logLevel: parsed.LOG_LEVEL,
     upstreamTimeoutMs: parsed.UPSTREAM_TIMEOUT_MS,
+    usageEventRetentionDays: parsed.USAGE_EVENT_RETENTION_DAYS,
     upstreamAllowedHosts: parsed.UPSTREAM_ALLOWED_HOSTS,
     consoleDir: path.resolve(parsed.CONSOLE_DIR),
     publicUrl: (parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/+$/, ''),

@@ -7,11 +7,11 @@ export { registerJobs } from './jobs/registry.ts';
 
 /** Opens the stores and consumes every job in this process (the scaled mode's worker). */
 export async function startWorker(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'redisUrl' | 'mail' | 'logLevel'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'redisUrl' | 'mail' | 'logLevel' | 'usageEventRetentionDays'>,
   options: StoreOptions = {},
 ): Promise<Stores<JobPayloads>> {
   const log = options.log ?? createLogger(config.logLevel);
   const stores = await openStores<JobPayloads>(config, { ...options, log });
-  await registerJobs(stores.queue, { sql: stores.sql, mail: config.mail, log });
+  await registerJobs(stores.queue, { sql: stores.sql, mail: config.mail, log, usageEventRetentionDays: config.usageEventRetentionDays });
   return stores;
 }

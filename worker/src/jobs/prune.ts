@@ -2,21 +2,24 @@
 // sign-up and every rate-limited call: one-time codes a day after they were made (a code
 // lives 10 minutes, a sign-up confirmation counts for an hour), rate-limit windows a day
 // after they started (the longest is an hour), and delivered mail after a week (messages
-// still pending stay until they are delivered). Deleting twice deletes nothing more.
-import { deleteDeliveredMailBefore, deleteHitsBefore, deleteOtpsCreatedBefore, type Logger, type SqlStore } from '@spendgate/store';
+// still pending stay until they are delivered), and usage events past the configured
+// retention (USAGE_EVENT_RETENTION_DAYS; their rollups stay, so totals, series and
+// distributions keep every day). Deleting twice deletes nothing more.
+import { deleteDeliveredMailBefore, deleteHitsBefore, deleteOtpsCreatedBefore, deleteUsageEventsBefore, type Logger, type SqlStore } from '@spendgate/store';
 
 const DAY_MS = 24 * 3_600_000;
 export const OTP_RETENTION_MS = DAY_MS;
 export const RATE_LIMIT_RETENTION_MS = DAY_MS;
 export const DELIVERED_MAIL_RETENTION_MS = 7 * DAY_MS;
 
-export function createPruneProcessor(deps: { sql: Pick<SqlStore, 'db'>; log: Logger }) {
+export function createPruneProcessor(deps: { sql: Pick<SqlStore, 'db'>; log: Logger; usageEventRetentionDays: number }) {
   return async (): Promise<void> => {
     const at = Date.now();
     const deleted = {
       oneTimeCodes: await deleteOtpsCreatedBefore(deps.sql.db, new Date(at - OTP_RETENTION_MS)),
       rateLimitWindows: await deleteHitsBefore(deps.sql.db, new Date(at - RATE_LIMIT_RETENTION_MS)),
       deliveredMail: await deleteDeliveredMailBefore(deps.sql.db, new Date(at - DELIVERED_MAIL_RETENTION_MS)),
+      usageEvents: await deleteUsageEventsBefore(deps.sql.db, new Date(at - deps.usageEventRetentionDays * DAY_MS)),
     };
     deps.log.info({ deleted }, 'prune: deleted what is past its retention');
   };

@@ -87,7 +87,7 @@ for (const mode of modes) {
         if (status !== 'pending') await markOutboxMail(sql.db, id, { status, at: createdAt });
       }
 
-      await registerJobs(stores.queue, { sql, mail: { smtpUrl: undefined, from: 'Spendgate <no-reply@x>' }, log: createLogger('silent') });
+      await registerJobs(stores.queue, { sql, mail: { smtpUrl: undefined, from: 'Spendgate <no-reply@x>' }, log: createLogger('silent'), usageEventRetentionDays: 30 });
       await stores.queue.enqueue('prune', {}, { jobId: 'prune-now' });
 
       const remaining = async () => ({
@@ -125,6 +125,15 @@ for (const mode of modes) {
       await stores.queue.enqueue('reconcile-usage', { lookBackHours: 48 }, { jobId: `reconcile-${team}` });
       const requestsPerCell = async () => (await sql.db.selectFrom('usage_rollups').select('requests').where('team_id', '=', team).execute()).map((row) => Number(row.requests));
       await expect.poll(requestsPerCell, { timeout: 10_000 }).toEqual([1, 1]);
+
+      // prune deletes events past the retention (30 days here) and keeps their rollups.
+      await insertUsageEvents(sql.db, [
+        { request_id: `old-${team}`, occurred_at: ago(40 * 86_400_000), team_id: team, group_id: group, key_id: key, connection_id: null, provider: 'openai', model: 'gpt-4o', endpoint: 'chat.completions', status_code: 200, streamed: false, estimated: false, ...tokens, cost_micros: 25n, currency: 'USD', price_version: '2026-08-21', latency_ms: 80 },
+      ]);
+      await stores.queue.enqueue('prune', {}, { jobId: `prune-${team}` });
+      const eventsOfTeam = async () => (await sql.db.selectFrom('usage_events').select('request_id').where('team_id', '=', team).execute()).map((row) => row.request_id);
+      await expect.poll(eventsOfTeam, { timeout: 10_000 }).toEqual([`reconcile-${team}`]);
+      expect(await requestsPerCell()).toEqual([1, 1, 1, 1]);
     });
   });
 }

@@ -23,6 +23,8 @@ export interface JobDeps {
   sql: SqlStore;
   mail: MailConfig;
   log: Logger;
+  /** Days a usage event is kept (prune deletes older ones; their rollups stay). */
+  usageEventRetentionDays: number;
 }
 
 type JobName = keyof JobPayloads;
