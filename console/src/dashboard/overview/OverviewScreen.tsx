@@ -133,6 +133,8 @@ function ThisMonth({ overview }: { overview: TeamOverview }) {
         label={`Requests per day this month: ${countText(month.requests)} in all`}
         height={220}
         option={{
+          // Drawn at once: a refresh every few seconds would replay the bars' growth each time.
+          animation: false,
           grid: { left: 40, right: 16, top: 16, bottom: 28 },
           tooltip: { trigger: 'axis' },
           xAxis: { type: 'category', data: days },
