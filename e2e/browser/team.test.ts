@@ -275,9 +275,22 @@ describe.skipIf(!hasChromium)('the team and the account', () => {
       await page.getByText(`We sent a six-digit code to ${email}.`, { exact: false }).waitFor();
     });
 
-    it('shows the Team and Account screens at 1280 and 390 px, light and dark, without overflow or axe violations', async () => {
+    it('shows the Settings, Team (with and without a team) and Account screens at 1280 and 390 px, light and dark, without overflow or axe violations', async () => {
+      const newcomer = await signUp(spendgate.url, `newcomer-${mode}@example.com`, { password: PASSWORD, name: 'Nia Newcomer' });
+      const alone = { token: newcomer.token, user: (await api('GET', '/auth/profile', { token: newcomer.token })).body.data.user };
       for (const width of WIDTHS) {
         for (const theme of THEMES) {
+          const settings = await open('/dashboard/settings', { as: admin, width, theme });
+          for (const [name, href] of [['Account', '/dashboard/settings/account'], ['Team', '/dashboard/settings/team'], ['Subscription', '/dashboard/settings/subscription']]) {
+            expect(await settings.getByRole('main').getByRole('link', { name: new RegExp(`^${name}`) }).getAttribute('href')).toBe(href);
+          }
+          await checkPage(settings, `settings-${mode}-${theme}-${width}`);
+
+          const setup = await open('/dashboard/settings/team', { as: alone, width, theme });
+          await setup.getByRole('form', { name: 'Create a team' }).waitFor();
+          await setup.getByRole('form', { name: 'Join a team' }).waitFor();
+          await checkPage(setup, `team-none-${mode}-${theme}-${width}`);
+
           const team = await open('/dashboard/settings/team', { as: admin, width, theme });
           await team.getByRole('listitem', { name: 'Colin Colleague' }).waitFor();
           await team.getByText(/seats free on your Growth plan/).waitFor();
