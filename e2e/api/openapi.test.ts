@@ -27,7 +27,7 @@ import { type ApiAnswer, callApi, type RunningSpendgate, startSpendgate, testMod
 
 type JsonSchema = Record<string, unknown>;
 interface Operation {
-  responses: Record<string, { content?: { 'application/json': { schema: JsonSchema } } }>;
+  responses: Record<string, { content?: Record<string, { schema: JsonSchema }> }>;
 }
 interface OpenApiDocument {
   paths: Record<string, Record<string, Operation>>;
@@ -56,7 +56,7 @@ for (const mode of testModes) {
         .sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0));
       expect(templates, `${method} ${path} is documented`).not.toEqual([]);
       const responses = document.paths[templates[0]!]![method.toLowerCase()]!.responses;
-      const schema = (responses[String(status)] ?? responses.default)!.content!['application/json'].schema;
+      const schema = (responses[String(status)] ?? responses.default)!.content!['application/json']!.schema;
       return schema.$ref === '#/components/schemas/ErrorAnswer' ? document.components.schemas.ErrorAnswer! : schema;
     }
 
@@ -82,22 +82,32 @@ for (const mode of testModes) {
       await fake?.close();
     });
 
-    it('gives every operation a typed data schema for its success and the error envelope for its failures', () => {
+    /** A success that is a file: one media type other than JSON, its schema a string. */
+    const isDownload = (response: Operation['responses'][string]) => {
+      const media = Object.entries(response.content ?? {});
+      return media.length === 1 && media[0]![0] !== 'application/json' && media[0]![1].schema.type === 'string';
+    };
+
+    it('gives every operation a typed data schema (or, for a file download, its media type) for its success and the error envelope for its failures', () => {
       const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })));
       expect(operations.length).toBeGreaterThan(50);
+      const successesOf = (operation: Operation) => Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
+      const downloads = operations.filter(({ operation }) => successesOf(operation).length > 0 && successesOf(operation).every(([, response]) => isDownload(response)));
+      expect(downloads.map(({ method, path }) => `${method.toUpperCase()} ${path}`)).toEqual(['GET /api/usage/export']);
       const untyped = operations.filter(({ operation }) => {
-        const successes = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
+        if (downloads.some((download) => download.operation === operation)) return false;
+        const successes = successesOf(operation);
         return (
           successes.length === 0 ||
           successes.some(([, response]) => {
-            const envelope = response.content?.['application/json'].schema as { properties?: Record<string, JsonSchema> } | undefined;
+            const envelope = response.content?.['application/json']?.schema as { properties?: Record<string, JsonSchema> } | undefined;
             return !typed(envelope?.properties?.data) || envelope?.properties?.success?.const !== true;
           })
         );
       });
       expect(untyped.map(({ method, path }) => `${method.toUpperCase()} ${path}`)).toEqual([]);
       const failures = operations.map(({ operation }) => [operation.responses['400'], operation.responses.default]);
-      expect(failures.flat().every((response) => response?.content?.['application/json'].schema.$ref === '#/components/schemas/ErrorAnswer')).toBe(true);
+      expect(failures.flat().every((response) => response?.content?.['application/json']?.schema.$ref === '#/components/schemas/ErrorAnswer')).toBe(true);
       const error = document.components.schemas.ErrorAnswer as { properties: Record<string, JsonSchema>; required: string[] };
       expect(error.properties.success).toMatchObject({ const: false });
       expect(error.required).toEqual(expect.arrayContaining(['success', 'data', 'message', 'code', 'requestId']));
@@ -176,6 +186,16 @@ for (const mode of testModes) {
       await as('DELETE', `/synthetic-group/invitations/${invitation.id}/revoke`, 200);
       await as('GET', `/synthetic-group/${group.id}/usage`, 200);
       await as('GET', `/usage/group?groupId=${group.id}&startDate=2026-01-01&endDate=2026-12-31`, 200);
+      for (const format of ['csv', 'focus']) {
+        const route = `/usage/export?teamId=${team.id}&format=${format}&granularity=request`;
+        const file = await fetch(`${spendgate.url}/api${route}`, { headers: { authorization: `Bearer ${token}` } });
+        expect(file.status, route).toBe(200);
+        const documented = Object.keys(document.paths['/api/usage/export']!.get!.responses['200']!.content!);
+        expect([file.headers.get('content-type')]).toEqual(documented);
+        expect((await file.text()).split('\r\n')[0]).toContain(format === 'csv' ? 'request_id' : 'BilledCost');
+        checked.push(`GET ${route.split('?')[0]}`);
+      }
+      await as('GET', `/usage/export?teamId=${team.id}&format=pdf`, 400);
 
       const budget = (await as('POST', '/budgets', 201, { scope: 'group', scopeId: group.id, amount: '12.50', window: 'month', mode: 'hard' })).body.data;
       await as('POST', '/budgets', 201, { scope: 'team', scopeId: team.id, amount: 100, window: 'total', mode: 'soft' });

@@ -245,6 +245,56 @@ export const UsageDistribution = z.strictObject({
   ),
 });
 
+const RequestLogItem = {
+  requestId: z.string(),
+  occurredAt: z.string(),
+  groupId: z.guid(),
+  groupName: z.string(),
+  keyId: z.guid(),
+  keyName: z.string(),
+  keyPrefix: z.string(),
+  keyKind: z.string(),
+  provider: z.string(),
+  model: z.string(),
+  endpoint: z.string(),
+  /** How the model was chosen (requested, auto: …, fallback: …). */
+  route: z.string().nullable(),
+  statusCode: z.number().int(),
+  streamed: z.boolean(),
+  /** Usage estimated by Spendgate (the provider reported none, e.g. a cut stream). */
+  estimated: z.boolean(),
+  /** No price known for the model: cost null, never 0. */
+  unpriced: z.boolean(),
+  inputTokens: z.number().int(),
+  cachedReadTokens: z.number().int(),
+  cacheWriteTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  reasoningTokens: z.number().int(),
+  totalTokens: z.number().int(),
+  currency: z.literal('GBP'),
+  cost: z.string().nullable(),
+  costUsd: z.string().nullable(),
+  latencyMs: z.number().int(),
+};
+
+export const RequestLogPage = z.strictObject({
+  teamId: z.guid(),
+  startDate: z.string(),
+  endDate: z.string(),
+  timeZone: z.string(),
+  items: z.array(z.strictObject(RequestLogItem)),
+  /** Pass as cursor= for the next page; null on the last. */
+  nextCursor: z.string().nullable(),
+});
+
+export const RequestLogEntry = z.strictObject({
+  ...RequestLogItem,
+  billingRule: z.string().nullable(),
+  billedCost: z.string().nullable(),
+  fxRatePpm: z.string().nullable(),
+  priceVersion: z.string().nullable(),
+});
+
 /** A demo team just made: its usage is with the meter, recorded within seconds. */
 export const DemoTeam = z.strictObject({
   teamId: z.guid(),

@@ -14,13 +14,20 @@ declare module 'fastify' {
   interface FastifySchema {
     /** One line for the OpenAPI document. */
     summary?: string;
+    /** A route that answers a file, not the JSON envelope: its media type and what the file holds. */
+    download?: FileDownload;
   }
+}
+
+interface FileDownload {
+  contentType: string;
+  description: string;
 }
 
 interface CollectedRoute {
   method: string;
   url: string;
-  schema: { body?: z.ZodType; querystring?: z.ZodType; params?: z.ZodType; response?: Record<string, z.ZodType>; summary?: string };
+  schema: { body?: z.ZodType; querystring?: z.ZodType; params?: z.ZodType; response?: Record<string, z.ZodType>; summary?: string; download?: FileDownload };
   isPublic: boolean;
 }
 
@@ -40,12 +47,16 @@ function parameters(schema: z.ZodType | undefined, where: 'path' | 'query') {
 const ERROR_ANSWER = { $ref: '#/components/schemas/ErrorAnswer' };
 const failure = (description: string) => ({ description, content: { 'application/json': { schema: ERROR_ANSWER } } });
 
-/** What a route answers: its response schemas by status (the wire side), then the failures. */
+/** What a route answers: its response schemas by status (the wire side), or the file it downloads, then the failures. */
 function responses(route: CollectedRoute) {
-  const answers = Object.entries(route.schema.response ?? {}).map(([status, schema]) => [
+  const answers: [string, unknown][] = Object.entries(route.schema.response ?? {}).map(([status, schema]) => [
     status,
     { description: status === '201' ? 'Created' : 'Success', content: { 'application/json': { schema: jsonSchema(schema) } } },
   ]);
+  const download = route.schema.download;
+  if (download !== undefined) {
+    answers.push(['200', { description: download.description, content: { [download.contentType]: { schema: { type: 'string', description: download.description } } } }]);
+  }
   return {
     ...Object.fromEntries(answers),
     '400': failure('Bad input: `field` names the field'),

@@ -19,7 +19,9 @@ import { createPricingService } from './price-overrides.ts';
 import { createSiteContentService } from './site-content.ts';
 import { createTeamService } from './teams.ts';
 import { createUsageService } from './usage.ts';
+import { createRequestLog } from './request-log.ts';
 import { createUsageAnalytics } from './usage-analytics.ts';
+import { createUsageExport } from './usage-export.ts';
 
 export async function createControlPlaneServices(deps: {
   config: Config;
@@ -68,6 +70,8 @@ export async function createControlPlaneServices(deps: {
     }),
     usage,
     usageAnalytics: createUsageAnalytics({ sql, access, plans }),
+    usageExport: createUsageExport({ sql, access, plans }),
+    requestLog: createRequestLog({ sql, access, plans }),
     audit: createAuditService({ sql, access }),
     pricing: createPricingService({ sql, access }),
     budgets: createBudgetService({ sql, access, ledger: deps.ledger, keyCache: deps.keyCache }),

@@ -1,0 +1,242 @@
+// What a usage export reads: a team's usage events page by page (keyset on time and
+// request id, so a team of any size streams with flat memory and no page costs more than
+// the one before), and a day's rollup cells summed per group, key, provider, model and key
+// kind. Group and key names come along; every amount and token count is an exact decimal
+// string (bigint as text), never a float.
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { Database } from '../schema.ts';
+
+/** Which events or cells an export reads: a team's, in [from, to), narrowed by any of the rest. */
+export interface UsageExportFilter {
+  teamId: string;
+  from: Date;
+  to: Date;
+  groupId?: string | undefined;
+  keyId?: string | undefined;
+  model?: string | undefined;
+  provider?: string | undefined;
+}
+
+/** One usage event as an export writes it. */
+export interface ExportedEvent {
+  requestId: string;
+  occurredAt: Date;
+  groupId: string;
+  groupName: string | null;
+  keyId: string;
+  keyName: string | null;
+  keyKind: string;
+  provider: string;
+  model: string;
+  endpoint: string;
+  statusCode: number;
+  estimated: boolean;
+  inputTokens: bigint;
+  cachedReadTokens: bigint;
+  cacheWrite5mTokens: bigint;
+  cacheWrite1hTokens: bigint;
+  outputTokens: bigint;
+  reasoningTokens: bigint;
+  /** USD micros at the provider's list price; null when the request could not be priced. */
+  costMicros: bigint | null;
+  /** GBP micros the request counted on budgets; null when unpriced. */
+  budgetSpendMicros: bigint | null;
+  /** GBP micros Spendgate charges for it; null when unpriced. */
+  billedMicros: bigint | null;
+  latencyMs: number;
+}
+
+/** One day's usage of one group, key, provider and model (and the key's kind). */
+export interface ExportedDayCell {
+  groupId: string;
+  groupName: string | null;
+  keyId: string;
+  keyName: string | null;
+  keyKind: string;
+  provider: string;
+  model: string;
+  requests: bigint;
+  errors: bigint;
+  estimatedRequests: bigint;
+  unpricedRequests: bigint;
+  inputTokens: bigint;
+  cachedReadTokens: bigint;
+  cacheWrite5mTokens: bigint;
+  cacheWrite1hTokens: bigint;
+  outputTokens: bigint;
+  reasoningTokens: bigint;
+  costMicros: bigint;
+  budgetSpendMicros: bigint;
+  billedMicros: bigint;
+  latencySumMs: bigint;
+  latencyMaxMs: number;
+}
+
+const optionalBigint = (value: string | null) => (value === null ? null : BigInt(value));
+
+function narrowing(filter: Omit<UsageExportFilter, 'from' | 'to'>, alias: string): RawBuilder<unknown> {
+  const column = (name: string) => sql.ref(`${alias}.${name}`);
+  return sql.join(
+    [
+      sql`${column('team_id')} = ${filter.teamId}`,
+      ...(filter.groupId === undefined ? [] : [sql`${column('group_id')} = ${filter.groupId}`]),
+      ...(filter.keyId === undefined ? [] : [sql`${column('key_id')} = ${filter.keyId}`]),
+      ...(filter.model === undefined ? [] : [sql`${column('model')} = ${filter.model}`]),
+      ...(filter.provider === undefined ? [] : [sql`${column('provider')} = ${filter.provider}`]),
+    ],
+    sql` and `,
+  );
+}
+
+interface EventRow {
+  request_id: string;
+  occurred_at: Date | string;
+  cursor_at: string;
+  group_id: string;
+  group_name: string | null;
+  key_id: string;
+  key_name: string | null;
+  key_kind: string;
+  provider: string;
+  model: string;
+  endpoint: string;
+  status_code: number;
+  estimated: boolean;
+  input_tokens: string;
+  cached_read_tokens: string;
+  cache_write_5m_tokens: string;
+  cache_write_1h_tokens: string;
+  output_tokens: string;
+  reasoning_tokens: string;
+  cost_micros: string | null;
+  budget_spend_micros: string | null;
+  billed_micros: string | null;
+  latency_ms: number;
+}
+
+/**
+ * The matching events, oldest first, `pageSize` at a time. Each page starts after the
+ * last row of the one before (its time as the database's text, to the microsecond, and
+ * its request id), so only one page is ever held.
+ */
+export async function* usageEventPages(db: Kysely<Database>, filter: UsageExportFilter, pageSize = 1_000): AsyncGenerator<ExportedEvent[]> {
+  let after: { at: string; requestId: string } | undefined;
+  for (;;) {
+    const cursor = after === undefined ? sql`true` : sql`(events.occurred_at, events.request_id) > (${after.at}::timestamptz, ${after.requestId})`;
+    const { rows } = await sql<EventRow>`
+      select events.request_id, events.occurred_at, events.occurred_at::text as cursor_at,
+             events.group_id, groups.name as group_name, events.key_id, keys.name as key_name, events.key_kind,
+             events.provider, events.model, events.endpoint, events.status_code, events.estimated,
+             events.input_tokens::text as input_tokens, events.cached_read_tokens::text as cached_read_tokens,
+             events.cache_write_5m_tokens::text as cache_write_5m_tokens, events.cache_write_1h_tokens::text as cache_write_1h_tokens,
+             events.output_tokens::text as output_tokens, events.reasoning_tokens::text as reasoning_tokens,
+             events.cost_micros::text as cost_micros, events.budget_spend_micros::text as budget_spend_micros,
+             events.billed_micros::text as billed_micros, events.latency_ms
+      from usage_events as events
+      left join synthetic_groups as groups on groups.id = events.group_id
+      left join issued_keys as keys on keys.id = events.key_id
+      where ${narrowing(filter, 'events')} and events.occurred_at >= ${filter.from} and events.occurred_at < ${filter.to} and ${cursor}
+      order by events.occurred_at, events.request_id
+      limit ${pageSize}`.execute(db);
+    if (rows.length === 0) return;
+    yield rows.map((row) => ({
+      requestId: row.request_id,
+      occurredAt: new Date(row.occurred_at),
+      groupId: row.group_id,
+      groupName: row.group_name,
+      keyId: row.key_id,
+      keyName: row.key_name,
+      keyKind: row.key_kind,
+      provider: row.provider,
+      model: row.model,
+      endpoint: row.endpoint,
+      statusCode: row.status_code,
+      estimated: row.estimated,
+      inputTokens: BigInt(row.input_tokens),
+      cachedReadTokens: BigInt(row.cached_read_tokens),
+      cacheWrite5mTokens: BigInt(row.cache_write_5m_tokens),
+      cacheWrite1hTokens: BigInt(row.cache_write_1h_tokens),
+      outputTokens: BigInt(row.output_tokens),
+      reasoningTokens: BigInt(row.reasoning_tokens),
+      costMicros: optionalBigint(row.cost_micros),
+      budgetSpendMicros: optionalBigint(row.budget_spend_micros),
+      billedMicros: optionalBigint(row.billed_micros),
+      latencyMs: Number(row.latency_ms),
+    }));
+    if (rows.length < pageSize) return;
+    const last = rows.at(-1)!;
+    after = { at: last.cursor_at, requestId: last.request_id };
+  }
+}
+
+interface DayCellRow {
+  group_id: string;
+  group_name: string | null;
+  key_id: string;
+  key_name: string | null;
+  key_kind: string;
+  provider: string;
+  model: string;
+  requests: string;
+  errors: string;
+  estimated_requests: string;
+  unpriced_requests: string;
+  input_tokens: string;
+  cached_read_tokens: string;
+  cache_write_5m_tokens: string;
+  cache_write_1h_tokens: string;
+  output_tokens: string;
+  reasoning_tokens: string;
+  cost_micros: string;
+  budget_spend_micros: string;
+  billed_micros: string;
+  latency_sum_ms: string;
+  latency_max_ms: number | string;
+}
+
+/**
+ * The day rollup cells of one day (the bucket starting at `dayStart`, the team's local
+ * midnight) summed per group, key, provider, model and key kind (connections folded in),
+ * in a stable order.
+ */
+export async function usageDayCells(db: Kysely<Database>, filter: Omit<UsageExportFilter, 'from' | 'to'>, dayStart: Date): Promise<ExportedDayCell[]> {
+  const { rows } = await sql<DayCellRow>`
+    select cells.group_id, groups.name as group_name, cells.key_id, keys.name as key_name, cells.key_kind, cells.provider, cells.model,
+           sum(cells.requests)::text as requests, sum(cells.errors)::text as errors,
+           sum(cells.estimated_requests)::text as estimated_requests, sum(cells.unpriced_requests)::text as unpriced_requests,
+           sum(cells.input_tokens)::text as input_tokens, sum(cells.cached_read_tokens)::text as cached_read_tokens,
+           sum(cells.cache_write_5m_tokens)::text as cache_write_5m_tokens, sum(cells.cache_write_1h_tokens)::text as cache_write_1h_tokens,
+           sum(cells.output_tokens)::text as output_tokens, sum(cells.reasoning_tokens)::text as reasoning_tokens,
+           sum(cells.cost_micros)::text as cost_micros, sum(cells.budget_spend_micros)::text as budget_spend_micros,
+           sum(cells.billed_micros)::text as billed_micros, sum(cells.latency_sum_ms)::text as latency_sum_ms, max(cells.latency_max_ms) as latency_max_ms
+    from usage_rollups as cells
+    left join synthetic_groups as groups on groups.id = cells.group_id
+    left join issued_keys as keys on keys.id = cells.key_id
+    where ${narrowing(filter, 'cells')} and cells.grain = 'day' and cells.bucket_start = ${dayStart}
+    group by cells.group_id, groups.name, cells.key_id, keys.name, cells.key_kind, cells.provider, cells.model
+    order by groups.name, cells.group_id, keys.name, cells.key_id, cells.provider, cells.model, cells.key_kind`.execute(db);
+  return rows.map((row) => ({
+    groupId: row.group_id,
+    groupName: row.group_name,
+    keyId: row.key_id,
+    keyName: row.key_name,
+    keyKind: row.key_kind,
+    provider: row.provider,
+    model: row.model,
+    requests: BigInt(row.requests),
+    errors: BigInt(row.errors),
+    estimatedRequests: BigInt(row.estimated_requests),
+    unpricedRequests: BigInt(row.unpriced_requests),
+    inputTokens: BigInt(row.input_tokens),
+    cachedReadTokens: BigInt(row.cached_read_tokens),
+    cacheWrite5mTokens: BigInt(row.cache_write_5m_tokens),
+    cacheWrite1hTokens: BigInt(row.cache_write_1h_tokens),
+    outputTokens: BigInt(row.output_tokens),
+    reasoningTokens: BigInt(row.reasoning_tokens),
+    costMicros: BigInt(row.cost_micros),
+    budgetSpendMicros: BigInt(row.budget_spend_micros),
+    billedMicros: BigInt(row.billed_micros),
+    latencySumMs: BigInt(row.latency_sum_ms),
+    latencyMaxMs: Number(row.latency_max_ms),
+  }));
+}
