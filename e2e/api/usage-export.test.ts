@@ -227,7 +227,7 @@ for (const mode of testModes) {
         expect(sumOf(rows, 'BilledCost').toString()).toBe(summary.totalCostMicros);
         expect(rows.find((row) => row.x_Provider === 'anthropic')).toMatchObject({ ProviderName: 'Anthropic', PublisherName: 'Anthropic', InvoiceIssuerName: 'Anthropic', SubAccountName: 'Search', x_KeyName: 'search-byok' });
         const unpriced = rows.find((row) => row.x_UnpricedRequests === '1' && row.x_Requests === '1')!;
-        expect(unpriced).toMatchObject({ BilledCost: '0.000000', x_ListCostUsd: '' });
+        expect(unpriced).toMatchObject({ BilledCost: '0.000000', x_ListCostUsd: '', x_SpendgateBilledCost: '' });
       }
       const perRequest = await download({ ...query, format: 'focus', granularity: 'request' });
       for (const row of perRequest.rows) {

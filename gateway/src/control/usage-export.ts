@@ -17,7 +17,8 @@
  *   different prices), so ListUnitPrice and ContractedUnitPrice are absent and the three
  *   other costs equal BilledCost, as the spec requires of a charge without a unit price.
  *   An unpriced request counted nothing: its costs are 0 (FOCUS allows no null cost) and
- *   x_UnpricedRequests says so; its USD list price, x_ListCostUsd, stays empty.
+ *   x_UnpricedRequests says so; its USD list price (x_ListCostUsd) and what Spendgate bills
+ *   for it (x_SpendgateBilledCost) stay empty.
  * - PricingCurrency USD (the providers' price lists are in USD, billing is in GBP);
  *   x_ListCostUsd is the provider's list price in it.
  * - BillingAccountId/Name: the team; SubAccountId/Name: the synthetic group.
@@ -261,7 +262,7 @@ export function createUsageExport(deps: UsageDeps) {
           x_OutputTokens: m.outputTokens.toString(),
           x_ReasoningTokens: m.reasoningTokens.toString(),
           x_ListCostUsd: money(m.costMicros),
-          x_SpendgateBilledCost: money(m.billedMicros ?? 0n),
+          x_SpendgateBilledCost: money(m.billedMicros),
         };
       };
 
