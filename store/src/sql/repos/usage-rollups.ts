@@ -10,7 +10,7 @@ import type { Database } from '../schema.ts';
 /** What a rollup cell is keyed by, beside its team, grain and bucket. */
 const DIMENSIONS = ['group_id', 'key_id', 'connection_id', 'provider', 'model', 'key_kind'] as const;
 
-/** The summed columns, in the order AGGREGATES computes them. */
+/** The summed columns, in the order CELL_MEASURES computes them. */
 const MEASURES = [
   'requests',
   'errors',
@@ -30,31 +30,44 @@ const MEASURES = [
   'latency_histogram',
 ] as const;
 
-/** One count per latency bucket of core's histogram. */
-const HISTOGRAM = sql.join(
-  [...LATENCY_BUCKET_BOUNDS_MS, undefined].map((high, index) => {
-    const low = index === 0 ? undefined : LATENCY_BUCKET_BOUNDS_MS[index - 1];
-    const conditions = [low === undefined ? undefined : sql`latency_ms >= ${sql.lit(low)}`, high === undefined ? undefined : sql`latency_ms < ${sql.lit(high)}`].filter(
-      (condition) => condition !== undefined,
-    );
-    return conditions.length === 0 ? sql`count(*)` : sql`count(*) filter (where ${sql.join(conditions, sql` and `)})`;
-  }),
-);
+/**
+ * The first level of a rollup: the events grouped once by hour, day, cell and latency
+ * bucket (width_bucket: the number of bounds at or below the latency, as core's
+ * latencyBucket counts), each group with its sums. A group per bucket costs one
+ * comparison chain per event; the cells (second level) are made from these few rows.
+ */
+function eventGroups(source: RawBuilder<unknown>, where: RawBuilder<unknown> = sql`true`) {
+  return sql`
+    select events.team_id,
+      date_trunc('hour', events.occurred_at, 'UTC') as hour,
+      date_trunc('day', events.occurred_at, teams.time_zone) as day,
+      ${DIMENSION_REFS},
+      width_bucket(events.latency_ms, ${sql.raw(`array[${LATENCY_BUCKET_BOUNDS_MS.join(', ')}]`)}) as latency_bucket,
+      count(*) as requests,
+      count(*) filter (where events.status_code >= 400) as errors,
+      count(*) filter (where events.estimated) as estimated_requests,
+      count(*) filter (where events.cost_micros is null) as unpriced_requests,
+      sum(events.input_tokens) as input_tokens, sum(events.cached_read_tokens) as cached_read_tokens,
+      sum(events.cache_write_5m_tokens) as cache_write_5m_tokens, sum(events.cache_write_1h_tokens) as cache_write_1h_tokens,
+      sum(events.output_tokens) as output_tokens, sum(events.reasoning_tokens) as reasoning_tokens,
+      coalesce(sum(events.cost_micros), 0) as cost_micros, coalesce(sum(events.billed_micros), 0) as billed_micros,
+      coalesce(sum(events.budget_spend_micros), 0) as budget_spend_micros,
+      sum(events.latency_ms) as latency_sum_ms, max(events.latency_ms) as latency_max_ms
+    from ${source} as events join teams on teams.id = events.team_id
+    where ${where}
+    group by events.team_id, 2, 3, ${DIMENSION_REFS}, latency_bucket`;
+}
 
-/** The measures of a group of usage events (columns as in usage_events). */
-const AGGREGATES = sql`
-  count(*),
-  count(*) filter (where status_code >= 400),
-  count(*) filter (where estimated),
-  count(*) filter (where cost_micros is null),
-  sum(input_tokens), sum(cached_read_tokens), sum(cache_write_5m_tokens), sum(cache_write_1h_tokens),
-  sum(output_tokens), sum(reasoning_tokens),
-  coalesce(sum(cost_micros), 0), coalesce(sum(billed_micros), 0), coalesce(sum(budget_spend_micros), 0),
-  sum(latency_ms), max(latency_ms),
-  array[${HISTOGRAM}]::bigint[]`;
+/** The cells' measures from event groups: sums, the maximum, and the groups' counts placed in their latency bucket. */
+const CELL_MEASURES = sql.join([
+  ...MEASURES.filter((column) => column !== 'latency_max_ms' && column !== 'latency_histogram').map((column) => sql`sum(${sql.ref(column)})`),
+  sql`max(latency_max_ms)`,
+  sql`array[${sql.join(Array.from({ length: LATENCY_BUCKETS }, (_, bucket) => sql`coalesce(sum(requests) filter (where latency_bucket = ${sql.lit(bucket)}), 0)`))}]::bigint[]`,
+]);
 
 const COLUMNS = sql.join(['team_id', 'grain', 'bucket_start', ...DIMENSIONS, ...MEASURES].map((column) => sql.ref(column)));
 const DIMENSION_REFS = sql.join(DIMENSIONS.map((column) => sql.ref(`events.${column}`)));
+const GROUP_DIMENSIONS = sql.join(DIMENSIONS.map((column) => sql.ref(column)));
 
 /** A cell already there takes the new events' measures added (maximum for the maximum). */
 const ADD_TO_CELL = sql.join(
@@ -70,34 +83,34 @@ const ADD_TO_CELL = sql.join(
 
 type Grain = 'hour' | 'day';
 
-/** The bucket an event falls in: its UTC hour, or its day in the team's time zone. */
-function bucketOf(grain: Grain): RawBuilder<Date> {
-  return grain === 'hour' ? sql`date_trunc('hour', events.occurred_at, 'UTC')` : sql`date_trunc('day', events.occurred_at, teams.time_zone)`;
+/** SELECT of the rollup rows of one grain from event groups (`groups`: a relation eventGroups made). */
+function rollupRows(grain: Grain, groups: RawBuilder<unknown>) {
+  const bucket = sql.ref(grain === 'hour' ? 'hour' : 'day');
+  return sql`
+    select team_id, ${sql.lit(grain)}, ${bucket}, ${GROUP_DIMENSIONS}, ${CELL_MEASURES}
+    from ${groups} as groups
+    group by team_id, ${bucket}, ${GROUP_DIMENSIONS}`;
 }
 
-/** SELECT of the rollup rows of the events in `source` (a relation with usage_events' columns, aliased `events`). */
-function rollupRows(grain: Grain, source: RawBuilder<unknown>, where: RawBuilder<unknown> = sql`true`) {
-  return sql`
-    select events.team_id, ${sql.lit(grain)}, ${bucketOf(grain)}, ${DIMENSION_REFS}, ${AGGREGATES}
-    from ${source} as events join teams on teams.id = events.team_id
-    where ${where}
-    group by events.team_id, 3, ${DIMENSION_REFS}`;
+/** The rollup rows of one grain of the usage events matching `where` (on `events`). */
+function rollupRowsOfEvents(grain: Grain, where: RawBuilder<unknown>) {
+  return rollupRows(grain, sql`(${eventGroups(sql.table('usage_events'), where)})`);
 }
 
 /**
  * Data-modifying CTEs that add the events of the CTE `inserted` (usage_events' columns)
- * to their hourly and daily cells; usage.ts appends them to the statement that records
- * the events.
+ * to their hourly and daily cells, grouping them once; usage.ts appends them to the
+ * statement that records the events.
  */
 export function addToRollupsCtes(inserted: string): RawBuilder<unknown> {
-  const source = sql.table(inserted);
   return sql`
+    rollup_groups as (${eventGroups(sql.table(inserted))}),
     hourly_rollups as (
-      insert into usage_rollups (${COLUMNS}) ${rollupRows('hour', source)}
+      insert into usage_rollups (${COLUMNS}) ${rollupRows('hour', sql.table('rollup_groups'))}
       on conflict on constraint usage_rollups_cell do update set ${ADD_TO_CELL}
     ),
     daily_rollups as (
-      insert into usage_rollups (${COLUMNS}) ${rollupRows('day', source)}
+      insert into usage_rollups (${COLUMNS}) ${rollupRows('day', sql.table('rollup_groups'))}
       on conflict on constraint usage_rollups_cell do update set ${ADD_TO_CELL}
     )`;
 }
@@ -146,7 +159,7 @@ export async function recomputeRollups(db: Kysely<Database>, scope: { teamId: st
         .where('bucket_start', '<', end)
         .execute();
       const inWindow = sql`events.team_id = ${scope.teamId} and events.occurred_at >= ${start} and events.occurred_at < ${end}`;
-      await sql`insert into usage_rollups (${COLUMNS}) ${rollupRows(grain, sql.table('usage_events'), inWindow)}`.execute(trx);
+      await sql`insert into usage_rollups (${COLUMNS}) ${rollupRowsOfEvents(grain, inWindow)}`.execute(trx);
     }
   });
 }
@@ -166,7 +179,7 @@ export interface RollupDifference {
 export async function reconcileRollups(db: Kysely<Database>, window: { from: Date; to: Date }): Promise<RollupDifference[]> {
   const cellColumns = sql.join(['team_id', 'grain', 'bucket_start', ...DIMENSIONS, ...MEASURES].map((column) => sql.ref(column)));
   const fromEvents = (grain: Grain) =>
-    rollupRows(grain, sql.table('usage_events'), sql`events.occurred_at >= ${window.from}::timestamptz - interval '1 day' and events.occurred_at < ${window.to}::timestamptz + interval '1 day'`);
+    rollupRowsOfEvents(grain, sql`events.occurred_at >= ${window.from}::timestamptz - interval '1 day' and events.occurred_at < ${window.to}::timestamptz + interval '1 day'`);
   const { rows } = await sql<{ team_id: string; grain: Grain; bucket_start: Date }>`
     with expected (${cellColumns}) as (${fromEvents('hour')} union all ${fromEvents('day')}),
     expected_in_window as (select * from expected where bucket_start >= ${window.from} and bucket_start < ${window.to}),
