@@ -32,6 +32,7 @@ export * from './sql/repos/team-members.ts';
 export * from './sql/repos/teams.ts';
 export * from './sql/repos/usage.ts';
 export * from './sql/repos/usage-rollups.ts';
+export * from './sql/repos/usage-filter.ts';
 export * from './sql/repos/usage-export.ts';
 export * from './sql/repos/usage-outbox.ts';
 export * from './sql/repos/users.ts';

@@ -12,18 +12,20 @@ export const REQUEST_LOG_PAGE = { default: 50, max: 200 } as const;
 
 type LoggedEvent = NonNullable<Awaited<ReturnType<typeof findUsageEvent>>>;
 
-/** The opaque cursor of the page after `event`. */
-function cursorAfter(event: LoggedEvent): string {
-  return Buffer.from(`${new Date(event.occurred_at).toISOString()}|${event.request_id}`).toString('base64url');
+/** A time as PostgreSQL writes a timestamptz, to the microsecond (what a cursor holds). */
+const DATABASE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/;
+
+/** The opaque cursor of the page after `event`: its time to the microsecond and its request id. */
+function cursorAfter(event: { cursor_at: string; request_id: string }): string {
+  return Buffer.from(`${event.cursor_at}|${event.request_id}`).toString('base64url');
 }
 
-function readCursor(cursor: string): { occurredAt: Date; requestId: string } {
+function readCursor(cursor: string): { at: string; requestId: string } {
   const [at = '', requestId = ''] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const occurredAt = new Date(at);
-  if (Number.isNaN(occurredAt.getTime()) || requestId.length === 0 || requestId.length > 200) {
+  if (!DATABASE_TIME.test(at) || requestId.length === 0 || requestId.length > 200) {
     throw new ValidationError('cursor', 'cursor must be the nextCursor of a previous page');
   }
-  return { occurredAt, requestId };
+  return { at, requestId };
 }
 
 /** What the log shows of one request. */

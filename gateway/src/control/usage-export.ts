@@ -35,7 +35,7 @@
  */
 import { pipeline, Readable } from 'node:stream';
 import { localDay, localDayStart, microsToDecimalString } from '@spendgate/core';
-import { type ExportedDayCell, type ExportedEvent, type UsageExportFilter, usageDayCells, usageEventPages } from '@spendgate/store';
+import { type ExportedDayCell, type ExportedEvent, type UsageFilter, usageDayCells, usageEventPages } from '@spendgate/store';
 import { stringify } from 'csv-stringify';
 import { findProvider } from '../providers/registry.ts';
 import { type UsageDeps, type UsageQuery, usageScope } from './usage-analytics.ts';
@@ -203,7 +203,7 @@ export function createUsageExport(deps: UsageDeps) {
       const { format, granularity } = query;
       const { timeZone } = scope;
       const range = scope.filter('day');
-      const filter: UsageExportFilter = { teamId: scope.teamId, from: range.from, to: range.to, groupId: query.groupId, keyId: query.keyId, model: query.model, provider: query.provider };
+      const filter: UsageFilter = { teamId: scope.teamId, from: range.from, to: range.to, groupId: query.groupId, keyId: query.keyId, model: query.model, provider: query.provider };
 
       /** The FOCUS columns of a row: its charge period, the month billing it, who and what. */
       const focusRow = (

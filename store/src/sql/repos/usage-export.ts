@@ -3,19 +3,10 @@
 // the one before), and a day's rollup cells summed per group, key, provider, model and key
 // kind. Group and key names come along; every amount and token count is an exact decimal
 // string (bigint as text), never a float.
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from '../schema.ts';
+import { type UsageFilter, usageConditions } from './usage-filter.ts';
 
-/** Which events or cells an export reads: a team's, in [from, to), narrowed by any of the rest. */
-export interface UsageExportFilter {
-  teamId: string;
-  from: Date;
-  to: Date;
-  groupId?: string | undefined;
-  keyId?: string | undefined;
-  model?: string | undefined;
-  provider?: string | undefined;
-}
 
 /** One usage event as an export writes it. */
 export interface ExportedEvent {
@@ -74,20 +65,6 @@ export interface ExportedDayCell {
 
 const optionalBigint = (value: string | null) => (value === null ? null : BigInt(value));
 
-function narrowing(filter: Omit<UsageExportFilter, 'from' | 'to'>, alias: string): RawBuilder<unknown> {
-  const column = (name: string) => sql.ref(`${alias}.${name}`);
-  return sql.join(
-    [
-      sql`${column('team_id')} = ${filter.teamId}`,
-      ...(filter.groupId === undefined ? [] : [sql`${column('group_id')} = ${filter.groupId}`]),
-      ...(filter.keyId === undefined ? [] : [sql`${column('key_id')} = ${filter.keyId}`]),
-      ...(filter.model === undefined ? [] : [sql`${column('model')} = ${filter.model}`]),
-      ...(filter.provider === undefined ? [] : [sql`${column('provider')} = ${filter.provider}`]),
-    ],
-    sql` and `,
-  );
-}
-
 interface EventRow {
   request_id: string;
   occurred_at: Date | string;
@@ -119,7 +96,7 @@ interface EventRow {
  * last row of the one before (its time as the database's text, to the microsecond, and
  * its request id), so only one page is ever held.
  */
-export async function* usageEventPages(db: Kysely<Database>, filter: UsageExportFilter, pageSize = 1_000): AsyncGenerator<ExportedEvent[]> {
+export async function* usageEventPages(db: Kysely<Database>, filter: UsageFilter, pageSize = 1_000): AsyncGenerator<ExportedEvent[]> {
   let after: { at: string; requestId: string } | undefined;
   for (;;) {
     const cursor = after === undefined ? sql`true` : sql`(events.occurred_at, events.request_id) > (${after.at}::timestamptz, ${after.requestId})`;
@@ -135,7 +112,7 @@ export async function* usageEventPages(db: Kysely<Database>, filter: UsageExport
       from usage_events as events
       left join synthetic_groups as groups on groups.id = events.group_id
       left join issued_keys as keys on keys.id = events.key_id
-      where ${narrowing(filter, 'events')} and events.occurred_at >= ${filter.from} and events.occurred_at < ${filter.to} and ${cursor}
+      where ${usageConditions(filter, 'events', 'occurred_at')} and ${cursor}
       order by events.occurred_at, events.request_id
       limit ${pageSize}`.execute(db);
     if (rows.length === 0) return;
@@ -199,7 +176,7 @@ interface DayCellRow {
  * midnight) summed per group, key, provider, model and key kind (connections folded in),
  * in a stable order.
  */
-export async function usageDayCells(db: Kysely<Database>, filter: Omit<UsageExportFilter, 'from' | 'to'>, dayStart: Date): Promise<ExportedDayCell[]> {
+export async function usageDayCells(db: Kysely<Database>, filter: Omit<UsageFilter, 'from' | 'to'>, dayStart: Date): Promise<ExportedDayCell[]> {
   const { rows } = await sql<DayCellRow>`
     select cells.group_id, groups.name as group_name, cells.key_id, keys.name as key_name, cells.key_kind, cells.provider, cells.model,
            sum(cells.requests)::text as requests, sum(cells.errors)::text as errors,
@@ -212,7 +189,7 @@ export async function usageDayCells(db: Kysely<Database>, filter: Omit<UsageExpo
     from usage_rollups as cells
     left join synthetic_groups as groups on groups.id = cells.group_id
     left join issued_keys as keys on keys.id = cells.key_id
-    where ${narrowing(filter, 'cells')} and cells.grain = 'day' and cells.bucket_start = ${dayStart}
+    where ${usageConditions({ ...filter, from: dayStart, to: new Date(dayStart.getTime() + 1) }, 'cells', 'bucket_start')} and cells.grain = 'day'
     group by cells.group_id, groups.name, cells.key_id, keys.name, cells.key_kind, cells.provider, cells.model
     order by groups.name, cells.group_id, keys.name, cells.key_id, cells.provider, cells.model, cells.key_kind`.execute(db);
   return rows.map((row) => ({

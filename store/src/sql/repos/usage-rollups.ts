@@ -6,6 +6,7 @@
 import { LATENCY_BUCKET_BOUNDS_MS, LATENCY_BUCKETS } from '@spendgate/core';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../schema.ts';
+import { type UsageFilter, usageConditions } from './usage-filter.ts';
 
 /** What a rollup cell is keyed by, beside its team, grain and bucket. */
 const DIMENSIONS = ['group_id', 'key_id', 'connection_id', 'provider', 'model', 'key_kind'] as const;
@@ -201,16 +202,9 @@ export async function reconcileRollups(db: Kysely<Database>, window: { from: Dat
   return differences;
 }
 
-/** Which rollup cells a usage read sums: a team's, in [from, to), narrowed by any of the rest. */
-export interface RollupFilter {
-  teamId: string;
+/** Which rollup cells a usage read sums: the usage filter's, of one grain. */
+export interface RollupFilter extends UsageFilter {
   grain: Grain;
-  from: Date;
-  to: Date;
-  groupId?: string | undefined;
-  keyId?: string | undefined;
-  model?: string | undefined;
-  provider?: string | undefined;
 }
 
 /** The sums of some rollup cells; money in micro-units, counts and tokens exact. */
@@ -287,17 +281,7 @@ function toSums(row: SumsRow): RollupSums {
 }
 
 function matching(filter: RollupFilter): RawBuilder<unknown> {
-  const conditions = [
-    sql`team_id = ${filter.teamId}`,
-    sql`grain = ${filter.grain}`,
-    sql`bucket_start >= ${filter.from}`,
-    sql`bucket_start < ${filter.to}`,
-    ...(filter.groupId === undefined ? [] : [sql`group_id = ${filter.groupId}`]),
-    ...(filter.keyId === undefined ? [] : [sql`key_id = ${filter.keyId}`]),
-    ...(filter.model === undefined ? [] : [sql`model = ${filter.model}`]),
-    ...(filter.provider === undefined ? [] : [sql`provider = ${filter.provider}`]),
-  ];
-  return sql.join(conditions, sql` and `);
+  return sql`${usageConditions(filter, 'usage_rollups', 'bucket_start')} and usage_rollups.grain = ${filter.grain}`;
 }
 
 /** The sums of the matching cells. */

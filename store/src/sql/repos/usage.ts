@@ -2,8 +2,9 @@
 // in usage_request_ids and inserts only the events it claimed, adding them to their
 // rollups (usage-rollups.ts), in one statement (so one transaction and one round trip),
 // so a redelivered event is never counted twice.
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database, NewUsageEvent, UsageEventsTable } from '../schema.ts';
+import { type UsageFilter, usageConditions } from './usage-filter.ts';
 import { addToRollupsCtes } from './usage-rollups.ts';
 
 /** usage_events' columns and their SQL types, as a batch's rows are read back. */
@@ -210,18 +211,11 @@ export async function sumBudgetSpend(
 }
 
 /** Which of a team's usage events a request-log page lists, newest first. */
-export interface UsageEventFilter {
-  teamId: string;
-  from: Date;
-  to: Date;
-  groupId?: string | undefined;
-  keyId?: string | undefined;
-  model?: string | undefined;
-  provider?: string | undefined;
+export interface UsageEventFilter extends UsageFilter {
   /** ok: answered below 400; error: 400 or above. */
   status?: 'ok' | 'error' | undefined;
-  /** The last event of the previous page: this page starts after it. */
-  after?: { occurredAt: Date; requestId: string } | undefined;
+  /** The last event of the previous page (its time as the database's text, to the microsecond): this page starts after it. */
+  after?: { at: string; requestId: string } | undefined;
   limit: number;
 }
 
@@ -232,18 +226,12 @@ export async function requestLogPage(db: Kysely<Database>, filter: UsageEventFil
     .innerJoin('synthetic_groups as g', 'g.id', 'e.group_id')
     .innerJoin('issued_keys as k', 'k.id', 'e.key_id')
     .selectAll('e')
-    .select(['g.name as group_name', 'k.name as key_name', 'k.key_prefix'])
-    .where('e.team_id', '=', filter.teamId)
-    .where('e.occurred_at', '>=', filter.from)
-    .where('e.occurred_at', '<', filter.to);
-  if (filter.groupId !== undefined) query = query.where('e.group_id', '=', filter.groupId);
-  if (filter.keyId !== undefined) query = query.where('e.key_id', '=', filter.keyId);
-  if (filter.model !== undefined) query = query.where('e.model', '=', filter.model);
-  if (filter.provider !== undefined) query = query.where('e.provider', '=', filter.provider);
+    .select(['g.name as group_name', 'k.name as key_name', 'k.key_prefix', sql<string>`e.occurred_at::text`.as('cursor_at')])
+    .where(usageConditions(filter, 'e', 'occurred_at') as RawBuilder<boolean>);
   if (filter.status !== undefined) query = query.where('e.status_code', filter.status === 'ok' ? '<' : '>=', 400);
   if (filter.after !== undefined) {
-    const { occurredAt, requestId } = filter.after;
-    query = query.where(sql<boolean>`(e.occurred_at, e.request_id) < (${occurredAt}, ${requestId})`);
+    const { at, requestId } = filter.after;
+    query = query.where(sql<boolean>`(e.occurred_at, e.request_id) < (${at}::timestamptz, ${requestId})`);
   }
   return query.orderBy('e.occurred_at', 'desc').orderBy('e.request_id', 'desc').limit(filter.limit).execute();
 }
