@@ -72,7 +72,7 @@ export async function insertUsageEvents(db: Kysely<Database>, events: NewUsageEv
   const { rows: counted } = await sql<{ inserted: number }>`
     with batch as (select ${values} from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) as value),
     claimed as (
-      insert into usage_request_ids (request_id) select request_id from batch
+      insert into usage_request_ids (request_id) select request_id from batch order by request_id
       on conflict (request_id) do nothing returning request_id
     ),
     inserted as (
@@ -219,12 +219,16 @@ export interface UsageEventFilter extends UsageFilter {
   limit: number;
 }
 
-/** One page of a team's request log: its usage events, newest first, with their group's and key's names. */
+/**
+ * One page of a team's request log: its usage events, newest first, with their group's
+ * and key's names (null once the group is deleted). Left joins keep the events the
+ * driving table, so the page is read from the (team, time) index and stops at `limit`.
+ */
 export async function requestLogPage(db: Kysely<Database>, filter: UsageEventFilter) {
   let query = db
     .selectFrom('usage_events as e')
-    .innerJoin('synthetic_groups as g', 'g.id', 'e.group_id')
-    .innerJoin('issued_keys as k', 'k.id', 'e.key_id')
+    .leftJoin('synthetic_groups as g', 'g.id', 'e.group_id')
+    .leftJoin('issued_keys as k', 'k.id', 'e.key_id')
     .selectAll('e')
     .select(['g.name as group_name', 'k.name as key_name', 'k.key_prefix', sql<string>`e.occurred_at::text`.as('cursor_at')])
     .where(usageConditions(filter, 'e', 'occurred_at') as RawBuilder<boolean>);
@@ -240,8 +244,8 @@ export async function requestLogPage(db: Kysely<Database>, filter: UsageEventFil
 export async function findUsageEvent(db: Kysely<Database>, requestId: string) {
   return db
     .selectFrom('usage_events as e')
-    .innerJoin('synthetic_groups as g', 'g.id', 'e.group_id')
-    .innerJoin('issued_keys as k', 'k.id', 'e.key_id')
+    .leftJoin('synthetic_groups as g', 'g.id', 'e.group_id')
+    .leftJoin('issued_keys as k', 'k.id', 'e.key_id')
     .selectAll('e')
     .select(['g.name as group_name', 'k.name as key_name', 'k.key_prefix'])
     .where('e.request_id', '=', requestId)
