@@ -9,54 +9,21 @@ import { insertUsageEvents, type NewUsageEvent, upsertSubscription } from '@spen
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
+import { daysAgo, usageEvent } from '../support/usage-events.ts';
 
-const DAY_MS = 86_400_000;
-const isoDay = (at: Date) => at.toISOString().slice(0, 10);
 
 for (const mode of testModes) {
   describe(`usage analytics (${mode})`, () => {
     let spendgate: RunningSpendgate;
     const admin = { token: '', userId: '' };
     const ids = { team: '', groupA: '', groupB: '', keyA: '', keyB: '' };
-    const today = isoDay(new Date());
-    const daysAgo = (days: number) => isoDay(new Date(Date.now() - days * DAY_MS));
+    const today = daysAgo(0);
     const get = (path: string, query: Record<string, string | undefined>, token = admin.token) => {
       const search = new URLSearchParams(Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== undefined));
       return callApi(spendgate.url, 'GET', `${path}?${search}`, { token });
     };
 
-    /** An event `days` ago (at 00:30 UTC, or an hour ago today) with the given sizes and amounts. */
-    function event(days: number, overrides: Partial<NewUsageEvent>): NewUsageEvent {
-      const at = days === 0 ? new Date(Date.now() - 3_600_000) : new Date(Date.parse(`${daysAgo(days)}T00:30:00Z`));
-      return {
-        request_id: randomUUID(),
-        occurred_at: at,
-        team_id: ids.team,
-        group_id: ids.groupA,
-        key_id: ids.keyA,
-        connection_id: null,
-        provider: 'openai',
-        model: 'gpt-4o',
-        endpoint: 'chat.completions',
-        status_code: 200,
-        streamed: false,
-        estimated: false,
-        input_tokens: 1_000n,
-        cached_read_tokens: 0n,
-        cache_write_5m_tokens: 0n,
-        cache_write_1h_tokens: 0n,
-        output_tokens: 100n,
-        reasoning_tokens: 0n,
-        cost_micros: 3_500n,
-        currency: 'USD',
-        price_version: '2026-08-21',
-        latency_ms: 200,
-        key_kind: 'optimised',
-        billed_micros: 3_000n,
-        budget_spend_micros: 3_000n,
-        ...overrides,
-      };
-    }
+    const event = (days: number, overrides: Partial<NewUsageEvent> = {}) => usageEvent({ teamId: ids.team, groupId: ids.groupA, keyId: ids.keyA }, days, overrides);
 
     beforeAll(async () => {
       spendgate = await startSpendgate(mode, 'usage-analytics');

@@ -18,13 +18,11 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
+import { daysAgo, usageEvent } from '../support/usage-events.ts';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
 
-const DAY_MS = 86_400_000;
-const isoDay = (at: Date) => at.toISOString().slice(0, 10);
-const daysAgo = (days: number) => isoDay(new Date(Date.now() - days * DAY_MS));
 
 /** FOCUS 1.2's Mandatory columns in the spec's order (specification/columns/*.md at tag v1.2, "Feature level | Mandatory"). */
 const FOCUS_MANDATORY = [
@@ -81,7 +79,7 @@ for (const mode of testModes) {
     let spendgate: RunningSpendgate;
     const admin = { token: '', userId: '' };
     const ids = { team: '', bigTeam: '', groupA: '', groupB: '', bigGroup: '', keyA: '', keyB: '', bigKey: '' };
-    const today = isoDay(new Date());
+    const today = daysAgo(0);
 
     const exportUrl = (query: Record<string, string>) => `${spendgate.url}/api/usage/export?${new URLSearchParams(query)}`;
     async function download(query: Record<string, string>, token = admin.token) {
@@ -91,37 +89,7 @@ for (const mode of testModes) {
     }
     const header = (text: string) => (parse(text, { to_line: 1 }) as string[][])[0]!;
 
-    function event(days: number, overrides: Partial<NewUsageEvent>): NewUsageEvent {
-      const at = days === 0 ? new Date(Date.now() - 3_600_000) : new Date(Date.parse(`${daysAgo(days)}T00:30:00Z`));
-      return {
-        request_id: randomUUID(),
-        occurred_at: at,
-        team_id: ids.team,
-        group_id: ids.groupA,
-        key_id: ids.keyA,
-        connection_id: null,
-        provider: 'openai',
-        model: 'gpt-4o',
-        endpoint: 'chat.completions',
-        status_code: 200,
-        streamed: false,
-        estimated: false,
-        input_tokens: 1_000n,
-        cached_read_tokens: 0n,
-        cache_write_5m_tokens: 0n,
-        cache_write_1h_tokens: 0n,
-        output_tokens: 100n,
-        reasoning_tokens: 0n,
-        cost_micros: 3_500n,
-        currency: 'USD',
-        price_version: '2026-08-21',
-        latency_ms: 200,
-        key_kind: 'optimised',
-        billed_micros: 3_000n,
-        budget_spend_micros: 3_000n,
-        ...overrides,
-      };
-    }
+    const event = (days: number, overrides: Partial<NewUsageEvent> = {}) => usageEvent({ teamId: ids.team, groupId: ids.groupA, keyId: ids.keyA }, days, overrides);
 
     beforeAll(async () => {
       spendgate = await startSpendgate(mode, 'usage-export');
@@ -272,7 +240,7 @@ for (const mode of testModes) {
     it('streams 50,000 requests with flat memory, every row there', async () => {
       const db = spendgate.app.runtime.stores.sql.db;
       const total = 50_000;
-      const start = Date.now() - 2 * DAY_MS;
+      const start = Date.now() - 2 * 86_400_000;
       for (let offset = 0; offset < total; offset += 2_500) {
         await insertUsageEvents(
           db,
