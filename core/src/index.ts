@@ -1,6 +1,19 @@
 // @spendgate/core: the pure domain shared by gateway, worker and console — money,
 // usage, the versioned price catalog, request costing and the routing policy. No I/O, no clock.
 
+export {
+  type AdvisorChange,
+  type AdvisorConnection,
+  type AdvisorInput,
+  type AdvisorKey,
+  type Confidence,
+  detectFindings,
+  type Finding,
+  type FindingKind,
+  IDLE_DAYS,
+  type UsageSlice,
+} from './advisor/detectors.ts';
+export { describeFinding, type Wording } from './advisor/wording.ts';
 export { AVATAR_DATA_URL_MAX_LENGTH, AVATAR_URL_MAX_LENGTH, avatarProblem } from './avatar.ts';
 export {
   type Bill,

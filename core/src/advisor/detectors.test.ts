@@ -1,0 +1,186 @@
+import { describe, expect, it } from 'vitest';
+import { planTerms } from '../plans.ts';
+import { priceCatalog } from '../pricing/catalog.ts';
+import { plainUsage, type Usage } from '../usage.ts';
+import {
+  type AdvisorInput,
+  detectCheaperModel,
+  detectCheaperProvider,
+  detectFindings,
+  detectIdle,
+  detectReasoningHeavy,
+  type UsageSlice,
+} from './detectors.ts';
+import { describeFinding } from './wording.ts';
+
+// Every expected amount below is worked by hand from the 2026-08-21 catalog's list prices
+// (USD per 1M tokens) and the FX rate of £0.75 per $1.
+const at = new Date('2026-11-20T00:00:00Z');
+const daysBefore = (days: number) => new Date(at.getTime() - days * 86_400_000);
+
+const slice = (overrides: Partial<UsageSlice> & { usage: Usage }): UsageSlice => ({
+  keyId: 'key-1',
+  keyName: 'backend',
+  keyKind: 'byok',
+  connectionId: 'conn-openai',
+  provider: 'openai',
+  model: 'gpt-4o',
+  requests: 200,
+  exampleRequestIds: ['req-3', 'req-2', 'req-1'],
+  ...overrides,
+});
+
+const input = (overrides: Partial<AdvisorInput>): AdvisorInput => ({
+  plan: planTerms('growth'),
+  catalog: priceCatalog,
+  at,
+  windowDays: 30,
+  slices: [],
+  keys: [],
+  connections: [],
+  ...overrides,
+});
+
+describe('cheaper model of the same quality tier', () => {
+  it('finds gpt-5-mini for a BYOK key on gpt-4o, on the key’s own provider', () => {
+    const findings = detectCheaperModel(input({ windowDays: 15, slices: [slice({ usage: plainUsage(1_000_000, 100_000) })] }));
+    expect(findings).toHaveLength(1);
+    const [finding] = findings;
+    // gpt-4o: 1M × $2.50 + 0.1M × $10 = $3.50 → £2.625.
+    // Tier 2, accuracy ≥ 80, on openai: gpt-5-mini $0.25 + $0.20 = $0.45 → £0.3375 (gpt-4.1 $2.80, o3-mini $1.54).
+    expect(finding).toMatchObject({
+      kind: 'cheaper-model',
+      fingerprint: 'cheaper-model:key-1:openai:gpt-4o:gpt-5-mini',
+      currentCostMicros: 2_625_000n,
+      counterfactualCostMicros: 337_500n,
+      // (£2.625 − £0.3375) over 15 days × 30 / 15 = £4.575 a month.
+      monthlySavingMicros: 4_575_000n,
+      confidence: 'medium',
+      evidence: { requests: 200, exampleRequestIds: ['req-3', 'req-2', 'req-1'] },
+      change: { action: 'manual', instruction: 'Request gpt-5-mini instead of gpt-4o on key backend' },
+    });
+    expect(describeFinding(finding!)).toEqual({
+      title: 'Use gpt-5-mini instead of gpt-4o',
+      text: '200 requests cost £2.625 on gpt-4o. gpt-5-mini is in the same quality tier (accuracy 84 vs 80) and would have cost £0.3375: about £4.575 a month.',
+    });
+  });
+
+  it('prices an optimised key as billed: the plan’s uplift on both sides', () => {
+    const [finding] = detectCheaperModel(input({ slices: [slice({ keyKind: 'optimised', connectionId: null, requests: 20, usage: plainUsage(1_000_000, 100_000) })] }));
+    // Growth uplift 25 %: $3.50 × 0.75 × 1.25 = £3.28125 against $0.45 × 0.9375 = £0.421875.
+    expect(finding).toMatchObject({ currentCostMicros: 3_281_250n, counterfactualCostMicros: 421_875n, monthlySavingMicros: 2_859_375n, confidence: 'low' });
+  });
+
+  it('finds nothing when no model of the tier is as accurate and cheaper, for BYOM keys, or for unpriced models', () => {
+    const usage = plainUsage(1_000_000, 100_000);
+    expect(
+      detectCheaperModel(
+        input({
+          slices: [
+            slice({ provider: 'anthropic', model: 'claude-sonnet-4-0', usage }), // accuracy 86: nothing in tier 2 matches it
+            slice({ keyKind: 'byom', provider: 'openai-compatible', model: 'gpt-4o', usage }),
+            slice({ model: 'my-own-model', usage }),
+          ],
+        }),
+      ),
+    ).toEqual([]);
+  });
+});
+
+describe('reasoning tokens dominating cost', () => {
+  it('counts reasoning at the output rate and halves it for the counterfactual', () => {
+    const usage: Usage = { ...plainUsage(100_000, 1_000_000), reasoningTokens: 800_000 };
+    const findings = detectReasoningHeavy(input({ windowDays: 10, slices: [slice({ model: 'o4-mini', usage })] }));
+    // o4-mini: 0.1M × $1.10 + 1M × $4.40 = $4.51 → £3.3825; without reasoning $0.99 → £0.7425,
+    // so reasoning is £2.64 of £3.3825 = 78 %. Half the reasoning: 0.1M × $1.10 + 0.6M × $4.40 = $2.75 → £2.0625.
+    expect(findings).toHaveLength(1);
+    expect(findings[0]).toMatchObject({
+      kind: 'reasoning-heavy',
+      currentCostMicros: 3_382_500n,
+      counterfactualCostMicros: 2_062_500n,
+      monthlySavingMicros: 3_960_000n, // £1.32 in 10 days × 3
+      confidence: 'low',
+      evidence: { facts: { reasoningSharePercent: 78, reasoningTokens: 800_000 } },
+    });
+  });
+
+  it('leaves a slice alone when reasoning is under half its cost', () => {
+    // 0.1M × $1.10 + 0.2M × $4.40 = $0.99, of which 0.1M reasoning × $4.40 = $0.44: 44 %.
+    const usage: Usage = { ...plainUsage(100_000, 200_000), reasoningTokens: 100_000 };
+    expect(detectReasoningHeavy(input({ slices: [slice({ model: 'o4-mini', usage })] }))).toEqual([]);
+  });
+});
+
+describe('cheapest provider serving the same model', () => {
+  const connections = [
+    { id: 'conn-groq', name: 'Groq', provider: 'groq', createdAt: daysBefore(5), lastUsedAt: daysBefore(0) },
+    { id: 'conn-together', name: 'Together', provider: 'together', createdAt: daysBefore(5), lastUsedAt: null },
+    { id: 'conn-or', name: 'Router', provider: 'openrouter', createdAt: daysBefore(5), lastUsedAt: null },
+  ];
+
+  it('moves a BYOK key to the team’s cheapest connection that lists the model', () => {
+    const gptOss = slice({ provider: 'groq', connectionId: 'conn-groq', model: 'openai/gpt-oss-120b', requests: 50, usage: plainUsage(1_000_000, 1_000_000) });
+    const findings = detectCheaperProvider(input({ slices: [gptOss], connections }));
+    // groq $0.15 + $0.60 = $0.75 → £0.5625; together the same; openrouter $0.03 + $0.17 = $0.20 → £0.15.
+    expect(findings).toEqual([
+      expect.objectContaining({
+        kind: 'cheaper-provider',
+        fingerprint: 'cheaper-provider:key-1:groq:openai/gpt-oss-120b:openrouter',
+        currentCostMicros: 562_500n,
+        counterfactualCostMicros: 150_000n,
+        monthlySavingMicros: 412_500n,
+        confidence: 'low',
+      }),
+    ]);
+  });
+
+  it('suggests no provider the team has no connection to, and leaves optimised keys to the router', () => {
+    const gptOss = slice({ provider: 'groq', model: 'openai/gpt-oss-120b', usage: plainUsage(1_000_000, 1_000_000) });
+    expect(detectCheaperProvider(input({ slices: [gptOss], connections: connections.slice(0, 2) }))).toEqual([]);
+    expect(detectCheaperProvider(input({ slices: [{ ...gptOss, keyKind: 'optimised' }], connections }))).toEqual([]);
+  });
+});
+
+describe('idle keys and connections', () => {
+  it('finds keys and connections unused for 30 days; an idle optimised key over the allowance saves its fee', () => {
+    const keys = [
+      { id: 'k-busy', name: 'busy', kind: 'optimised' as const, createdAt: daysBefore(90), lastUsedAt: daysBefore(1) },
+      { id: 'k-never', name: 'never', kind: 'optimised' as const, createdAt: daysBefore(40), lastUsedAt: null },
+      { id: 'k-old', name: 'old', kind: 'optimised' as const, createdAt: daysBefore(90), lastUsedAt: daysBefore(31) },
+      { id: 'k-new', name: 'new', kind: 'byok' as const, createdAt: daysBefore(10), lastUsedAt: null },
+    ];
+    const connections = [
+      { id: 'c-idle', name: 'Old OpenAI', provider: 'openai', createdAt: daysBefore(60), lastUsedAt: daysBefore(45) },
+      { id: 'c-busy', name: 'Anthropic', provider: 'anthropic', createdAt: daysBefore(60), lastUsedAt: daysBefore(2) },
+    ];
+    // Developers: 2 optimised keys included, then £5 a month each; 3 live, so one idle key's fee is saved.
+    const findings = detectIdle(input({ plan: planTerms('developers'), keys, connections }));
+    expect(findings.map((f) => [f.fingerprint, f.monthlySavingMicros, f.evidence.facts.idleDays, f.change])).toEqual([
+      ['idle-key:k-never', 5_000_000n, 40, { action: 'revoke-key', keyId: 'k-never' }],
+      ['idle-key:k-old', 0n, 31, { action: 'revoke-key', keyId: 'k-old' }],
+      ['idle-connection:c-idle', 0n, 45, expect.objectContaining({ action: 'manual' })],
+    ]);
+    expect(findings.every((f) => f.confidence === 'high')).toBe(true);
+    expect(describeFinding(findings[0]!).text).toBe("No request in 40 days. Revoking it ends its £5.00 monthly fee beyond your plan's included keys.");
+  });
+
+  it('saves no fee on a plan with unlimited optimised keys', () => {
+    const keys = [1, 2, 3].map((n) => ({ id: `k${n}`, name: `k${n}`, kind: 'optimised' as const, createdAt: daysBefore(40), lastUsedAt: null }));
+    expect(detectIdle(input({ plan: planTerms('enterprise'), keys })).map((f) => f.monthlySavingMicros)).toEqual([0n, 0n, 0n]);
+  });
+});
+
+describe('all detectors', () => {
+  it('orders findings by monthly saving and refuses a window under a day', () => {
+    const findings = detectFindings(
+      input({
+        slices: [slice({ usage: plainUsage(1_000_000, 100_000) }), slice({ keyId: 'key-2', model: 'o4-mini', usage: { ...plainUsage(100_000, 1_000_000), reasoningTokens: 800_000 } })],
+        keys: [{ id: 'k-idle', name: 'idle', kind: 'byok', createdAt: daysBefore(40), lastUsedAt: null }],
+      }),
+    );
+    expect(findings.map((f) => f.kind)).toEqual(['cheaper-model', 'reasoning-heavy', 'idle-key']);
+    const savings = findings.map((f) => f.monthlySavingMicros);
+    expect([...savings].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0))).toEqual(savings);
+    expect(() => detectFindings(input({ windowDays: 0 }))).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,301 @@
+/**
+ * The AI advisor's detectors: pure functions that read a team's usage over a window (one
+ * slice per key × connection × provider × model, summed) and find where it could spend
+ * less. Each finding carries its evidence, the cost of the window as it was and as it
+ * would have been (both priced by core's priceRequest, so the two sides agree), the
+ * saving scaled to a 30-day month in GBP micros, a confidence, and the change to make.
+ *
+ * A slice's usage is priced summed, once: exact for list prices, which are linear in
+ * tokens; an optimised request under the plan's token minimum (billed a flat fee) and
+ * Gemini's long-context tier are not told apart, the two sides alike.
+ */
+import type { KeyKind } from '../billing.ts';
+import { roundHalfUpDiv } from '../money.ts';
+import type { PlanTerms } from '../plans.ts';
+import { findPrice, type PriceCatalog } from '../pricing/catalog.ts';
+import { priceRequest } from '../pricing/price-request.ts';
+import { MODEL_PROFILES, modelProfile } from '../routing/profiles.ts';
+import type { Usage } from '../usage.ts';
+
+/** One key's usage of one model through one connection (or Spendgate's accounts) over the window. */
+export interface UsageSlice {
+  keyId: string;
+  keyName: string;
+  keyKind: KeyKind;
+  connectionId: string | null;
+  provider: string;
+  model: string;
+  requests: number;
+  usage: Usage;
+  /** The newest few request ids, shown as evidence. */
+  exampleRequestIds: string[];
+}
+
+export interface AdvisorKey {
+  id: string;
+  name: string;
+  kind: KeyKind;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+export interface AdvisorConnection {
+  id: string;
+  name: string;
+  provider: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+export interface AdvisorInput {
+  plan: PlanTerms;
+  catalog: PriceCatalog;
+  /** The window's end: prices in force then, idleness measured to it. */
+  at: Date;
+  windowDays: number;
+  slices: readonly UsageSlice[];
+  /** The team's live keys and connections (idleness, and which providers it can reach). */
+  keys: readonly AdvisorKey[];
+  connections: readonly AdvisorConnection[];
+}
+
+export type FindingKind = 'cheaper-model' | 'reasoning-heavy' | 'cheaper-provider' | 'idle-key' | 'idle-connection';
+export type Confidence = 'high' | 'medium' | 'low';
+
+/** What to change: a key's revocation (one click, through the keys API) or a change in the caller's code or setup. */
+export type AdvisorChange =
+  | { action: 'revoke-key'; keyId: string }
+  | { action: 'manual'; instruction: string };
+
+export interface Finding {
+  kind: FindingKind;
+  /** Stable across runs: the same finding is recognised (and charged) once. */
+  fingerprint: string;
+  subject: { keyId: string | null; connectionId: string | null; provider: string | null; model: string | null };
+  evidence: {
+    requests: number;
+    exampleRequestIds: string[];
+    /** Detector-specific figures the wording may cite (tokens, shares, days idle). */
+    facts: Record<string, string | number>;
+  };
+  /** GBP micros the window's usage counted, and would have counted after the change. */
+  currentCostMicros: bigint;
+  counterfactualCostMicros: bigint;
+  /** (current − counterfactual) scaled to 30 days; for an idle optimised key over the plan's allowance, its monthly fee. */
+  monthlySavingMicros: bigint;
+  confidence: Confidence;
+  change: AdvisorChange;
+}
+
+const MONTH_DAYS = 30n;
+/** Keys and connections unused this long (and older than this) are idle. */
+export const IDLE_DAYS = 30;
+/** Reasoning is "dominating" when it is at least this share of a slice's cost. */
+export const REASONING_SHARE_THRESHOLD = 0.5;
+/** The counterfactual of a lower reasoning effort: this fraction of the reasoning tokens kept. */
+export const REASONING_KEPT_AT_LOW_EFFORT = { numerator: 1, denominator: 2 } as const;
+/** At least this many requests make a model or provider finding `medium` confidence rather than `low`. */
+const MEDIUM_CONFIDENCE_REQUESTS = 100;
+const DAY_MS = 86_400_000;
+
+/** GBP micros the slice's usage counts on budgets when served by `provider`/`model`; undefined when unpriced. */
+function spendOf(input: AdvisorInput, slice: UsageSlice, provider: string, model: string, usage: Usage = slice.usage): bigint | undefined {
+  const priced = priceRequest(input.catalog, { kind: slice.keyKind, plan: input.plan, provider, model, usage, at: input.at });
+  return priced.cost.status === 'priced' ? priced.budgetSpendMicros : undefined;
+}
+
+const monthly = (windowSaving: bigint, windowDays: number) => roundHalfUpDiv(windowSaving * MONTH_DAYS, BigInt(windowDays));
+const volumeConfidence = (requests: number): Confidence => (requests >= MEDIUM_CONFIDENCE_REQUESTS ? 'medium' : 'low');
+
+function subjectOf(slice: UsageSlice) {
+  return { keyId: slice.keyId, connectionId: slice.connectionId, provider: slice.provider, model: slice.model };
+}
+
+/**
+ * A model of the same quality tier, at least as accurate, with as large a context window,
+ * that the slice's key can reach (its own provider; optimised keys: any the router serves)
+ * and that would have cost less. BYOM keys pay a fixed routing fee, so none apply.
+ */
+export function detectCheaperModel(input: AdvisorInput): Finding[] {
+  const findings: Finding[] = [];
+  for (const slice of input.slices) {
+    const profile = modelProfile(slice.model);
+    if (slice.keyKind === 'byom' || profile === undefined) continue;
+    const current = spendOf(input, slice, slice.provider, slice.model);
+    if (current === undefined) continue;
+    let best: { model: string; provider: string; spend: bigint } | undefined;
+    for (const candidate of MODEL_PROFILES) {
+      if (candidate.model === profile.model || candidate.tier !== profile.tier || candidate.accuracy < profile.accuracy) continue;
+      if (candidate.contextWindow < profile.contextWindow) continue;
+      const provider = slice.keyKind === 'optimised' ? candidate.provider : slice.provider;
+      if (slice.keyKind !== 'optimised' && candidate.provider !== profile.provider) continue;
+      const spend = spendOf(input, slice, provider, candidate.model);
+      if (spend !== undefined && spend < current && (best === undefined || spend < best.spend)) best = { model: candidate.model, provider, spend };
+    }
+    if (best === undefined) continue;
+    findings.push({
+      kind: 'cheaper-model',
+      fingerprint: `cheaper-model:${slice.keyId}:${slice.provider}:${slice.model}:${best.model}`,
+      subject: subjectOf(slice),
+      evidence: {
+        requests: slice.requests,
+        exampleRequestIds: slice.exampleRequestIds,
+        facts: { model: slice.model, alternative: best.model, tier: profile.tier, accuracy: profile.accuracy, alternativeAccuracy: modelProfile(best.model)!.accuracy },
+      },
+      currentCostMicros: current,
+      counterfactualCostMicros: best.spend,
+      monthlySavingMicros: monthly(current - best.spend, input.windowDays),
+      confidence: volumeConfidence(slice.requests),
+      change: { action: 'manual', instruction: `Request ${best.model} instead of ${slice.model} on key ${slice.keyName}` },
+    });
+  }
+  return findings;
+}
+
+/**
+ * Reasoning tokens at least half a slice's cost: a lower reasoning effort (counterfactual:
+ * half the reasoning tokens) would cost less. Low confidence: how far effort cuts reasoning
+ * depends on the prompts.
+ */
+export function detectReasoningHeavy(input: AdvisorInput): Finding[] {
+  const findings: Finding[] = [];
+  for (const slice of input.slices) {
+    if (slice.keyKind === 'byom' || slice.usage.reasoningTokens === 0) continue;
+    const current = spendOf(input, slice, slice.provider, slice.model);
+    const withoutReasoning = spendOf(input, slice, slice.provider, slice.model, {
+      ...slice.usage,
+      outputTokens: slice.usage.outputTokens - slice.usage.reasoningTokens,
+      reasoningTokens: 0,
+    });
+    if (current === undefined || withoutReasoning === undefined || current === 0n) continue;
+    const reasoningCost = current - withoutReasoning;
+    if (reasoningCost * 100n < current * BigInt(REASONING_SHARE_THRESHOLD * 100)) continue;
+    const { numerator, denominator } = REASONING_KEPT_AT_LOW_EFFORT;
+    const dropped = slice.usage.reasoningTokens - Math.floor((slice.usage.reasoningTokens * numerator) / denominator);
+    const counterfactual = spendOf(input, slice, slice.provider, slice.model, {
+      ...slice.usage,
+      outputTokens: slice.usage.outputTokens - dropped,
+      reasoningTokens: slice.usage.reasoningTokens - dropped,
+    })!;
+    findings.push({
+      kind: 'reasoning-heavy',
+      fingerprint: `reasoning-heavy:${slice.keyId}:${slice.provider}:${slice.model}`,
+      subject: subjectOf(slice),
+      evidence: {
+        requests: slice.requests,
+        exampleRequestIds: slice.exampleRequestIds,
+        facts: {
+          model: slice.model,
+          reasoningTokens: slice.usage.reasoningTokens,
+          outputTokens: slice.usage.outputTokens,
+          reasoningSharePercent: Number(roundHalfUpDiv(reasoningCost * 100n, current)),
+        },
+      },
+      currentCostMicros: current,
+      counterfactualCostMicros: counterfactual,
+      monthlySavingMicros: monthly(current - counterfactual, input.windowDays),
+      confidence: 'low',
+      change: { action: 'manual', instruction: `Set reasoning_effort to "low" on ${slice.model} requests of key ${slice.keyName}` },
+    });
+  }
+  return findings;
+}
+
+/**
+ * The same model priced lower at another provider the team has a connection to (e.g. a
+ * model on Azure OpenAI and OpenAI, or an open model on several hosts). BYOK keys only:
+ * they choose the connection; optimised keys are routed by Spendgate.
+ */
+export function detectCheaperProvider(input: AdvisorInput): Finding[] {
+  const findings: Finding[] = [];
+  const reachable = new Map<string, AdvisorConnection>();
+  for (const connection of input.connections) if (!reachable.has(connection.provider)) reachable.set(connection.provider, connection);
+  for (const slice of input.slices) {
+    if (slice.keyKind !== 'byok') continue;
+    const current = spendOf(input, slice, slice.provider, slice.model);
+    if (current === undefined) continue;
+    let best: { connection: AdvisorConnection; spend: bigint } | undefined;
+    for (const [provider, connection] of reachable) {
+      if (provider === slice.provider || findPrice(input.catalog, provider, slice.model, input.at) === undefined) continue;
+      const spend = spendOf(input, slice, provider, slice.model);
+      if (spend !== undefined && spend < current && (best === undefined || spend < best.spend)) best = { connection, spend };
+    }
+    if (best === undefined) continue;
+    findings.push({
+      kind: 'cheaper-provider',
+      fingerprint: `cheaper-provider:${slice.keyId}:${slice.provider}:${slice.model}:${best.connection.provider}`,
+      subject: subjectOf(slice),
+      evidence: {
+        requests: slice.requests,
+        exampleRequestIds: slice.exampleRequestIds,
+        facts: { model: slice.model, provider: slice.provider, alternativeProvider: best.connection.provider, alternativeConnection: best.connection.name },
+      },
+      currentCostMicros: current,
+      counterfactualCostMicros: best.spend,
+      monthlySavingMicros: monthly(current - best.spend, input.windowDays),
+      confidence: volumeConfidence(slice.requests),
+      change: {
+        action: 'manual',
+        instruction: `Serve ${slice.model} for key ${slice.keyName} through the ${best.connection.provider} connection "${best.connection.name}"`,
+      },
+    });
+  }
+  return findings;
+}
+
+const idleDays = (thing: { createdAt: Date; lastUsedAt: Date | null }, at: Date) =>
+  Math.floor((at.getTime() - (thing.lastUsedAt ?? thing.createdAt).getTime()) / DAY_MS);
+
+/**
+ * Keys and connections with no request for IDLE_DAYS: a live key nobody uses is a secret
+ * that can leak. Revoking an idle optimised key over the plan's allowance saves its
+ * monthly fee; others save nothing but the risk. High confidence: the absence is measured.
+ */
+export function detectIdle(input: AdvisorInput): Finding[] {
+  const findings: Finding[] = [];
+  const optimisedKeys = input.keys.filter((key) => key.kind === 'optimised').length;
+  const included = input.plan.optimisedKeysIncluded;
+  let overAllowance = included === null ? 0 : Math.max(0, optimisedKeys - included);
+  for (const key of input.keys) {
+    const days = idleDays(key, input.at);
+    if (days < IDLE_DAYS) continue;
+    const paid = key.kind === 'optimised' && overAllowance > 0 && input.plan.extraOptimisedKeyMonthlyMicros !== null;
+    if (paid) overAllowance -= 1;
+    const fee = paid ? input.plan.extraOptimisedKeyMonthlyMicros! : 0n;
+    findings.push({
+      kind: 'idle-key',
+      fingerprint: `idle-key:${key.id}`,
+      subject: { keyId: key.id, connectionId: null, provider: null, model: null },
+      evidence: { requests: 0, exampleRequestIds: [], facts: { keyName: key.name, idleDays: days, lastUsedAt: key.lastUsedAt?.toISOString() ?? 'never' } },
+      currentCostMicros: fee,
+      counterfactualCostMicros: 0n,
+      monthlySavingMicros: fee,
+      confidence: 'high',
+      change: { action: 'revoke-key', keyId: key.id },
+    });
+  }
+  for (const connection of input.connections) {
+    const days = idleDays(connection, input.at);
+    if (days < IDLE_DAYS) continue;
+    findings.push({
+      kind: 'idle-connection',
+      fingerprint: `idle-connection:${connection.id}`,
+      subject: { keyId: null, connectionId: connection.id, provider: connection.provider, model: null },
+      evidence: { requests: 0, exampleRequestIds: [], facts: { connectionName: connection.name, idleDays: days, lastUsedAt: connection.lastUsedAt?.toISOString() ?? 'never' } },
+      currentCostMicros: 0n,
+      counterfactualCostMicros: 0n,
+      monthlySavingMicros: 0n,
+      confidence: 'high',
+      change: { action: 'manual', instruction: `Delete the ${connection.provider} connection "${connection.name}" (and its stored provider key) if nothing needs it` },
+    });
+  }
+  return findings;
+}
+
+/** Every detector's findings, largest monthly saving first. */
+export function detectFindings(input: AdvisorInput): Finding[] {
+  if (!Number.isInteger(input.windowDays) || input.windowDays < 1) throw new RangeError('windowDays must be a whole number of days, at least 1');
+  return [...detectCheaperModel(input), ...detectCheaperProvider(input), ...detectReasoningHeavy(input), ...detectIdle(input)].sort((a, b) =>
+    a.monthlySavingMicros === b.monthlySavingMicros ? a.fingerprint.localeCompare(b.fingerprint) : a.monthlySavingMicros > b.monthlySavingMicros ? -1 : 1,
+  );
+}

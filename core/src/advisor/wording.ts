@@ -1,0 +1,52 @@
+/**
+ * The advisor's templated wording: a title and a sentence or two per finding, every
+ * number taken from the finding itself (the detectors are the only source of figures).
+ */
+import { formatMoney, money } from '../money.ts';
+import type { Finding } from './detectors.ts';
+
+export interface Wording {
+  title: string;
+  text: string;
+}
+
+const gbp = (micros: bigint) => formatMoney(money(micros, 'GBP'));
+
+/**
+ * @example describeFinding(finding).title // 'Use gpt-5-mini instead of gpt-4o'
+ */
+export function describeFinding(finding: Finding): Wording {
+  const { facts, requests } = finding.evidence;
+  const saving = `about ${gbp(finding.monthlySavingMicros)} a month`;
+  const window = `${requests.toLocaleString('en-GB')} requests cost ${gbp(finding.currentCostMicros)}`;
+  switch (finding.kind) {
+    case 'cheaper-model':
+      return {
+        title: `Use ${facts.alternative} instead of ${facts.model}`,
+        text: `${window} on ${facts.model}. ${facts.alternative} is in the same quality tier (accuracy ${facts.alternativeAccuracy} vs ${facts.accuracy}) and would have cost ${gbp(finding.counterfactualCostMicros)}: ${saving}.`,
+      };
+    case 'cheaper-provider':
+      return {
+        title: `Serve ${facts.model} through ${facts.alternativeProvider}`,
+        text: `${window} through ${facts.provider}. Your ${facts.alternativeProvider} connection "${facts.alternativeConnection}" lists the same model for ${gbp(finding.counterfactualCostMicros)}: ${saving}.`,
+      };
+    case 'reasoning-heavy':
+      return {
+        title: `Reasoning is ${facts.reasoningSharePercent}% of ${facts.model}'s cost`,
+        text: `${window}; ${Number(facts.reasoningTokens).toLocaleString('en-GB')} of ${Number(facts.outputTokens).toLocaleString('en-GB')} output tokens were reasoning. A lower reasoning effort that halves them would cost ${gbp(finding.counterfactualCostMicros)}: ${saving}.`,
+      };
+    case 'idle-key':
+      return {
+        title: `Key ${facts.keyName} has been idle ${facts.idleDays} days`,
+        text:
+          finding.monthlySavingMicros > 0n
+            ? `No request in ${facts.idleDays} days. Revoking it ends its ${gbp(finding.monthlySavingMicros)} monthly fee beyond your plan's included keys.`
+            : `No request in ${facts.idleDays} days. An unused live key is a secret that can leak: revoke it if nothing needs it.`,
+      };
+    case 'idle-connection':
+      return {
+        title: `Connection ${facts.connectionName} has been idle ${facts.idleDays} days`,
+        text: `No request in ${facts.idleDays} days. Its provider key stays stored while the connection exists: delete it if nothing needs it.`,
+      };
+  }
+}
