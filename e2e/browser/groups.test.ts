@@ -9,15 +9,13 @@
  * each without a critical or serious axe-core (WCAG 2.1 AA) violation or sideways scroll.
  */
 import { rm } from 'node:fs/promises';
-import path from 'node:path';
-import { listOutboxMail, upsertSubscription } from '@spendgate/store';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { listOutboxMail } from '@spendgate/store';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
-import { signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes, usageWritten } from '../support/spendgate.ts';
-import { axeViolations, blockingViolations, describeViolations } from './support/axe.ts';
-import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium, SCREENSHOT_DIR } from './support/chromium.ts';
+import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium } from './support/chromium.ts';
+import { type BrowserProfiles, browserProfiles, checkPage, signUpTeamAdmin, type TeamAdmin } from './support/session.ts';
 
 if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
 
@@ -40,52 +38,22 @@ describe.skipIf(!hasChromium)('the synthetic-group screens', () => {
 
   describe.each(testModes)('%s', (mode) => {
     let spendgate: RunningSpendgate;
-    let admin: { email: string; userId: string; token: string };
+    let admin: TeamAdmin;
     let teammate: { email: string; userId: string };
     let teamId: string;
     let fake: FakeOpenAI;
-    const contexts: BrowserContext[] = [];
-    const pageErrors: string[] = [];
-    /** What pages logged as errors, but for the browser's own line on each refused call (the 409 below is one). */
-    const consoleErrors: string[] = [];
+    let profiles: BrowserProfiles;
 
     const api = (method: string, route: string, body?: unknown) => callApi(spendgate.url, method, route, { token: admin.token, ...(body === undefined ? {} : { body }) });
     const mailsTo = async (email: string) => listOutboxMail(spendgate.app.runtime.stores.sql.db, email);
-
-    async function open(route: string, options: { width?: number; theme?: 'light' | 'dark' } = {}): Promise<Page> {
-      const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 900 } });
-      contexts.push(context);
-      context.setDefaultTimeout(20_000);
-      await context.addInitScript(
-        (seed) => {
-          localStorage.setItem('spendgate.theme', seed.theme);
-          if (sessionStorage.getItem('seeded')) return;
-          localStorage.setItem('token', seed.token);
-          localStorage.setItem('user', JSON.stringify(seed.user));
-          sessionStorage.setItem('seeded', 'yes');
-        },
-        { token: admin.token, user: { id: admin.userId, email: admin.email, name: 'Ada', emailVerified: true }, theme: options.theme ?? 'light' },
-      );
-      const page = await context.newPage();
-      page.on('pageerror', (error) => pageErrors.push(error.message));
-      page.on('console', (message) => {
-        if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) consoleErrors.push(message.text());
-      });
-      await page.goto(`${spendgate.url}${route}`);
-      return page;
-    }
+    const open = (route: string, options: { width?: number; theme?: 'light' | 'dark' } = {}) => profiles.open(route, { ...options, as: admin });
 
     async function screenshots(route: string, name: string, ready: (page: Page) => Promise<unknown>) {
       for (const width of WIDTHS) {
         for (const theme of THEMES) {
           const page = await open(route, { width, theme });
           await ready(page);
-          await page.evaluate(() => document.fonts.ready);
-          await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${theme}-${width}.png`), fullPage: true });
-          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-          expect(overflow, `${name} at ${width}px (${theme}) scrolls sideways`).toBeLessThanOrEqual(0);
-          const violations = blockingViolations(await axeViolations(page));
-          expect(violations, `${name} at ${width}px (${theme}): ${describeViolations(violations)}`).toEqual([]);
+          await checkPage(page, `${name}-${theme}-${width}`);
           await page.context().close();
         }
       }
@@ -93,13 +61,12 @@ describe.skipIf(!hasChromium)('the synthetic-group screens', () => {
 
     beforeAll(async () => {
       spendgate = await startSpendgate(mode, `browser-groups-${mode}`, { consoleDir });
+      profiles = browserProfiles(browser, spendgate.url);
       fake = await startFakeOpenAI();
       // gpt-4o: 600 uncached × 2.5 + 400 cached × 1.25 + 200 output × 10 = 4,000 micro-USD.
       fake.controlHeaders['x-fake-usage'] = JSON.stringify({ prompt_tokens: 1000, completion_tokens: 200, cached_tokens: 400 });
-      const email = `ada-${mode}@example.com`;
-      admin = { email, ...(await signUp(spendgate.url, email, { name: 'Ada' })) };
-      await upsertSubscription(spendgate.app.runtime.stores.sql.db, { userId: admin.userId, planSlug: 'growth', status: 'active', trialEnd: null });
-      teamId = (await api('POST', '/team/', { name: 'Platform', description: '' })).body.data.id;
+      admin = await signUpTeamAdmin(spendgate.url, `ada-${mode}@example.com`, { name: 'Ada', plan: 'growth' });
+      teamId = admin.teamId;
       // A colleague joins the team through its e-mailed invitation.
       const teammateEmail = `tom-${mode}@example.com`;
       expect((await api('POST', '/team/invite', { teamId, email: teammateEmail, role: 'MEMBER' })).status).toBe(201);
@@ -110,7 +77,7 @@ describe.skipIf(!hasChromium)('the synthetic-group screens', () => {
     }, 120_000);
 
     afterAll(async () => {
-      await Promise.all(contexts.splice(0).map((context) => context.close()));
+      await profiles?.closeAll();
       await spendgate?.close();
       await fake?.close();
     });
@@ -228,8 +195,8 @@ describe.skipIf(!hasChromium)('the synthetic-group screens', () => {
       await page.getByText('No groups yet').waitFor();
       expect(new URL(page.url()).searchParams.get('group')).toBeNull();
       expect((await api('GET', `/synthetic-group/${groupId}`)).status).toBe(404);
-      expect(pageErrors).toEqual([]);
-      expect(consoleErrors).toEqual([]);
+      expect(profiles.pageErrors).toEqual([]);
+      expect(profiles.consoleErrors).toEqual([]);
     }, 240_000);
 
     it('the add-group form in both themes and widths', async () => {

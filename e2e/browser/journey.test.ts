@@ -11,16 +11,15 @@
  * sideways scrolling and by axe-core (no critical or serious WCAG 2.1 AA violation).
  */
 import { rm } from 'node:fs/promises';
-import path from 'node:path';
 import { listOutboxMail } from '@spendgate/store';
 import OpenAI from 'openai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
 import { mailedCode } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
-import { axeViolations, blockingViolations, describeViolations } from './support/axe.ts';
-import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium, SCREENSHOT_DIR } from './support/chromium.ts';
+import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium } from './support/chromium.ts';
+import { type BrowserProfiles, browserProfiles, checkPage } from './support/session.ts';
 
 if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
 
@@ -43,58 +42,24 @@ describe.skipIf(!hasChromium)('the journey from sign-up to a metered, capped and
 
   describe.each(testModes)('%s', (mode) => {
     let spendgate: RunningSpendgate;
-    const contexts: BrowserContext[] = [];
-    const pageErrors: string[] = [];
-    /** What pages logged as errors, but the browser's own line for each answer of 400 or more (the wrong key's test is one). */
-    const consoleErrors: string[] = [];
-
-    async function newPage(options: { width?: number; theme?: 'light' | 'dark'; session?: { token: string; user: string } } = {}): Promise<Page> {
-      const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 900 } });
-      contexts.push(context);
-      context.setDefaultTimeout(20_000);
-      await context.addInitScript(
-        (seed) => {
-          localStorage.setItem('spendgate.theme', seed.theme);
-          if (!seed.session || sessionStorage.getItem('seeded')) return;
-          localStorage.setItem('token', seed.session.token);
-          localStorage.setItem('user', seed.session.user);
-          sessionStorage.setItem('seeded', 'yes');
-        },
-        { theme: options.theme ?? 'light', session: options.session ?? null },
-      );
-      const page = await context.newPage();
-      page.on('pageerror', (error) => pageErrors.push(error.message));
-      page.on('console', (message) => {
-        if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) consoleErrors.push(message.text());
-      });
-      return page;
-    }
-
-    /** A full-page screenshot of `page` as it is, checked for sideways scrolling and by axe-core. */
-    async function shoot(page: Page, name: string) {
-      await page.evaluate(() => document.fonts.ready);
-      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `journey-${name}-${mode}.png`), fullPage: true });
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      expect(overflow, `${name} scrolls sideways`).toBeLessThanOrEqual(0);
-      const violations = blockingViolations(await axeViolations(page));
-      expect(violations, `${name}\n${describeViolations(violations)}`).toEqual([]);
-    }
+    let profiles: BrowserProfiles;
+    const shoot = (page: Page, name: string) => checkPage(page, `journey-${name}-${mode}`);
 
     beforeAll(async () => {
       spendgate = await startSpendgate(mode, `browser-journey-${mode}`, { consoleDir });
+      profiles = browserProfiles(browser, spendgate.url);
     }, 120_000);
 
     afterAll(async () => {
-      await Promise.all(contexts.splice(0).map((context) => context.close()));
+      await profiles?.closeAll();
       await spendgate?.close();
     });
 
     it('walks a new user from sign-up to a metered request, a hard cap, a colleague and a revoked key', async () => {
       const email = `journey-${mode}@example.com`;
-      const page = await newPage();
 
       // 1. Register.
-      await page.goto(`${spendgate.url}/register`);
+      const page = await profiles.open('/register');
       const register = page.getByRole('form', { name: 'Register' });
       await register.getByLabel('Full name').fill('Ada Journey');
       await register.getByLabel('Work email').fill(email);
@@ -124,9 +89,8 @@ describe.skipIf(!hasChromium)('the journey from sign-up to a metered, capped and
       await page.goto(`${spendgate.url}/dashboard`);
       await page.getByText('1 of 5 done').waitFor();
       await shoot(page, 'checklist-light-1280');
-      const session = { token, user: (await page.evaluate(() => localStorage.getItem('user')))! };
-      const phone = await newPage({ width: 390, theme: 'dark', session });
-      await phone.goto(`${spendgate.url}/dashboard`);
+      const session = { token, user: JSON.parse((await page.evaluate(() => localStorage.getItem('user')))!) };
+      const phone = await profiles.open('/dashboard', { width: 390, theme: 'dark', as: session });
       await phone.getByText('1 of 5 done').waitFor();
       await shoot(phone, 'checklist-dark-390');
       await phone.goto(`${spendgate.url}/dashboard/ai-connection`);
@@ -205,8 +169,7 @@ describe.skipIf(!hasChromium)('the journey from sign-up to a metered, capped and
             ['overview', '/dashboard', 'This month'],
             ['ai-connections', '/dashboard/ai-connection', 'Fake OpenAI'],
           ] as const) {
-            const shown = await newPage({ width, theme, session });
-            await shown.goto(`${spendgate.url}${route}`);
+            const shown = await profiles.open(route, { width, theme, as: session });
             await shown.getByRole('heading', { name: ready }).waitFor();
             // The chart is drawn once its lazily loaded code has run: its axis labels are then in the page.
             if (name === 'overview') await shown.locator('figure.chart svg text').first().waitFor({ state: 'attached' });
@@ -246,9 +209,8 @@ describe.skipIf(!hasChromium)('the journey from sign-up to a metered, capped and
       const mail = (await listOutboxMail(spendgate.app.runtime.stores.sql.db, colleague))[0]!.text_body;
       const link = /https?:\/\/\S+\/register\?invite=([A-Za-z0-9_-]+)/.exec(mail);
       expect(link, mail).not.toBeNull();
-      const invited = await newPage();
       // The link names the operator's PUBLIC_URL; this Spendgate listens on a port of its own.
-      await invited.goto(`${spendgate.url}/register?invite=${link![1]}`);
+      const invited = await profiles.open(`/register?invite=${link![1]}`);
       const join = invited.getByRole('form', { name: 'Register' });
       expect(await join.getByLabel('Work email').inputValue()).toBe(colleague);
       await join.getByLabel('Full name').fill('Grace Colleague');
@@ -270,8 +232,8 @@ describe.skipIf(!hasChromium)('the journey from sign-up to a metered, capped and
       await keys.getByText('No keys yet. Issue one to call the gateway for this group.').waitFor();
       const revoked = await ask('Still there?').catch((error: unknown) => error);
       expect((revoked as InstanceType<typeof OpenAI.APIError>).status).toBe(401);
-      expect(pageErrors).toEqual([]);
-      expect(consoleErrors).toEqual([]);
+      expect(profiles.pageErrors).toEqual([]);
+      expect(profiles.consoleErrors).toEqual([]);
     }, 300_000);
   });
 });

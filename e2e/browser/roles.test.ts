@@ -7,23 +7,14 @@
  * the group's admins' and maintainers'; budgets its team admins'.)
  */
 import { rm } from 'node:fs/promises';
-import path from 'node:path';
-import { listOutboxMail, upsertSubscription } from '@spendgate/store';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { listOutboxMail } from '@spendgate/store';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
-import { axeViolations, blockingViolations, describeViolations } from './support/axe.ts';
-import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium, SCREENSHOT_DIR } from './support/chromium.ts';
+import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium } from './support/chromium.ts';
+import { type BrowserProfiles, browserProfiles, checkPage, type SignedUpUser, signUpTeamAdmin, signUpUser, type TeamAdmin } from './support/session.ts';
 
 if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
-
-interface Account {
-  email: string;
-  name: string;
-  userId: string;
-  token: string;
-}
 
 /** The token of the newest invitation link mailed to `email`. */
 async function invitationToken(spendgate: RunningSpendgate, email: string): Promise<string> {
@@ -49,50 +40,27 @@ describe.skipIf(!hasChromium)('group roles in the console', () => {
 
   describe.each(testModes)('%s', (mode) => {
     let spendgate: RunningSpendgate;
-    let admin: Account;
-    let maintainer: Account;
-    let observer: Account;
+    let admin: TeamAdmin;
+    let maintainer: SignedUpUser;
+    let observer: SignedUpUser;
     let groupId: string;
-    const contexts: BrowserContext[] = [];
+    let profiles: BrowserProfiles;
 
-    async function account(name: string): Promise<Account> {
-      const email = `${name.toLowerCase()}-${mode}@example.com`;
-      const { userId, token } = await signUp(spendgate.url, email, { name });
-      return { email, name, userId, token };
-    }
-
+    const emailOf = (name: string) => `${name.toLowerCase()}-${mode}@example.com`;
     /** A fresh browser profile at `route`, signed in as `who` unless null. */
-    async function openAs(who: Account | null, route: string, width = 1280): Promise<Page> {
-      const context = await browser.newContext({ viewport: { width, height: 900 } });
-      contexts.push(context);
-      const page = await context.newPage();
-      if (!who) {
-        await page.goto(`${spendgate.url}${route}`);
-        return page;
-      }
-      await context.addInitScript((session) => {
-        if (sessionStorage.getItem('seeded')) return;
-        localStorage.setItem('token', session.token);
-        localStorage.setItem('user', JSON.stringify(session.user));
-        sessionStorage.setItem('seeded', 'yes');
-      }, { token: who.token, user: { id: who.userId, email: who.email, name: who.name, emailVerified: true } });
-      await page.goto(`${spendgate.url}${route}`);
-      return page;
-    }
-
+    const openAs = (who: SignedUpUser | null, route: string, width = 1280) => profiles.open(route, { width, ...(who ? { as: who } : {}) });
     const detailsOf = (id: string) => `/dashboard/synthetic-groups?group=${id}`;
-    const api = (who: Account, method: string, route: string, body?: unknown) =>
+    const api = (who: SignedUpUser, method: string, route: string, body?: unknown) =>
       callApi(spendgate.url, method, route, { token: who.token, ...(body === undefined ? {} : { body }) });
 
     beforeAll(async () => {
       spendgate = await startSpendgate(mode, `browser-roles-${mode}`, { consoleDir });
-      admin = await account('Ada');
-      maintainer = await account('Max');
-      observer = await account('Olive');
+      profiles = browserProfiles(browser, spendgate.url);
       // A paid plan: the trial's two seats would refuse the second invitation.
-      await upsertSubscription(spendgate.app.runtime.stores.sql.db, { userId: admin.userId, planSlug: 'growth', status: 'active', trialEnd: null });
-      const team = await api(admin, 'POST', '/team/', { name: 'Platform', description: '' });
-      const group = await api(admin, 'POST', '/synthetic-group', { teamId: team.body.data.id, name: 'Search', description: 'Spend of the search team' });
+      admin = await signUpTeamAdmin(spendgate.url, emailOf('Ada'), { name: 'Ada', plan: 'growth' });
+      maintainer = await signUpUser(spendgate.url, emailOf('Max'), { name: 'Max' });
+      observer = await signUpUser(spendgate.url, emailOf('Olive'), { name: 'Olive' });
+      const group = await api(admin, 'POST', '/synthetic-group', { teamId: admin.teamId, name: 'Search', description: 'Spend of the search team' });
       expect(group.status, JSON.stringify(group.body)).toBe(201);
       groupId = group.body.data.id;
       for (const [invited, role] of [
@@ -108,7 +76,7 @@ describe.skipIf(!hasChromium)('group roles in the console', () => {
     }, 120_000);
 
     afterAll(async () => {
-      await Promise.all(contexts.splice(0).map((context) => context.close()));
+      await profiles?.closeAll();
       await spendgate?.close();
     });
 
@@ -143,7 +111,7 @@ describe.skipIf(!hasChromium)('group roles in the console', () => {
       // Everyone in the team is in the group already: no one to add (the form only lists team members outside it).
       const invitationRows = page.getByRole('table', { name: 'Invitations sent' }).getByRole('row');
       await expect.poll(() => invitationRows.count()).toBe(3);
-      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `groups-details-admin-${mode}-1280.png`), fullPage: true });
+      await checkPage(page, `groups-details-admin-${mode}-1280`);
     });
 
     it('an Observer joins through the invitation link, sees the group read-only, and the API refuses every change', async () => {
@@ -171,9 +139,7 @@ describe.skipIf(!hasChromium)('group roles in the console', () => {
       await page.waitForLoadState('networkidle');
       const shown = controls(page);
       for (const [name, control] of Object.entries(shown)) expect(await control.count(), name).toBe(0);
-      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `groups-details-observer-${mode}-1280.png`), fullPage: true });
-      const violations = blockingViolations(await axeViolations(page));
-      expect(violations, describeViolations(violations)).toEqual([]);
+      await checkPage(page, `groups-details-observer-${mode}-1280`);
 
       // The group is in its list, reached from the sidebar.
       await page.getByRole('link', { name: 'All groups' }).click();
@@ -210,9 +176,7 @@ describe.skipIf(!hasChromium)('group roles in the console', () => {
       for (const name of ['delete', 'roleSelects', 'removeMember', 'addMember', 'invitations', 'sendInvitations', 'addBudget'] as const) {
         expect(await shown[name].count(), name).toBe(0);
       }
-      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `groups-details-maintainer-${mode}-390.png`), fullPage: true });
-      const violations = blockingViolations(await axeViolations(page));
-      expect(violations, describeViolations(violations)).toEqual([]);
+      await checkPage(page, `groups-details-maintainer-${mode}-390`);
 
       // Editing is theirs: the new name shows at once and is stored.
       await shown.edit.click();

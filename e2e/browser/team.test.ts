@@ -11,15 +11,14 @@
  * light and dark, with no sideways scroll and no critical or serious axe-core violation.
  */
 import { rm } from 'node:fs/promises';
-import path from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
-import { listOutboxMail, upsertSubscription } from '@spendgate/store';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { listOutboxMail } from '@spendgate/store';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
-import { axeViolations, blockingViolations, describeViolations } from './support/axe.ts';
-import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium, SCREENSHOT_DIR } from './support/chromium.ts';
+import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium } from './support/chromium.ts';
+import { browserProfiles, type BrowserProfiles, checkPage, type OpenOptions, signUpTeamAdmin, signUpUser, type TeamAdmin } from './support/session.ts';
 
 if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
 
@@ -61,42 +60,12 @@ describe.skipIf(!hasChromium)('the team and the account', () => {
 
   describe.each(testModes)('%s', (mode) => {
     let spendgate: RunningSpendgate;
-    let admin: { token: string; user: unknown };
+    let admin: TeamAdmin;
     let teamId: string;
-    const contexts: BrowserContext[] = [];
-    const pageErrors: string[] = [];
+    let profiles: BrowserProfiles;
     const api = (method: string, route: string, options: { token?: string; body?: unknown } = {}) => callApi(spendgate.url, method, route, options);
-
     /** A fresh browser profile at `route`, signed in as `as` when given. */
-    async function open(route: string, options: { width?: number; theme?: 'light' | 'dark'; as?: { token: string; user: unknown } } = {}): Promise<Page> {
-      const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 900 } });
-      contexts.push(context);
-      context.setDefaultTimeout(20_000);
-      await context.addInitScript(
-        (seed) => {
-          localStorage.setItem('spendgate.theme', seed.theme);
-          if (!seed.session || sessionStorage.getItem('seeded')) return;
-          localStorage.setItem('token', seed.session.token);
-          localStorage.setItem('user', JSON.stringify(seed.session.user));
-          sessionStorage.setItem('seeded', 'yes');
-        },
-        { session: options.as ?? null, theme: options.theme ?? 'light' },
-      );
-      const page = await context.newPage();
-      page.on('pageerror', (error) => pageErrors.push(error.message));
-      await page.goto(`${spendgate.url}${route}`);
-      return page;
-    }
-
-    /** A screenshot of the page as it is: no sideways scroll and no critical or serious axe-core violation. */
-    async function checkPage(page: Page, name: string) {
-      await page.evaluate(() => document.fonts.ready);
-      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      expect(overflow, `${name} scrolls sideways`).toBeLessThanOrEqual(0);
-      const violations = blockingViolations(await axeViolations(page));
-      expect(violations, `${name}\n${describeViolations(violations)}`).toEqual([]);
-    }
+    const open = (route: string, options: OpenOptions = {}) => profiles.open(route, options);
 
     /** The link of the newest invitation Spendgate mailed to `email`, as a path on this Spendgate. */
     async function invitationLink(email: string): Promise<string> {
@@ -110,17 +79,19 @@ describe.skipIf(!hasChromium)('the team and the account', () => {
 
     beforeAll(async () => {
       spendgate = await startSpendgate(mode, `browser-team-${mode}`, { consoleDir });
-      const lead = await signUp(spendgate.url, `lead-${mode}@example.com`, { password: PASSWORD, name: 'Lena Lead' });
-      const profile = await api('GET', '/auth/profile', { token: lead.token });
-      admin = { token: lead.token, user: profile.body.data.user };
-      const team = await api('POST', '/team/', { token: lead.token, body: { name: 'Platform', description: 'The platform team' } });
-      teamId = team.body.data.id;
+      profiles = browserProfiles(browser, spendgate.url);
       // A paid plan: the trial's two free seats would stop the third member.
-      await upsertSubscription(spendgate.app.runtime.stores.sql.db, { userId: lead.userId, planSlug: 'growth', status: 'active', trialEnd: null });
+      admin = await signUpTeamAdmin(spendgate.url, `lead-${mode}@example.com`, {
+        password: PASSWORD,
+        name: 'Lena Lead',
+        team: { name: 'Platform', description: 'The platform team' },
+        plan: 'growth',
+      });
+      teamId = admin.teamId;
     }, 120_000);
 
     afterAll(async () => {
-      await Promise.all(contexts.splice(0).map((context) => context.close()));
+      await profiles?.closeAll();
       await spendgate?.close();
     });
 
@@ -176,7 +147,7 @@ describe.skipIf(!hasChromium)('the team and the account', () => {
       await role.selectOption('ADMIN');
       await expect.poll(async () => (await api('GET', `/team/members/${teamId}`, { token: admin.token })).body.data.find((m: { email: string }) => m.email === colleague)?.role).toBe('ADMIN');
       await page.getByText('2 of 5 seats free on your Growth plan taken.', { exact: false }).waitFor();
-      expect(pageErrors).toEqual([]);
+      expect(profiles.pageErrors).toEqual([]);
     });
 
     it('an existing account accepts through /login?invite= and lands in the team; the admin revokes an invitation and removes a member after confirming', async () => {
@@ -216,14 +187,13 @@ describe.skipIf(!hasChromium)('the team and the account', () => {
       await row.waitFor({ state: 'detached' });
       const members = await api('GET', `/team/members/${teamId}`, { token: admin.token });
       expect(members.body.data.map((member: { email: string }) => member.email)).not.toContain(existing);
-      expect(pageErrors).toEqual([]);
+      expect(profiles.pageErrors).toEqual([]);
     });
 
     it('the account screen changes the name, the avatar and the password', async () => {
       const email = `account-${mode}@example.com`;
-      const account = await signUp(spendgate.url, email, { password: PASSWORD, name: 'Ann Account' });
-      const user = (await api('GET', '/auth/profile', { token: account.token })).body.data.user;
-      const page = await open('/dashboard/settings/account', { as: { token: account.token, user } });
+      const account = await signUpUser(spendgate.url, email, { password: PASSWORD, name: 'Ann Account' });
+      const page = await open('/dashboard/settings/account', { as: account });
 
       const profile = page.getByRole('form', { name: 'Profile' });
       expect(await profile.getByLabel('Name').inputValue()).toBe('Ann Account');
@@ -262,7 +232,7 @@ describe.skipIf(!hasChromium)('the team and the account', () => {
       await page.getByRole('form', { name: 'Profile' }).getByLabel('Name').waitFor();
       expect(await page.getByRole('form', { name: 'Profile' }).getByLabel('Name').inputValue()).toBe('Ann Newname');
       expect(new URL(page.url()).pathname).toBe('/dashboard/settings/account');
-      expect(pageErrors).toEqual([]);
+      expect(profiles.pageErrors).toEqual([]);
     });
 
     it('sends a session whose e-mail is not verified from /dashboard to /verify', async () => {
@@ -276,8 +246,7 @@ describe.skipIf(!hasChromium)('the team and the account', () => {
     });
 
     it('shows the Settings, Team (with and without a team) and Account screens at 1280 and 390 px, light and dark, without overflow or axe violations', async () => {
-      const newcomer = await signUp(spendgate.url, `newcomer-${mode}@example.com`, { password: PASSWORD, name: 'Nia Newcomer' });
-      const alone = { token: newcomer.token, user: (await api('GET', '/auth/profile', { token: newcomer.token })).body.data.user };
+      const alone = await signUpUser(spendgate.url, `newcomer-${mode}@example.com`, { password: PASSWORD, name: 'Nia Newcomer' });
       for (const width of WIDTHS) {
         for (const theme of THEMES) {
           const settings = await open('/dashboard/settings', { as: admin, width, theme });
@@ -308,7 +277,7 @@ describe.skipIf(!hasChromium)('the team and the account', () => {
       await used.getByRole('alert').getByText("This invitation link is invalid, has been used or has expired. Ask the team's admin for a new one.").waitFor();
       await used.getByRole('button', { name: 'Create account' }).waitFor();
       await checkPage(used, `team-used-invitation-${mode}-390`);
-      expect(pageErrors).toEqual([]);
+      expect(profiles.pageErrors).toEqual([]);
     }, 120_000);
   });
 });
