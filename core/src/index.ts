@@ -54,6 +54,17 @@ export {
   UpstreamError,
   ValidationError,
 } from './errors.ts';
+export {
+  coverageCount,
+  detectSeasonalPeriods,
+  type ForecastInput,
+  forecastSeries,
+  mase,
+  msis,
+  type SeriesForecast,
+  seasonalNaiveScale,
+  smape,
+} from './forecast/index.ts';
 export { KEY_SETTING_LIMITS, type KeySettings, type RoutingWeights } from './key-settings.ts';
 export {
   LATENCY_BUCKET_BOUNDS_MS,
