@@ -14,6 +14,20 @@ export {
   type UsageSlice,
 } from './advisor/detectors.ts';
 export { describeFinding, type Wording } from './advisor/wording.ts';
+export {
+  ALERT_CHANNEL_KINDS,
+  type AlertKind,
+  type AlertText,
+  type BudgetSpend,
+  isE164,
+  slackMessage,
+  smsBody,
+  teamsMessage,
+  testAlertText,
+  thresholdAlertText,
+  thresholdDedupeKey,
+  thresholdsReached,
+} from './alerts/index.ts';
 export { AVATAR_DATA_URL_MAX_LENGTH, AVATAR_URL_MAX_LENGTH, avatarProblem } from './avatar.ts';
 export {
   type Bill,

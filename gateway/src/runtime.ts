@@ -33,18 +33,27 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
       modelCount: Object.values(version.prices).reduce((sum, models) => sum + Object.keys(models).length, 0),
     })),
   );
+  const envelope = createEnvelope(config.secrets.masterKey);
+  const outbound = createOutboundGuard({ allowedHosts: config.upstreamAllowedHosts, resolve: options.resolveHost });
   if (stores.mode === 'embedded') {
-    await registerJobs(stores.queue, { sql: stores.sql, mail: config.mail, log: options.log, usageEventRetentionDays: config.usageEventRetentionDays });
+    await registerJobs(stores.queue, {
+      sql: stores.sql,
+      mail: config.mail,
+      log: options.log,
+      usageEventRetentionDays: config.usageEventRetentionDays,
+      queue: stores.queue,
+      envelope,
+      outbound,
+      twilioApiUrl: config.twilioApiUrl,
+    });
   }
 
-  const envelope = createEnvelope(config.secrets.masterKey);
   const sessions = createSessionTokens(config.secrets.jwtSecret);
   const keyCache = await stores.createKeyCache<Principal>({ maxEntries: 10_000, ttlMs: 60_000 });
   const outbox = createUsageOutbox({ sql: stores.sql, queue: stores.queue, log: options.log });
   outbox.start();
   const metering = createMetering({ ...stores, outbox, catalog, log: options.log });
   const upstreams = createUpstreamResolver({ optimisedUpstreams: config.optimisedUpstreams, catalog });
-  const outbound = createOutboundGuard({ allowedHosts: config.upstreamAllowedHosts, resolve: options.resolveHost });
   const circuitNews = await stores.createBroadcast<CircuitNews>('upstream-health');
 
   return {

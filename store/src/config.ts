@@ -85,6 +85,8 @@ const EnvSchema = z.object({
   /** Mail is sent over SMTP when set; otherwise kept in the outbox and printed to the log. */
   SMTP_URL: url(['smtp:', 'smtps:']).optional(),
   MAIL_FROM: z.string().min(3).default('Spendgate <no-reply@spendgate.local>'),
+  /** Twilio's REST API, where SMS alerts are sent (a local fake in tests). */
+  TWILIO_API_URL: url(['https:', 'http:']).default('https://api.twilio.com'),
   /** Google sign-in is on when the OAuth client id is set. */
   GOOGLE_CLIENT_ID: z.string().min(1).optional(),
   GOOGLE_JWKS_URL: url(['https:', 'http:']).default('https://www.googleapis.com/oauth2/v3/certs'),
@@ -133,6 +135,8 @@ export interface Config {
   consoleDir: string;
   publicUrl: string;
   mail: MailConfig;
+  /** Where SMS alerts go: Twilio's API origin. */
+  twilioApiUrl: string;
   google: { clientId: string | undefined; jwksUrl: string };
   platformAdminEmails: string[];
   /** Operator upstreams serving optimised keys, by provider id. Secret: never logged. */
@@ -198,6 +202,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     consoleDir: path.resolve(parsed.CONSOLE_DIR),
     publicUrl: (parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/+$/, ''),
     mail: { smtpUrl: parsed.SMTP_URL, from: parsed.MAIL_FROM },
+    twilioApiUrl: parsed.TWILIO_API_URL.replace(/\/+$/, ''),
     google: { clientId: parsed.GOOGLE_CLIENT_ID, jwksUrl: parsed.GOOGLE_JWKS_URL },
     platformAdminEmails: parsed.PLATFORM_ADMIN_EMAILS,
     optimisedUpstreams: parsed.OPTIMISED_UPSTREAMS,

@@ -15,6 +15,7 @@ export * from './sql/connect.ts';
 export * from './sql/migrate.ts';
 export * from './sql/repos/accounts.ts';
 export * from './sql/repos/audit.ts';
+export * from './sql/repos/alerts.ts';
 export * from './sql/repos/budgets.ts';
 export * from './sql/repos/catalog.ts';
 export * from './sql/repos/connections.ts';

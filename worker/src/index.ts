@@ -1,17 +1,33 @@
 // The worker's jobs, registered on a queue. The embedded mode registers them in the
 // gateway process; the scaled mode runs them in `npm run worker` processes.
-import { type Config, createLogger, type JobPayloads, openStores, type StoreOptions, type Stores } from '@spendgate/store';
+import { type Config, createEnvelope, createLogger, createOutboundGuard, type JobPayloads, openStores, type StoreOptions, type Stores } from '@spendgate/store';
 import { registerJobs } from './jobs/registry.ts';
 
 export { registerJobs } from './jobs/registry.ts';
 
 /** Opens the stores and consumes every job in this process (the scaled mode's worker). */
 export async function startWorker(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'redisUrl' | 'mail' | 'logLevel' | 'usageEventRetentionDays'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'redisUrl' | 'mail' | 'logLevel' | 'usageEventRetentionDays' | 'secrets' | 'upstreamAllowedHosts' | 'twilioApiUrl'>,
   options: StoreOptions = {},
 ): Promise<Stores<JobPayloads>> {
   const log = options.log ?? createLogger(config.logLevel);
   const stores = await openStores<JobPayloads>(config, { ...options, log });
-  await registerJobs(stores.queue, { sql: stores.sql, mail: config.mail, log, usageEventRetentionDays: config.usageEventRetentionDays });
-  return stores;
+  const outbound = createOutboundGuard({ allowedHosts: config.upstreamAllowedHosts });
+  await registerJobs(stores.queue, {
+    sql: stores.sql,
+    mail: config.mail,
+    log,
+    usageEventRetentionDays: config.usageEventRetentionDays,
+    queue: stores.queue,
+    envelope: createEnvelope(config.secrets.masterKey),
+    outbound,
+    twilioApiUrl: config.twilioApiUrl,
+  });
+  return {
+    ...stores,
+    close: async () => {
+      await stores.close();
+      await outbound.dispatcher.destroy();
+    },
+  };
 }

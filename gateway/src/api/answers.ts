@@ -482,3 +482,53 @@ export const AuditPage = z.strictObject({
   pageSize: z.number().int(),
   total: z.number().int(),
 });
+
+// Spend alerts
+
+/** An alert channel: never its secret; a webhook by its host only. */
+export const AlertChannel = z.strictObject({
+  id: z.guid(),
+  teamId: z.guid(),
+  kind: z.enum(['email', 'slack', 'teams', 'sms']),
+  name: z.string(),
+  /** Where it sends: addresses, the SMS number, or the webhook's host. */
+  target: z.string(),
+  createdAt: Timestamp,
+});
+
+const AlertDeliveryAttempt = z.strictObject({
+  attempt: z.number().int(),
+  at: Timestamp,
+  outcome: z.enum(['sent', 'logged', 'failed']),
+  statusCode: z.number().int().nullable(),
+  error: z.string().nullable(),
+});
+
+/** One alert to one channel: its idempotency key is `<alert id>:<channel id>`. */
+const AlertDelivery = z.strictObject({
+  id: z.guid(),
+  channelId: z.guid().nullable(),
+  channelKind: z.enum(['email', 'slack', 'teams', 'sms']),
+  channelName: z.string(),
+  idempotencyKey: z.string(),
+  status: z.enum(['pending', 'retrying', 'sent', 'logged', 'failed']),
+  attempts: z.array(AlertDeliveryAttempt),
+  lastError: z.string().nullable(),
+  sentAt: Timestamp.nullable(),
+});
+
+export const AlertEvent = z.strictObject({
+  id: z.guid(),
+  teamId: z.guid(),
+  kind: z.enum(['threshold', 'test']),
+  budgetId: z.guid().nullable(),
+  thresholdPercent: z.number().int().nullable(),
+  /** The budget window it fired in (its first local day, or 'total'). */
+  window: z.string().nullable(),
+  subject: z.string(),
+  message: z.string(),
+  createdAt: Timestamp,
+  deliveries: z.array(AlertDelivery),
+});
+
+export const AlertTestStarted = z.strictObject({ alertId: z.guid(), deliveryId: z.guid() });

@@ -15,6 +15,7 @@ import { createOpenApiCollector } from './openapi.ts';
 import { sendApiError } from './reply.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { authRoutes } from './routes/auth.ts';
+import { alertRoutes } from './routes/alerts.ts';
 import { budgetRoutes } from './routes/budgets.ts';
 import { contactFormRoutes } from './routes/contact-form.ts';
 import { demoRoutes } from './routes/demo.ts';
@@ -74,5 +75,6 @@ export const controlPlane =
     await app.register(auditRoutes(deps.services), { prefix: '/audit' });
     await app.register(pricingRoutes(deps.services), { prefix: '/pricing' });
     await app.register(budgetRoutes(deps.services), { prefix: '/budgets' });
+    await app.register(alertRoutes(deps.services), { prefix: '/alerts' });
     openApi.serve('/docs');
   };

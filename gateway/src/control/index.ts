@@ -8,6 +8,7 @@ import { createRateLimiter } from '../security/rate-limit.ts';
 import type { SessionTokens } from '../security/session-tokens.ts';
 import { createAccess } from './access.ts';
 import { createAccountService } from './accounts.ts';
+import { createAlertService } from './alerts.ts';
 import { createAuditService } from './audit.ts';
 import { createBudgetService } from './budgets.ts';
 import { createConnectionService } from './connections.ts';
@@ -75,6 +76,7 @@ export async function createControlPlaneServices(deps: {
     audit: createAuditService({ sql, access }),
     pricing: createPricingService({ sql, access }),
     budgets: createBudgetService({ sql, access, ledger: deps.ledger, keyCache: deps.keyCache }),
+    alerts: createAlertService({ sql, access, plans, envelope: deps.envelope, outbound: deps.outbound, queue: deps.queue }),
     site: createSiteContentService({ sql }),
     demo: createDemoService({ sql, queue: deps.queue, catalog: deps.catalog }),
   };

@@ -52,9 +52,19 @@ export interface ReconcileUsageJob {
   lookBackHours: number;
 }
 
+/** Checks every budget's alert thresholds against its spend; scheduled, so it carries nothing. */
+export type AlertCheckJob = Record<string, never>;
+
+/** Sends one alert to one channel (the delivery row says which); no secret travels here. */
+export interface AlertDeliverJob {
+  deliveryId: string;
+}
+
 export type JobPayloads = {
   meter: UsageBatchJob;
   mail: MailJob;
   prune: PruneJob;
   'reconcile-usage': ReconcileUsageJob;
+  'alert-check': AlertCheckJob;
+  'alert-deliver': AlertDeliverJob;
 };

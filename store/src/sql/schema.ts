@@ -1,6 +1,6 @@
 // Table types for Kysely: one Database interface, as the migrations create it.
 // int8 columns come back as bigint (see connect.ts), timestamps as Date.
-import type { BudgetMode, BudgetScope, BudgetWindow, GroupRole, KeyKind, KeySettings, TeamRole } from '@spendgate/core';
+import type { AlertChannel, BudgetMode, BudgetScope, BudgetWindow, GroupRole, KeyKind, KeySettings, TeamRole } from '@spendgate/core';
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
@@ -335,11 +335,81 @@ export interface PlanOveragesTable {
   ended_at: Date | null;
 }
 
+/** A team's alert channel (migration 20261126_0007): where its alerts go. */
+export interface AlertChannelsTable {
+  id: string;
+  team_id: string;
+  kind: AlertChannel;
+  name: string;
+  /** What is not secret: e-mail addresses, SMS numbers, the Twilio account SID, the webhook's host. */
+  settings: Json<AlertChannelSettings>;
+  /** The webhook URL or the Twilio auth token, sealed with the team's data key. */
+  secret_ciphertext: Uint8Array | null;
+  secret_key_version: number | null;
+  created_by: string;
+  created_at: CreatedAt;
+}
+
+export interface AlertChannelSettings {
+  addresses?: string[];
+  webhookHost?: string;
+  accountSid?: string;
+  from?: string;
+  to?: string;
+}
+
+/** An alert that fired: unique per (team, dedupe key), so a threshold fires once per window. */
+export interface AlertEventsTable {
+  id: string;
+  team_id: string;
+  kind: 'threshold' | 'test';
+  dedupe_key: string;
+  budget_id: string | null;
+  threshold_percent: number | null;
+  window_label: string | null;
+  subject: string;
+  message: string;
+  details: Json<Record<string, unknown>>;
+  created_at: CreatedAt;
+}
+
+export type AlertDeliveryStatus = 'pending' | 'retrying' | 'sent' | 'logged' | 'failed';
+
+/** One alert to one channel; `idempotency_key` is `<alert id>:<channel id>`. */
+export interface AlertDeliveriesTable {
+  id: string;
+  alert_id: string;
+  channel_id: string | null;
+  team_id: string;
+  channel_kind: AlertChannel;
+  channel_name: string;
+  idempotency_key: string;
+  status: ColumnType<AlertDeliveryStatus, AlertDeliveryStatus | undefined, AlertDeliveryStatus>;
+  attempts: ColumnType<number, number | undefined, number>;
+  claimed_until: Date | null;
+  last_error: string | null;
+  sent_at: Date | null;
+  created_at: CreatedAt;
+}
+
+export interface AlertDeliveryAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  at: Date;
+  outcome: 'sent' | 'logged' | 'failed';
+  status_code: number | null;
+  error: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   teams: TeamsTable;
   team_price_overrides: TeamPriceOverridesTable;
   budgets: BudgetsTable;
+  alert_channels: AlertChannelsTable;
+  alert_events: AlertEventsTable;
+  alert_deliveries: AlertDeliveriesTable;
+  alert_delivery_attempts: AlertDeliveryAttemptsTable;
   team_members: TeamMembersTable;
   synthetic_groups: SyntheticGroupsTable;
   synthetic_group_members: SyntheticGroupMembersTable;

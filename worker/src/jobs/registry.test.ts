@@ -3,7 +3,9 @@
 // (scheduled hourly; the queue suite runs schedules) deletes what is past its retention and
 // keeps the rest; its reconcile-usage repairs rollups that drifted from the events.
 import {
+  createEnvelope,
   createLogger,
+  createOutboundGuard,
   findOutboxMail,
   insertGroup,
   insertIssuedKey,
@@ -87,7 +89,16 @@ for (const mode of modes) {
         if (status !== 'pending') await markOutboxMail(sql.db, id, { status, at: createdAt });
       }
 
-      await registerJobs(stores.queue, { sql, mail: { smtpUrl: undefined, from: 'Spendgate <no-reply@x>' }, log: createLogger('silent'), usageEventRetentionDays: 30 });
+      await registerJobs(stores.queue, {
+        sql,
+        mail: { smtpUrl: undefined, from: 'Spendgate <no-reply@x>' },
+        log: createLogger('silent'),
+        usageEventRetentionDays: 30,
+        queue: stores.queue,
+        envelope: createEnvelope(Buffer.alloc(32, 7)),
+        outbound: createOutboundGuard({ allowedHosts: [] }),
+        twilioApiUrl: 'https://api.twilio.com',
+      });
       await stores.queue.enqueue('prune', {}, { jobId: 'prune-now' });
 
       const remaining = async () => ({

@@ -6,13 +6,17 @@
  */
 import {
   DEFAULT_ATTEMPTS,
+  type Envelope,
   type JobHandler,
   type JobPayloads,
   type JobQueue,
   type Logger,
   type MailConfig,
+  type OutboundGuard,
   type SqlStore,
 } from '@spendgate/store';
+import { createAlertCheckProcessor } from './alert-check.ts';
+import { ALERT_DELIVERY_ATTEMPTS, createAlertDeliverProcessor } from './alert-deliver.ts';
 import { createMailProcessor } from './mail.ts';
 import { createMeterProcessor } from './meter.ts';
 import { createPruneProcessor } from './prune.ts';
@@ -25,6 +29,14 @@ export interface JobDeps {
   log: Logger;
   /** Days a usage event is kept (prune deletes older ones; their rollups stay). */
   usageEventRetentionDays: number;
+  /** Where jobs hand work on (the alert check to its deliveries). */
+  queue: JobQueue<JobPayloads>;
+  /** Opens channel secrets (webhook URLs, Twilio tokens) sealed with a team's data key. */
+  envelope: Envelope;
+  /** Every call to an address a team gave goes through its dispatcher. */
+  outbound: Pick<OutboundGuard, 'dispatcher'>;
+  /** Twilio's API origin, for SMS alerts. */
+  twilioApiUrl: string;
 }
 
 type JobName = keyof JobPayloads;
@@ -56,6 +68,10 @@ const JOBS: { [N in JobName]: JobDefinition<N> } = {
     backoffMs: 60_000,
     schedule: { everyMs: HOUR_MS, payload: { lookBackHours: 48 } },
   },
+  // Each minute; a failed run is simply the next one.
+  'alert-check': { createProcessor: createAlertCheckProcessor, concurrency: 1, attempts: 1, backoffMs: 60_000, schedule: { everyMs: 60_000, payload: {} } },
+  // A webhook or SMTP server that fails is retried after 30 s, 1, 2, 4 min, then the delivery is failed.
+  'alert-deliver': { createProcessor: createAlertDeliverProcessor, concurrency: 4, attempts: ALERT_DELIVERY_ATTEMPTS, backoffMs: 30_000 },
 };
 
 async function registerJob<N extends JobName>(queue: JobQueue<JobPayloads>, name: N, deps: JobDeps): Promise<void> {
