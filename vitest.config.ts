@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['{core,store,worker,gateway,console,e2e,bench}/**/*.test.{ts,tsx}'],
+    include: ['{core,store,worker,gateway,console,e2e,bench,tools}/**/*.test.{ts,tsx}'],
     exclude: ['**/node_modules/**', '**/dist/**'],
     globalSetup: ['./store/src/testing/global-setup.ts'],
     testTimeout: 30_000,

@@ -15,7 +15,7 @@ function consoleManifest(mode: string): Plugin {
   const manifest = {
     paths: SITE_PATHS,
     dashboardRemoteEntry: DASHBOARD_REMOTE_ENTRY,
-    mediaUrls: [env.VITE_DEMO_VIDEO_URL, env.VITE_DEMO_POSTER_URL].filter(Boolean),
+    mediaUrls: [env.VITE_DEMO_VIDEO_URL, env.VITE_DEMO_POSTER_URL, env.VITE_DEMO_CAPTIONS_URL].filter(Boolean),
   };
   return {
     name: 'spendgate-console-manifest',

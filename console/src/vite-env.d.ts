@@ -8,4 +8,6 @@ interface ImportMetaEnv {
   /** The /demo video and its poster image. */
   readonly VITE_DEMO_VIDEO_URL?: string;
   readonly VITE_DEMO_POSTER_URL?: string;
+  /** Its captions (WebVTT). */
+  readonly VITE_DEMO_CAPTIONS_URL?: string;
 }

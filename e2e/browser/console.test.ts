@@ -233,15 +233,22 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     const { page, consoleErrors } = await open('/demo');
     const video = page.locator('video');
     await video.waitFor();
-    expect(await video.getAttribute('poster')).toBe('/media/spendgate-demo-poster.svg');
+    expect(await video.getAttribute('poster')).toBe('/media/spendgate-demo-poster.jpg');
     expect(await video.getAttribute('preload')).toBe('metadata');
     expect(await video.getAttribute('controlslist')).toContain('nodownload');
     expect(await video.evaluate((element: HTMLVideoElement) => element.controls)).toBe(true);
     expect(await video.textContent()).toBe('Your browser does not support the video tag.');
     const contextMenuBlocked = await video.evaluate((element) => !element.dispatchEvent(new MouseEvent('contextmenu', { bubbles: true, cancelable: true })));
     expect(contextMenuBlocked).toBe(true);
-    // The configured file is absent here: the error is only logged, the page stays.
-    await expect.poll(() => consoleErrors.some((error) => error.includes('The demo video could not be played'))).toBe(true);
+    // The video made from the product (npm run demo:video) plays here: its metadata loads,
+    // it is 1280×720 and over a minute long, and its English captions load with it.
+    await expect.poll(() => video.evaluate((element: HTMLVideoElement) => element.readyState), { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
+    const played = await video.evaluate((element: HTMLVideoElement) => ({ width: element.videoWidth, height: element.videoHeight, seconds: element.duration }));
+    expect(played).toMatchObject({ width: 1280, height: 720 });
+    expect(played.seconds).toBeGreaterThan(60);
+    expect(await video.evaluate((element: HTMLVideoElement) => element.textTracks[0]?.label)).toBe('English');
+    await expect.poll(() => video.evaluate((element: HTMLVideoElement) => element.textTracks[0]?.cues?.length ?? 0)).toBeGreaterThan(10);
+    expect(consoleErrors.filter((error) => error.includes('demo video'))).toEqual([]);
 
     const text = await bodyText(page);
     const blocks = [
@@ -283,6 +290,14 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     };
     expect(await linksShown(748)).toBe(true);
     expect(await linksShown(747)).toBe(false);
+  });
+
+  it('demo: a video that cannot be played is only logged, the page stays', async () => {
+    const { page, consoleErrors, pageErrors } = await open('/demo', { beforeLoad: (page) => page.route('**/media/spendgate-demo.mp4', (route) => route.fulfill({ status: 404 })) });
+    await page.locator('video').waitFor();
+    await expect.poll(() => consoleErrors.some((error) => error.includes('The demo video could not be played'))).toBe(true);
+    expect(pageErrors).toEqual([]);
+    await page.getByRole('heading', { name: "What You'll See In 16 Minutes" }).waitFor();
   });
 
   it('help centre: every block; the FAQ accordion opens the first, keeps several open, toggles, lists bullets', async () => {

@@ -1,17 +1,16 @@
 /**
  * The demo video player, rendered only once running in a browser: poster image,
- * native controls without download, no context menu, metadata-only preloading.
- * A playback error is only logged.
+ * native controls without download, no context menu, metadata-only preloading, English
+ * captions. A playback error is only logged.
  */
 import { useEffect, useState } from 'react';
-import { DEMO_POSTER_URL, DEMO_VIDEO_URL } from '../../shared/config.ts';
+import { DEMO_CAPTIONS_URL, DEMO_POSTER_URL, DEMO_VIDEO_URL } from '../../shared/config.ts';
 
-export function DemoVideo({ src = DEMO_VIDEO_URL, poster = DEMO_POSTER_URL }: { src?: string; poster?: string }) {
+export function DemoVideo({ src = DEMO_VIDEO_URL, poster = DEMO_POSTER_URL, captions = DEMO_CAPTIONS_URL }: { src?: string; poster?: string; captions?: string }) {
   const [inBrowser, setInBrowser] = useState(false);
   useEffect(() => setInBrowser(true), []);
   if (!inBrowser) return <div className="demo-video demo-video--placeholder" />;
   return (
-    // biome-ignore lint/a11y/useMediaCaption: the overview video has no caption track yet.
     <video
       className="demo-video"
       src={src}
@@ -23,6 +22,7 @@ export function DemoVideo({ src = DEMO_VIDEO_URL, poster = DEMO_POSTER_URL }: { 
       onContextMenu={(event) => event.preventDefault()}
       onError={(event) => console.error('The demo video could not be played', event.currentTarget.error)}
     >
+      <track kind="captions" src={captions} srcLang="en" label="English" default />
       Your browser does not support the video tag.
     </video>
   );
