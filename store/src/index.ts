@@ -14,6 +14,7 @@ export * from './secrets/envelope.ts';
 export * from './sql/connect.ts';
 export * from './sql/migrate.ts';
 export * from './sql/repos/accounts.ts';
+export * from './sql/repos/advisor.ts';
 export * from './sql/repos/audit.ts';
 export * from './sql/repos/alerts.ts';
 export * from './sql/repos/budgets.ts';

@@ -532,3 +532,57 @@ export const AlertEvent = z.strictObject({
 });
 
 export const AlertTestStarted = z.strictObject({ alertId: z.guid(), deliveryId: z.guid() });
+
+// The AI advisor
+
+/** One insight: what a detector found, its evidence and amounts (GBP decimal strings), its change, price and realised saving. */
+export const AdvisorInsight = z.strictObject({
+  id: z.guid(),
+  kind: z.enum(['cheaper-model', 'reasoning-heavy', 'cheaper-provider', 'idle-key', 'idle-connection']),
+  title: z.string(),
+  text: z.string(),
+  subject: z.strictObject({ keyId: z.guid().nullable(), connectionId: z.guid().nullable(), provider: z.string().nullable(), model: z.string().nullable() }),
+  evidence: z.strictObject({
+    requests: z.number().int(),
+    exampleRequestIds: z.array(z.string()),
+    facts: z.record(z.string(), z.union([z.string(), z.number()])),
+  }),
+  confidence: z.enum(['high', 'medium', 'low']),
+  currency: z.literal('GBP'),
+  /** The analysed days' cost as it was and as it would have been after the change. */
+  currentCost: z.string(),
+  counterfactualCost: z.string(),
+  estimatedMonthlySaving: z.string(),
+  /** Measured after the change is applied: the daily spend since against the window before, × 30; null until a day has passed. */
+  realisedMonthlySaving: z.string().nullable(),
+  change: z.discriminatedUnion('action', [
+    z.strictObject({ action: z.literal('revoke-key'), keyId: z.guid() }),
+    z.strictObject({ action: z.literal('manual'), instruction: z.string() }),
+  ]),
+  /** What the insight was charged when first found (the plan's price per insight). */
+  price: z.string(),
+  startDate: z.iso.date(),
+  endDate: z.iso.date(),
+  createdAt: Timestamp,
+  refreshedAt: Timestamp,
+  appliedAt: Timestamp.nullable(),
+});
+
+export const AdvisorInsights = z.strictObject({
+  teamId: z.guid(),
+  currency: z.literal('GBP'),
+  totalCharged: z.string(),
+  insights: z.array(AdvisorInsight),
+});
+
+/** A generate run: what it found, how many were new, what those were charged. */
+export const AdvisorRun = z.strictObject({
+  teamId: z.guid(),
+  startDate: z.iso.date(),
+  endDate: z.iso.date(),
+  currency: z.literal('GBP'),
+  found: z.number().int(),
+  created: z.number().int(),
+  charged: z.string(),
+  insights: z.array(AdvisorInsight),
+});

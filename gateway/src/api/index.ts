@@ -13,6 +13,7 @@ import type { SessionTokens } from '../security/session-tokens.ts';
 import { boundBodies } from './bodies.ts';
 import { createOpenApiCollector } from './openapi.ts';
 import { sendApiError } from './reply.ts';
+import { advisorRoutes } from './routes/advisor.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { authRoutes } from './routes/auth.ts';
 import { alertRoutes } from './routes/alerts.ts';
@@ -71,6 +72,7 @@ export const controlPlane =
     await app.register(providerRoutes(deps.services), { prefix: '/provider' });
     await app.register(groupRoutes(deps.services), { prefix: '/synthetic-group' });
     await app.register(usageRoutes(deps.services), { prefix: '/usage' });
+    await app.register(advisorRoutes(deps.services), { prefix: '/usage/ai-advisor' });
     await app.register(demoRoutes(deps.services), { prefix: '/demo' });
     await app.register(auditRoutes(deps.services), { prefix: '/audit' });
     await app.register(pricingRoutes(deps.services), { prefix: '/pricing' });

@@ -8,6 +8,7 @@ import { createRateLimiter } from '../security/rate-limit.ts';
 import type { SessionTokens } from '../security/session-tokens.ts';
 import { createAccess } from './access.ts';
 import { createAccountService } from './accounts.ts';
+import { createAdvisor } from './advisor.ts';
 import { createAlertService } from './alerts.ts';
 import { createAuditService } from './audit.ts';
 import { createBudgetService } from './budgets.ts';
@@ -54,7 +55,7 @@ export async function createControlPlaneServices(deps: {
     google: config.google.clientId ? createGoogleVerifier({ clientId: config.google.clientId, jwksUrl: config.google.jwksUrl }) : undefined,
   });
   const teams = createTeamService({ sql, access, plans, invitations, accounts, keyCache: deps.keyCache });
-  return {
+  const services = {
     accounts,
     plans,
     teams,
@@ -80,6 +81,7 @@ export async function createControlPlaneServices(deps: {
     site: createSiteContentService({ sql }),
     demo: createDemoService({ sql, queue: deps.queue, catalog: deps.catalog }),
   };
+  return { ...services, advisor: createAdvisor({ sql, access, plans, catalog: deps.catalog, groups: services.groups }) };
 }
 
 export type ControlPlaneServices = Awaited<ReturnType<typeof createControlPlaneServices>>;

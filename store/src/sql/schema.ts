@@ -323,6 +323,40 @@ export interface InvitationsTable {
   created_at: CreatedAt;
 }
 
+/** An AI advisor insight (migration 20261126_0006): one finding of a team, charged once. */
+export interface AdvisorInsightsTable {
+  id: string;
+  team_id: string;
+  /** The detector's fingerprint; unique per team, so a finding found again is not charged again. */
+  fingerprint: string;
+  kind: import('@spendgate/core').FindingKind;
+  key_id: string | null;
+  connection_id: string | null;
+  provider: string | null;
+  model: string | null;
+  title: string;
+  text: string;
+  evidence: Json<{ requests: number; exampleRequestIds: string[]; facts: Record<string, string | number> }>;
+  change: Json<{ action: 'revoke-key'; keyId: string } | { action: 'manual'; instruction: string }>;
+  confidence: 'high' | 'medium' | 'low';
+  /** GBP micros over the window, as it was and as it would have been; the saving scaled to 30 days. */
+  current_cost_micros: Int8;
+  counterfactual_cost_micros: Int8;
+  monthly_saving_micros: Int8;
+  /** The analysed days (yyyy-mm-dd, the team’s calendar, both included). */
+  window_start: string;
+  window_end: string;
+  /** What the insight was charged (the plan's advisorInsightMicros when it was first found), GBP micros. */
+  price_micros: Int8;
+  currency: ColumnType<string, string | undefined, string>;
+  plan_slug: string;
+  created_by: string;
+  created_at: CreatedAt;
+  refreshed_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  applied_at: Date | null;
+  applied_by: string | null;
+}
+
 export interface PlanOveragesTable {
   id: string;
   team_id: string;
@@ -421,6 +455,7 @@ export interface Database {
   usage_request_ids: UsageRequestIdsTable;
   usage_events: UsageEventsTable;
   usage_rollups: UsageRollupsTable;
+  advisor_insights: AdvisorInsightsTable;
   subscription_plans: SubscriptionPlansTable;
   subscriptions: SubscriptionsTable;
   faqs: FaqsTable;

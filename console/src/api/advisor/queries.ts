@@ -1,0 +1,18 @@
+// AI advisor queries: a team's optimisation tips (spec §7's optimization tips list).
+import { queryOptions } from '@tanstack/react-query';
+import { apiData } from '../client.ts';
+import type { AdvisorInsights } from './types.ts';
+
+export const advisorKeys = {
+  all: ['advisor'] as const,
+  team: (teamId: string) => [...advisorKeys.all, teamId] as const,
+};
+
+/** Spec §8's usage fallback for the tips list. */
+export const FETCH_TIPS_FAILED = 'Failed to fetch optimization tips';
+
+export const advisorInsightsQuery = (teamId: string) =>
+  queryOptions({
+    queryKey: advisorKeys.team(teamId),
+    queryFn: ({ signal }) => apiData<AdvisorInsights>('GET', '/usage/ai-advisor', { signal, query: { teamId }, fallback: FETCH_TIPS_FAILED }),
+  });

@@ -1,0 +1,201 @@
+/**
+ * The AI advisor through the API, in every run mode: generate finds a cheaper model and an
+ * idle key in a team's own usage, with the amounts worked by hand; each finding is charged
+ * the plan's price once (again on a second run, and under concurrent runs: never twice);
+ * applying revokes the idle key and, a few days on, measures the realised saving; and the
+ * contract's edges — roles, other teams (404), bad input naming the field.
+ */
+import { randomUUID } from 'node:crypto';
+import { insertUsageEvents } from '@spendgate/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signUp } from '../support/sign-up.ts';
+import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
+import { usageEvent } from '../support/usage-events.ts';
+
+const DAY_MS = 86_400_000;
+
+for (const mode of testModes) {
+  describe(`AI advisor (${mode})`, () => {
+    let spendgate: RunningSpendgate;
+    const admin = { token: '', userId: '' };
+    const member = { token: '', userId: '' };
+    const stranger = { token: '', userId: '' };
+    const ids = { team: '', group: '', key: '', idleKey: '', otherTeam: '', otherGroup: '' };
+    const requestIds: string[] = [];
+    const db = () => spendgate.app.runtime.stores.sql.db;
+    const generate = (body: unknown, token = admin.token) => callApi(spendgate.url, 'POST', '/usage/ai-advisor/generate', { token, body });
+    const list = (teamId: string, token = admin.token) => callApi(spendgate.url, 'GET', `/usage/ai-advisor?teamId=${teamId}`, { token });
+    const apply = (id: string, token = admin.token) => callApi(spendgate.url, 'POST', `/usage/ai-advisor/${id}/apply`, { token });
+
+    /** A team with a group, a busy BYOK key on gpt-4o and a BYOK key made 40 days ago and never used. */
+    async function teamWithUsage(owner: { token: string; userId: string }, name: string, events: number) {
+      const team = (await callApi(spendgate.url, 'POST', '/team/', { token: owner.token, body: { name, description: '' } })).body.data.id as string;
+      const group = (await callApi(spendgate.url, 'POST', '/synthetic-group', { token: owner.token, body: { name: `${name} group`, description: '', teamId: team } })).body.data.id as string;
+      const key = randomUUID();
+      const idleKey = randomUUID();
+      const keyRow = (id: string, keyName: string, createdAt: Date) => ({
+        id,
+        team_id: team,
+        group_id: group,
+        connection_id: null,
+        kind: 'byok' as const,
+        name: keyName,
+        key_hash: `hash-${id}`,
+        key_prefix: `sg_live_${id.slice(0, 5)}`,
+        created_by: owner.userId,
+        settings: '{}',
+        created_at: createdAt,
+      });
+      await db().insertInto('issued_keys').values([keyRow(key, 'backend', new Date(Date.now() - 10 * DAY_MS)), keyRow(idleKey, 'forgotten', new Date(Date.now() - 40 * DAY_MS))]).execute();
+      // Each request 100,000 prompt and 10,000 output tokens of gpt-4o on a BYOK key: $0.35 → £0.2625 counted.
+      const made = Array.from({ length: events }, (_, index) =>
+        usageEvent({ teamId: team, groupId: group, keyId: key }, 3 + (index % 4), {
+          key_kind: 'byok',
+          input_tokens: 100_000n,
+          output_tokens: 10_000n,
+          cost_micros: 350_000n,
+          billed_micros: 0n,
+          budget_spend_micros: 262_500n,
+        }),
+      );
+      await insertUsageEvents(db(), made);
+      return { team, group, key, idleKey, events: made };
+    }
+
+    beforeAll(async () => {
+      spendgate = await startSpendgate(mode, 'advisor');
+      Object.assign(admin, await signUp(spendgate.url, `advisor-${mode}@example.com`));
+      Object.assign(member, await signUp(spendgate.url, `advisor-member-${mode}@example.com`));
+      Object.assign(stranger, await signUp(spendgate.url, `advisor-stranger-${mode}@example.com`));
+      const made = await teamWithUsage(admin, 'Advised', 10);
+      Object.assign(ids, { team: made.team, group: made.group, key: made.key, idleKey: made.idleKey });
+      requestIds.push(...[...made.events].sort((a, b) => (a.occurred_at < b.occurred_at ? 1 : a.occurred_at > b.occurred_at ? -1 : a.request_id < b.request_id ? 1 : -1)).map((event) => event.request_id));
+      await db().insertInto('team_members').values({ team_id: ids.team, user_id: member.userId, role: 'MEMBER' }).execute();
+      const other = await teamWithUsage(stranger, 'Elsewhere', 1);
+      Object.assign(ids, { otherTeam: other.team, otherGroup: other.group });
+    }, 180_000);
+    afterAll(() => spendgate?.close());
+
+    it('finds a cheaper model and an idle key, priced by hand, and charges each finding once', async () => {
+      const first = await generate({ teamId: ids.team, data: [] });
+      expect(first.status, JSON.stringify(first.body)).toBe(200);
+      const run = first.body.data;
+      // The free trial looks back 7 days: the window is the last 7 days, £0.03 an insight.
+      expect(run).toMatchObject({ teamId: ids.team, found: 2, created: 2, charged: '0.060000', currency: 'GBP' });
+      const [model, idle] = run.insights;
+      // 1M prompt + 0.1M output tokens of gpt-4o: $3.50 → £2.625; gpt-5-mini (same tier, accuracy 84 ≥ 80):
+      // $0.25 + $0.20 = $0.45 → £0.3375. £2.2875 over 7 days × 30/7 = £9.803571 a month (half-up).
+      expect(model).toMatchObject({
+        kind: 'cheaper-model',
+        title: 'Use gpt-5-mini instead of gpt-4o',
+        currentCost: '2.625000',
+        counterfactualCost: '0.337500',
+        estimatedMonthlySaving: '9.803571',
+        confidence: 'low',
+        price: '0.030000',
+        realisedMonthlySaving: null,
+        appliedAt: null,
+        subject: { keyId: ids.key, provider: 'openai', model: 'gpt-4o', connectionId: null },
+        evidence: { requests: 10, exampleRequestIds: requestIds.slice(0, 3) },
+        change: { action: 'manual', instruction: 'Request gpt-5-mini instead of gpt-4o on key backend' },
+      });
+      expect(idle).toMatchObject({ kind: 'idle-key', estimatedMonthlySaving: '0.000000', confidence: 'high', change: { action: 'revoke-key', keyId: ids.idleKey }, evidence: { facts: { idleDays: 40 } } });
+
+      const again = await generate({ teamId: ids.team });
+      expect(again.body.data).toMatchObject({ found: 2, created: 0, charged: '0.000000' });
+      const listed = await list(ids.team);
+      expect(listed.status).toBe(200);
+      expect(listed.body.data.totalCharged).toBe('0.060000');
+      expect(listed.body.data.insights.map((insight: { id: string }) => insight.id)).toEqual(run.insights.map((insight: { id: string }) => insight.id));
+    });
+
+    it('analyses only the named groups, keys and days', async () => {
+      const onlyIdle = await generate({ teamId: ids.team, data: [{ type: 'key', id: ids.idleKey }] });
+      expect(onlyIdle.body.data).toMatchObject({ found: 1, created: 0, charged: '0.000000' });
+      expect(onlyIdle.body.data.insights[0].kind).toBe('idle-key');
+      const day = new Date(Date.now() - DAY_MS).toISOString().slice(0, 10);
+      const quiet = await generate({ teamId: ids.team, data: [{ type: 'group', id: ids.group }, { type: 'dateRange', startDate: day, endDate: day }] });
+      expect(quiet.status, JSON.stringify(quiet.body)).toBe(200);
+      expect(quiet.body.data.insights.map((insight: { kind: string }) => insight.kind)).toEqual(['idle-key']);
+    });
+
+    it('charges each finding once under concurrent runs, at the Enterprise price', async () => {
+      const owner = await signUp(spendgate.url, `advisor-enterprise-${mode}@example.com`);
+      await db().updateTable('subscriptions').set({ plan_slug: 'enterprise' }).where('user_id', '=', owner.userId).execute();
+      const made = await teamWithUsage(owner, 'Concurrent', 5);
+      const runs = await Promise.all(Array.from({ length: 4 }, () => generate({ teamId: made.team }, owner.token)));
+      expect(runs.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+      expect(runs.reduce((sum, answer) => sum + answer.body.data.created, 0)).toBe(2);
+      const listed = (await list(made.team, owner.token)).body.data;
+      expect(listed.insights.map((insight: { price: string }) => insight.price)).toEqual(['0.020000', '0.020000']);
+      expect(listed.totalCharged).toBe('0.040000');
+      const rows = await db().selectFrom('advisor_insights').select((eb) => eb.fn.countAll<string>().as('count')).where('team_id', '=', made.team).executeTakeFirstOrThrow();
+      expect(Number(rows.count)).toBe(2);
+    });
+
+    it('applies in one click: revokes the idle key, and measures the realised saving days later', async () => {
+      const { insights } = (await list(ids.team)).body.data;
+      const idle = insights.find((insight: { kind: string }) => insight.kind === 'idle-key');
+      const applied = await apply(idle.id);
+      expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+      expect(applied.body.data).toMatchObject({ id: idle.id, realisedMonthlySaving: '0.000000' });
+      expect(applied.body.data.appliedAt).not.toBeNull();
+      const key = await db().selectFrom('issued_keys').select('revoked_at').where('id', '=', ids.idleKey).executeTakeFirstOrThrow();
+      expect(key.revoked_at).not.toBeNull();
+      expect((await apply(idle.id)).status).toBe(409);
+
+      const model = insights.find((insight: { kind: string }) => insight.kind === 'cheaper-model');
+      expect((await apply(model.id)).body.data.realisedMonthlySaving).toBeNull(); // not a whole day yet
+      // Two days after the change the key's gpt-4o traffic cost £0.03: before, £2.625 over the 7 days.
+      await db().updateTable('advisor_insights').set({ applied_at: new Date(Date.now() - 2 * DAY_MS) }).where('id', '=', model.id).execute();
+      await insertUsageEvents(db(), [usageEvent({ teamId: ids.team, groupId: ids.group, keyId: ids.key }, 1, { key_kind: 'byok', budget_spend_micros: 30_000n })]);
+      const measured = (await list(ids.team)).body.data.insights.find((insight: { id: string }) => insight.id === model.id);
+      // (£2.625 × 30 / 7) − (£0.03 × 30 / 2) = £11.25 − £0.45 = £10.80 a month.
+      expect(measured.realisedMonthlySaving).toBe('10.800000');
+      expect(measured.estimatedMonthlySaving).toBe('9.803571');
+    });
+
+    it('is for team admins: a member is refused, another team answers 404', async () => {
+      expect((await list(ids.team, member.token)).status).toBe(403);
+      expect((await generate({ teamId: ids.team }, member.token)).status).toBe(403);
+      const { insights } = (await list(ids.team)).body.data;
+      expect((await apply(insights[0].id, member.token)).status).toBe(403);
+      expect((await list(ids.team, stranger.token)).status).toBe(404);
+      expect((await generate({ teamId: ids.team }, stranger.token)).status).toBe(404);
+      expect((await apply(insights[0].id, stranger.token)).status).toBe(404);
+      expect((await apply(randomUUID())).status).toBe(404);
+      const otherGroup = await generate({ teamId: ids.team, data: [{ type: 'group', id: ids.otherGroup }] });
+      expect([otherGroup.status, otherGroup.body.message]).toEqual([404, expect.stringContaining('Synthetic group')]);
+      expect((await generate({ teamId: ids.team, data: [{ type: 'key', id: randomUUID() }] })).status).toBe(404);
+    });
+
+    it('refuses bad input with 400 naming the field', async () => {
+      const cases: [unknown, string][] = [
+        [{ data: [] }, 'teamId'],
+        [{ teamId: 'team-1' }, 'teamId'],
+        [{ teamId: ids.team, data: 'everything' }, 'data'],
+        [{ teamId: ids.team, data: [{ type: 'group', id: 'nope' }] }, 'data.0.id'],
+        [{ teamId: ids.team, data: [{ type: 'model', id: ids.group }] }, 'data.0.type'],
+        [{ teamId: ids.team, data: [{ type: 'dateRange', startDate: '2026-11-10', endDate: '2026-11-01' }] }, 'data.0.endDate'],
+        [{ teamId: ids.team, data: [{ type: 'dateRange', startDate: '2026-02-30', endDate: '2026-03-01' }] }, 'data.0.startDate'],
+        [
+          {
+            teamId: ids.team,
+            data: [
+              { type: 'dateRange', startDate: '2026-11-01', endDate: '2026-11-02' },
+              { type: 'dateRange', startDate: '2026-11-03', endDate: '2026-11-04' },
+            ],
+          },
+          'data',
+        ],
+      ];
+      for (const [body, field] of cases) {
+        const answer = await generate(body);
+        expect([answer.status, answer.body.field], JSON.stringify(body)).toEqual([400, field]);
+      }
+      const notId = await apply('not-an-id');
+      expect([notId.status, notId.body.field]).toEqual([400, 'id']);
+      expect((await callApi(spendgate.url, 'GET', '/usage/ai-advisor', { token: admin.token })).body.field).toBe('teamId');
+    });
+  });
+}

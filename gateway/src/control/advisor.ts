@@ -1,0 +1,227 @@
+/**
+ * The AI advisor (issue 23): runs core's detectors on a team's own usage (the groups,
+ * keys and days a caller names; by default the whole team's last 30 days), records each
+ * finding as an insight charged at the plan's price once — a finding found again is
+ * refreshed, never charged again — and applies an insight's change in one click (an idle
+ * key is revoked through the keys service; a manual change is marked made). Once applied,
+ * the saving actually realised is measured on the same key, provider and model: the
+ * daily spend of the days since against the window before, scaled to 30 days. Team
+ * admins only: the advisor reads the whole team's usage. Wording is templated; numbers
+ * always come from the detectors.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  type AdvisorChange,
+  ConflictError,
+  describeFinding,
+  detectFindings,
+  type Finding,
+  type KeyKind,
+  microsToDecimalString,
+  NotFoundError,
+  type PriceCatalog,
+  roundHalfUpDiv,
+} from '@spendgate/core';
+import {
+  type AdvisorInsightsTable,
+  advisorConnections,
+  advisorKeys,
+  advisorUsageSlices,
+  findInsightById,
+  listInsights,
+  markInsightApplied,
+  recordInsight,
+  subjectSpend,
+} from '@spendgate/store';
+import type { Selectable } from 'kysely';
+import type { GroupService } from './groups.ts';
+import { type UsageDeps, usageScope } from './usage-analytics.ts';
+
+const DAY_MS = 86_400_000;
+const MONTH_DAYS = 30n;
+
+/** What a generate call analyses: some groups, some keys (both optional: the whole team) and at most one date range. */
+export type AdvisorTarget = { type: 'group'; id: string } | { type: 'key'; id: string } | { type: 'dateRange'; startDate: string; endDate: string };
+
+export interface AdvisorDeps extends UsageDeps {
+  catalog: PriceCatalog;
+  groups: Pick<GroupService, 'revokeKey'>;
+}
+
+type InsightRow = Selectable<AdvisorInsightsTable>;
+
+const days = (startDate: string, endDate: string) => Math.round((Date.parse(`${endDate}T00:00:00Z`) - Date.parse(`${startDate}T00:00:00Z`)) / DAY_MS) + 1;
+
+export function createAdvisor(deps: AdvisorDeps) {
+  const { db } = deps.sql;
+  const now = deps.now ?? (() => new Date());
+
+  /** The saving realised since the change, GBP micros a month; null until a whole day has passed or when it cannot be measured. */
+  async function realisedSaving(insight: InsightRow): Promise<bigint | null> {
+    if (insight.applied_at === null) return null;
+    const change = insight.change;
+    if (insight.kind === 'idle-key' && change.action === 'revoke-key') {
+      const key = await db.selectFrom('issued_keys').select('revoked_at').where('id', '=', change.keyId).executeTakeFirst();
+      return key?.revoked_at ? insight.monthly_saving_micros : 0n;
+    }
+    if (insight.kind === 'idle-connection') return null;
+    const appliedAt = insight.applied_at.getTime();
+    const daysSince = Math.floor((now().getTime() - appliedAt) / DAY_MS);
+    if (daysSince < 1) return null;
+    const windowDays = days(insight.window_start, insight.window_end);
+    const subject = { teamId: insight.team_id, keyId: insight.key_id, connectionId: insight.connection_id, provider: insight.provider, model: insight.model };
+    const before = await subjectSpend(db, subject, new Date(appliedAt - windowDays * DAY_MS), new Date(appliedAt));
+    const after = await subjectSpend(db, subject, new Date(appliedAt), new Date(appliedAt + daysSince * DAY_MS));
+    return roundHalfUpDiv(before * MONTH_DAYS * BigInt(daysSince) - after * MONTH_DAYS * BigInt(windowDays), BigInt(windowDays * daysSince));
+  }
+
+  async function view(insight: InsightRow) {
+    const realised = await realisedSaving(insight);
+    return {
+      id: insight.id,
+      kind: insight.kind,
+      title: insight.title,
+      text: insight.text,
+      subject: { keyId: insight.key_id, connectionId: insight.connection_id, provider: insight.provider, model: insight.model },
+      evidence: insight.evidence,
+      confidence: insight.confidence,
+      currency: 'GBP' as const,
+      currentCost: microsToDecimalString(insight.current_cost_micros),
+      counterfactualCost: microsToDecimalString(insight.counterfactual_cost_micros),
+      estimatedMonthlySaving: microsToDecimalString(insight.monthly_saving_micros),
+      realisedMonthlySaving: realised === null ? null : microsToDecimalString(realised),
+      change: insight.change,
+      price: microsToDecimalString(insight.price_micros),
+      startDate: insight.window_start,
+      endDate: insight.window_end,
+      createdAt: insight.created_at,
+      refreshedAt: insight.refreshed_at,
+      appliedAt: insight.applied_at,
+    };
+  }
+
+  /** The team's groups and keys named by the targets, each checked to be the team's (else 404). */
+  async function checkTargets(teamId: string, groupIds: string[], keyIds: string[]) {
+    if (groupIds.length > 0) {
+      const found = await db.selectFrom('synthetic_groups').select('id').where('team_id', '=', teamId).where('id', 'in', groupIds).execute();
+      if (found.length !== new Set(groupIds).size) throw new NotFoundError('Synthetic group');
+    }
+    if (keyIds.length > 0) {
+      const found = await db.selectFrom('issued_keys').select('id').where('team_id', '=', teamId).where('id', 'in', keyIds).execute();
+      if (found.length !== new Set(keyIds).size) throw new NotFoundError('Key');
+    }
+  }
+
+  return {
+    /** The team's insights, largest saving first, with what they were charged in all. */
+    async list(userId: string, teamId: string) {
+      await deps.access.team(teamId, userId, 'team.usage.view');
+      const insights = await listInsights(db, teamId);
+      return {
+        teamId,
+        currency: 'GBP' as const,
+        totalCharged: microsToDecimalString(insights.reduce((sum, insight) => sum + insight.price_micros, 0n)),
+        insights: await Promise.all(insights.map(view)),
+      };
+    },
+
+    /** Runs the detectors on the targets and records their findings; only new ones are charged. */
+    async generate(userId: string, input: { teamId: string; data: AdvisorTarget[] }) {
+      const range = input.data.find((target) => target.type === 'dateRange');
+      const groupIds = input.data.flatMap((target) => (target.type === 'group' ? [target.id] : []));
+      const keyIds = input.data.flatMap((target) => (target.type === 'key' ? [target.id] : []));
+      const scope = await usageScope(deps, userId, { teamId: input.teamId, startDate: range?.startDate, endDate: range?.endDate });
+      await checkTargets(scope.teamId, groupIds, keyIds);
+      const { terms } = await deps.plans.teamTerms(scope.teamId);
+      const { from, to } = scope.filter('day');
+      const analysed = { teamId: scope.teamId, from, to, groupIds, keyIds };
+      const whole = groupIds.length === 0 && keyIds.length === 0;
+      const [slices, keys, connections] = await Promise.all([
+        advisorUsageSlices(db, analysed),
+        advisorKeys(db, analysed),
+        whole ? advisorConnections(db, scope.teamId) : Promise.resolve([]),
+      ]);
+      const findings = detectFindings({
+        plan: terms,
+        catalog: deps.catalog,
+        at: to.getTime() < now().getTime() ? to : now(),
+        windowDays: days(scope.startDate, scope.endDate),
+        slices: slices.map((slice) => ({ ...slice, keyKind: slice.keyKind as KeyKind })),
+        keys,
+        connections,
+      });
+      let charged = 0n;
+      let created = 0;
+      const recorded: InsightRow[] = [];
+      for (const finding of findings) {
+        const context = { teamId: scope.teamId, userId, startDate: scope.startDate, endDate: scope.endDate, priceMicros: terms.advisorInsightMicros, planSlug: terms.slug };
+        const recording = await recordInsight(db, insightRow(finding, context));
+        if (recording.created) {
+          created += 1;
+          charged += recording.insight.price_micros;
+        }
+        recorded.push(recording.insight);
+      }
+      return {
+        teamId: scope.teamId,
+        startDate: scope.startDate,
+        endDate: scope.endDate,
+        currency: 'GBP' as const,
+        found: findings.length,
+        created,
+        charged: microsToDecimalString(charged),
+        insights: await Promise.all(recorded.map(view)),
+      };
+    },
+
+    /** Makes an insight's change (revokes an idle key; a manual change is marked made) and starts measuring its saving. */
+    async apply(userId: string, insightId: string) {
+      const insight = await findInsightById(db, insightId);
+      if (insight === undefined) throw new NotFoundError('Insight');
+      await deps.access.team(insight.team_id, userId, 'team.usage.view').catch((error: unknown) => {
+        throw error instanceof NotFoundError ? new NotFoundError('Insight') : error;
+      });
+      if (insight.applied_at !== null) throw new ConflictError('This insight has already been applied');
+      const change: AdvisorChange = insight.change;
+      if (change.action === 'revoke-key') {
+        const key = await db.selectFrom('issued_keys').select('revoked_at').where('id', '=', change.keyId).where('team_id', '=', insight.team_id).executeTakeFirst();
+        if (key && key.revoked_at === null) await deps.groups.revokeKey(userId, change.keyId);
+      }
+      const applied = await markInsightApplied(db, insight.team_id, insightId, userId, now());
+      if (applied === undefined) throw new ConflictError('This insight has already been applied');
+      return view(applied);
+    },
+  };
+}
+
+function insightRow(
+  finding: Finding,
+  context: { teamId: string; userId: string; startDate: string; endDate: string; priceMicros: bigint; planSlug: string },
+) {
+  const wording = describeFinding(finding);
+  return {
+    id: randomUUID(),
+    team_id: context.teamId,
+    fingerprint: finding.fingerprint,
+    kind: finding.kind,
+    key_id: finding.subject.keyId,
+    connection_id: finding.subject.connectionId,
+    provider: finding.subject.provider,
+    model: finding.subject.model,
+    title: wording.title,
+    text: wording.text,
+    evidence: JSON.stringify(finding.evidence),
+    change: JSON.stringify(finding.change),
+    confidence: finding.confidence,
+    current_cost_micros: finding.currentCostMicros,
+    counterfactual_cost_micros: finding.counterfactualCostMicros,
+    monthly_saving_micros: finding.monthlySavingMicros,
+    window_start: context.startDate,
+    window_end: context.endDate,
+    price_micros: context.priceMicros,
+    plan_slug: context.planSlug,
+    created_by: context.userId,
+  };
+}
+
+export type Advisor = ReturnType<typeof createAdvisor>;
