@@ -73,10 +73,12 @@ export {
   detectSeasonalPeriods,
   type ForecastInput,
   forecastSeries,
+  forecastSteps,
   mase,
   msis,
   type SeriesForecast,
   seasonalNaiveScale,
+  sliced,
   smape,
 } from './forecast/index.ts';
 export { KEY_SETTING_LIMITS, type KeySettings, type RoutingWeights } from './key-settings.ts';

@@ -107,7 +107,7 @@ const seasonalNaiveDrift: PointMethod = {
 
 const METHODS: readonly PointMethod[] = [mstlEts, seasonalNaiveOn('shortest'), seasonalNaiveOn('longest'), seasonalNaiveDrift];
 
-function quantile(sorted: readonly number[], q: number): number {
+function quantile(sorted: ArrayLike<number>, q: number): number {
   if (sorted.length === 0) return 0;
   const position = (sorted.length - 1) * q;
   const below = Math.floor(position);
@@ -115,8 +115,8 @@ function quantile(sorted: readonly number[], q: number): number {
   return (sorted[below] as number) + ((sorted[above] as number) - (sorted[below] as number)) * (position - below);
 }
 
-/** |error| per horizon step of `method` re-run at earlier origins of x. */
-function originErrors(x: readonly number[], periods: readonly number[], horizon: number, method: PointMethod): number[][] {
+/** |error| per horizon step of `method` re-run at earlier origins of x; yields after each re-run. */
+function* originErrors(x: readonly number[], periods: readonly number[], horizon: number, method: PointMethod): Generator<void, number[][]> {
   const step = Math.max(1, Math.min(24, ...periods));
   const errors: number[][] = Array.from({ length: horizon }, () => []);
   for (let k = 0; k < BACKTEST_ORIGINS; k++) {
@@ -125,6 +125,7 @@ function originErrors(x: readonly number[], periods: readonly number[], horizon:
     const origin = x.length - steps - k * step;
     const forecast = method.forecast(x.slice(0, origin), periods, steps);
     for (let h = 0; h < steps; h++) (errors[h] as number[]).push(Math.abs((x[origin + h] as number) - (forecast[h] as number)));
+    yield;
   }
   return errors;
 }
@@ -139,17 +140,23 @@ function meanError(errors: readonly number[][]): number {
   return count === 0 ? Number.POSITIVE_INFINITY : sum / count;
 }
 
-/** Interval half-widths per step from pooled origin errors; steps past the measured ones grow as √h. */
-function halfWidths(errors: readonly number[][], q: number): number[] {
+/**
+ * Interval half-widths per step at each quantile of `levels`, from pooled origin errors;
+ * steps past the measured ones grow as √h. Yields every 32 steps.
+ */
+function* halfWidths(errors: readonly number[][], levels: readonly number[]): Generator<void, number[][]> {
   const measured = errors.findLastIndex((e) => e.length > 0);
-  const widths: number[] = [];
+  const widths: number[][] = levels.map(() => []);
   for (let h = 0; h < errors.length; h++) {
     const at = Math.min(h, measured);
-    const pool: number[] = [];
-    for (let j = Math.max(0, at - POOL_HALF_WIDTH); j <= Math.min(measured, at + POOL_HALF_WIDTH); j++) pool.push(...(errors[j] as number[]));
-    pool.sort((a, b) => a - b);
-    const width = quantile(pool, q) * Math.sqrt((h + 1) / (at + 1));
-    widths.push(Math.max(width, widths[h - 1] ?? 0));
+    const pooled: number[] = [];
+    for (let j = Math.max(0, at - POOL_HALF_WIDTH); j <= Math.min(measured, at + POOL_HALF_WIDTH); j++) pooled.push(...(errors[j] as number[]));
+    const sorted = Float64Array.from(pooled).sort();
+    levels.forEach((q, i) => {
+      const level = widths[i] as number[];
+      level.push(Math.max(quantile(sorted, q) * Math.sqrt((h + 1) / (at + 1)), level[h - 1] ?? 0));
+    });
+    if (h % 32 === 31) yield;
   }
   return widths;
 }
@@ -177,7 +184,12 @@ function seasonalNaiveFallback(values: readonly number[], horizon: number, candi
   };
 }
 
-export function forecastSeries({ values, horizon, seasonalCandidates }: ForecastInput): SeriesForecast {
+/**
+ * The forecast in slices: the generator yields after each backtest re-run (a few ms for
+ * three years of days), so a server can give its event loop a turn between slices.
+ * @example await sliced(forecastSteps(input), () => new Promise((resolve) => setImmediate(resolve)))
+ */
+export function* forecastSteps({ values, horizon, seasonalCandidates }: ForecastInput): Generator<void, SeriesForecast> {
   const firstSpend = values.findIndex((v) => v !== 0);
   const series = firstSpend < 0 ? values.slice(-1) : values.slice(firstSpend);
   if (series.length === 0) throw new RangeError('forecastSeries needs at least one value');
@@ -190,13 +202,13 @@ export function forecastSeries({ values, horizon, seasonalCandidates }: Forecast
   const periods = detectSeasonalPeriods(x, seasonalCandidates);
   let best = { method: METHODS[0] as PointMethod, errors: [] as number[][], score: Number.POSITIVE_INFINITY };
   for (const method of METHODS) {
-    const errors = originErrors(x, periods, horizon, method);
+    const errors = yield* originErrors(x, periods, horizon, method);
     const score = meanError(errors);
     if (score < best.score) best = { method, errors, score };
   }
   const center = best.method.forecast(x, periods, horizon);
-  const w80 = halfWidths(best.errors, 0.8);
-  const w95 = halfWidths(best.errors, 0.95);
+  yield;
+  const [w80, w95] = (yield* halfWidths(best.errors, [0.8, 0.95])) as [number[], number[]];
   const back = (v: number) => (logs ? Math.exp(v) : Math.max(0, v));
   return {
     method: `${best.method.name}(${periods.join(',') || 'no season'})${logs ? ' log' : ''}`,
@@ -208,4 +220,22 @@ export function forecastSeries({ values, horizon, seasonalCandidates }: Forecast
     lower95: center.map((c, h) => back(c - (w95[h] as number))),
     upper95: center.map((c, h) => back(c + (w95[h] as number))),
   };
+}
+
+/** Runs a sliced computation to its end at once (the benchmark, tests). */
+export function forecastSeries(input: ForecastInput): SeriesForecast {
+  const steps = forecastSteps(input);
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/** Runs a sliced computation, awaiting `pause` between slices. */
+export async function sliced<Result>(steps: Generator<void, Result>, pause: () => Promise<void>): Promise<Result> {
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+    await pause();
+  }
 }

@@ -1,5 +1,5 @@
 // Forecasting: the method (forecast.ts), seasonality detection and the M4 accuracy measures.
 
 export { coverageCount, mase, msis, seasonalNaiveScale, smape } from './accuracy.ts';
-export { type ForecastInput, forecastSeries, type SeriesForecast } from './forecast.ts';
+export { type ForecastInput, forecastSeries, forecastSteps, type SeriesForecast, sliced } from './forecast.ts';
 export { detectSeasonalPeriods } from './seasonality.ts';

@@ -586,3 +586,23 @@ export const AdvisorRun = z.strictObject({
   charged: z.string(),
   insights: z.array(AdvisorInsight),
 });
+
+/** One forecast day: the point forecast and its 80 % and 95 % intervals. */
+const ForecastDay = z.strictObject({
+  date: z.string(),
+  cost: z.number(),
+  lower80: z.number(),
+  upper80: z.number(),
+  lower95: z.number(),
+  upper95: z.number(),
+});
+
+/** POST /usage/cost/forecast: the caller's daily costs forecast, with the method that made it. */
+export const CostForecast = z.strictObject({
+  /** e.g. `mstl-ets(7) log`, or `seasonal-naive(7) fallback: 9 points` for a series too short to fit. */
+  method: z.string(),
+  fallback: z.boolean(),
+  /** The seasonal periods detected in the history (days), e.g. [7]. */
+  seasonality: z.array(z.number().int()),
+  forecast: z.array(ForecastDay),
+});

@@ -21,6 +21,7 @@ import { budgetRoutes } from './routes/budgets.ts';
 import { contactFormRoutes } from './routes/contact-form.ts';
 import { demoRoutes } from './routes/demo.ts';
 import { faqRoutes } from './routes/faqs.ts';
+import { forecastRoutes } from './routes/forecast.ts';
 import { pricingRoutes } from './routes/pricing.ts';
 import { providerRoutes } from './routes/provider.ts';
 import { subscriptionRoutes } from './routes/subscription.ts';
@@ -72,6 +73,7 @@ export const controlPlane =
     await app.register(providerRoutes(deps.services), { prefix: '/provider' });
     await app.register(groupRoutes(deps.services), { prefix: '/synthetic-group' });
     await app.register(usageRoutes(deps.services), { prefix: '/usage' });
+    await app.register(forecastRoutes(), { prefix: '/usage/cost/forecast' });
     await app.register(advisorRoutes(deps.services), { prefix: '/usage/ai-advisor' });
     await app.register(demoRoutes(deps.services), { prefix: '/demo' });
     await app.register(auditRoutes(deps.services), { prefix: '/audit' });
