@@ -9,6 +9,7 @@
  * world" = 4 words) and answers as gpt-4o-2024-08-06, priced as gpt-4o on 2026-08-21:
  * $2.50 / $10.00 per million tokens → 14 × 2.5 + 4 × 10 = 35 + 40 = 75 micro-USD.
  */
+import { microsToDecimalString, roundHalfUpDiv } from '@spendgate/core';
 import { listUsageEvents } from '@spendgate/store';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -146,14 +147,6 @@ for (const mode of testModes) {
         { token },
       );
       expect(usage.status).toBe(200);
-      expect(usage.body.data).toMatchObject({
-        requests: 3,
-        totalTokens: 3 * TOKENS_PER_REQUEST,
-        totalCost: '0.000225',
-        totalCostMicros: String(3n * COST_PER_REQUEST_MICROS),
-        estimatedRequests: 0,
-        unpricedRequests: 0,
-      });
       const events = await listUsageEvents(spendgate.app.runtime.stores.sql.db, teamId);
       expect(events).toHaveLength(3);
       expect(new Set(events.map((e) => e.request_id)).size).toBe(3);
@@ -162,13 +155,26 @@ for (const mode of testModes) {
         ['gpt-4o-2024-08-06', true, 75n, '2026-08-21'],
         ['gpt-4o-2024-08-06', true, 75n, '2026-08-21'],
       ]);
-      const otherDay = await callApi(
-        spendgate.url,
-        'GET',
-        `/usage/group?groupId=${groupId}&startDate=2020-01-01&endDate=2020-01-31`,
-        { token },
-      );
-      expect(otherDay.body.data).toMatchObject({ requests: 0, totalTokens: 0, totalCost: '0.000000' });
+      // The team's GBP: each request's list price at the FX rate the meter recorded for it (a BYOK key pays list price).
+      const gbpMicros = events.reduce((sum, e) => sum + roundHalfUpDiv(COST_PER_REQUEST_MICROS * BigInt(e.fx_rate_ppm!), 1_000_000n), 0n);
+      expect(usage.body.data).toMatchObject({
+        requests: 3,
+        totalTokens: 3 * TOKENS_PER_REQUEST,
+        currency: 'GBP',
+        totalCost: microsToDecimalString(gbpMicros),
+        totalCostMicros: gbpMicros.toString(),
+        totalCostUsd: '0.000225',
+        totalCostUsdMicros: String(3n * COST_PER_REQUEST_MICROS),
+        estimatedRequests: 0,
+        unpricedRequests: 0,
+      });
+      const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+      const otherDay = await callApi(spendgate.url, 'GET', `/usage/group?groupId=${groupId}&startDate=${yesterday}&endDate=${yesterday}`, { token });
+      expect(otherDay.body.data).toMatchObject({ requests: 0, totalTokens: 0, totalCost: '0.000000', totalCostUsd: '0.000000' });
+      // Beyond the plan's look-back: a 403 that names it.
+      const longAgo = await callApi(spendgate.url, 'GET', `/usage/group?groupId=${groupId}&startDate=2020-01-01&endDate=2020-01-31`, { token });
+      expect(longAgo.status).toBe(403);
+      expect(longAgo.body.message).toContain('plan shows usage of the last');
     });
 
     it('bills a stream the provider cuts short by estimate, once, and cuts it for the caller too', async () => {

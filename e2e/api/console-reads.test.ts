@@ -2,18 +2,25 @@
  * The control-plane reads the console's AI Connections and onboarding screens rely on,
  * in every run mode: what each provider needs (API key required or not, Azure's API
  * version option), testing a keyless self-hosted endpoint before it is saved, each
- * listed connection's requests and cost this month, and a team's overview (setup
+ * listed connection's usage this month and over a range, and a team's overview (setup
  * counts, first request, this month in total and per day) before and after real
- * requests through the gateway to the local fake OpenAI.
+ * requests through the gateway to the local fake OpenAI. The amounts come from the
+ * rollups and must equal what the meter recorded: GBP at the FX rate it recorded per
+ * request, USD at list price, to the micro-unit; a team's usage is its admins' to see.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { microsToDecimalString, planTerms, roundHalfUpDiv } from '@spendgate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueByokKey, recordedEvents, signUpTeam, type Tenant } from '../data-plane/tenant.ts';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
+import { signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
+import { daysAgo } from '../support/usage-events.ts';
 
 const isoDay = (date: Date) => date.toISOString().slice(0, 10);
+/** A new team is on the free trial: its usage calls show this many days back (today included). */
+const LOOK_BACK_DAYS = planTerms('free-trial').lookBackDays!;
 
 for (const mode of testModes) {
   describe(`the console's connection and overview reads (${mode})`, () => {
@@ -74,18 +81,21 @@ for (const mode of testModes) {
       expect([keyNeeded.status, keyNeeded.body.field]).toEqual([400, 'apiKey']);
     });
 
-    it("lists each connection with this month's requests and cost, and the overview follows the team's setup", async () => {
+    it("lists each connection with this month's usage, and the overview follows the team's setup, in GBP as the meter counted it", async () => {
       const tenant: Tenant = await signUpTeam(spendgate.url, 'overview@example.com');
       const overview = () => callApi(spendgate.url, 'GET', `/usage/team?teamId=${tenant.teamId}`, { token: tenant.token });
+      // A new team's calendar is UTC; the plan's look-back may start this month's figures after its first day.
       const today = isoDay(new Date());
       const monthStart = `${today.slice(0, 7)}-01`;
+      const firstShown = [monthStart, daysAgo(LOOK_BACK_DAYS - 1)].sort().at(-1)!;
+      const daysShown = Math.round((Date.parse(today) - Date.parse(firstShown)) / 86_400_000) + 1;
 
       const before = await overview();
       expect(before.status, JSON.stringify(before.body)).toBe(200);
       expect(before.body.data.setup).toEqual({ connections: 0, groups: 1, keys: 0, firstRequestAt: null });
-      expect(before.body.data.thisMonth).toMatchObject({ startDate: monthStart, endDate: today, requests: 0, totalCostMicros: '0' });
-      expect(before.body.data.daily).toHaveLength(Number(today.slice(8, 10)));
-      expect(before.body.data.daily[0]).toEqual({ date: monthStart, requests: 0, totalCostMicros: '0' });
+      expect(before.body.data.thisMonth).toMatchObject({ startDate: firstShown, endDate: today, currency: 'GBP', requests: 0, totalCostMicros: '0', totalCostUsdMicros: '0' });
+      expect(before.body.data.daily).toHaveLength(daysShown);
+      expect(before.body.data.daily[0]).toEqual({ date: firstShown, requests: 0, totalCostMicros: '0' });
 
       const key = await issueByokKey(spendgate.url, tenant, { provider: 'openai', apiKey: 'sk-fake-upstream', baseUrl: fake.url });
       for (const text of ['hello there', 'a second request']) {
@@ -97,8 +107,23 @@ for (const mode of testModes) {
         expect(sent.status).toBe(200);
       }
       const events = await recordedEvents(spendgate, tenant.teamId, 2);
-      const costMicros = events.reduce((sum, event) => sum + BigInt(event.cost_micros ?? 0), 0n);
-      expect(costMicros).toBeGreaterThan(0n);
+      // What the meter recorded: USD at list price, and the team's GBP at the FX rate it recorded for each request (BYOK: list price converted).
+      const usdMicros = events.reduce((sum, event) => sum + BigInt(event.cost_micros ?? 0), 0n);
+      const gbpMicros = events.reduce((sum, event) => sum + roundHalfUpDiv(BigInt(event.cost_micros!) * BigInt(event.fx_rate_ppm!), 1_000_000n), 0n);
+      expect(usdMicros).toBeGreaterThan(0n);
+      expect(gbpMicros).toBe(events.reduce((sum, event) => sum + BigInt(event.budget_spend_micros ?? 0), 0n));
+      const connectionId = events[0]!.connection_id!;
+      const amounts = {
+        currency: 'GBP',
+        totalCost: microsToDecimalString(gbpMicros),
+        totalCostMicros: gbpMicros.toString(),
+        costCurrencyUsd: 'USD',
+        totalCostUsd: microsToDecimalString(usdMicros),
+        totalCostUsdMicros: usdMicros.toString(),
+        requests: 2,
+        unpricedRequests: 0,
+        estimatedRequests: 0,
+      };
 
       // A second connection, unused: its month is zero, the first's unchanged.
       const idle = await callApi(spendgate.url, 'POST', '/provider/connections', {
@@ -109,17 +134,50 @@ for (const mode of testModes) {
       const listed = await callApi(spendgate.url, 'GET', '/provider/connections', { token: tenant.token });
       expect(listed.status).toBe(200);
       const months = Object.fromEntries((listed.body.data as { name: string; thisMonth: unknown }[]).map((connection) => [connection.name, connection.thisMonth]));
-      expect(months).toEqual({
-        'openai test': { startDate: monthStart, requests: 2, currency: 'USD', totalCostMicros: costMicros.toString() },
-        Idle: { startDate: monthStart, requests: 0, currency: 'USD', totalCostMicros: '0' },
-      });
+      expect(months['openai test']).toMatchObject({ startDate: firstShown, endDate: today, ...amounts });
+      expect(months.Idle).toMatchObject({ startDate: firstShown, endDate: today, currency: 'GBP', requests: 0, totalCostMicros: '0', totalCostUsdMicros: '0' });
+
+      const usage = await callApi(spendgate.url, 'GET', `/provider/connections/${connectionId}/usage`, { token: tenant.token });
+      expect(usage.status, JSON.stringify(usage.body)).toBe(200);
+      expect(usage.body.data).toMatchObject({ teamId: tenant.teamId, connectionId, startDate: daysAgo(LOOK_BACK_DAYS - 1), endDate: today, ...amounts });
+      const idleUsage = await callApi(spendgate.url, 'GET', `/provider/connections/${idle.body.data.newConnection.id}/usage`, { token: tenant.token });
+      expect(idleUsage.body.data).toMatchObject({ requests: 0, totalCostMicros: '0' });
 
       const after = (await overview()).body.data;
       expect(after.setup).toMatchObject({ connections: 2, groups: 1, keys: 1 });
       expect(Date.parse(after.setup.firstRequestAt)).toBeLessThanOrEqual(Date.now());
-      expect(after.thisMonth).toMatchObject({ requests: 2, totalCostMicros: costMicros.toString() });
-      expect(after.daily.at(-1)).toEqual({ date: today, requests: 2, totalCostMicros: costMicros.toString() });
+      expect(after.thisMonth).toMatchObject({ startDate: firstShown, endDate: today, ...amounts });
+      expect(after.daily.at(-1)).toEqual({ date: today, requests: 2, totalCostMicros: gbpMicros.toString() });
       expect(after.daily.reduce((sum: number, day: { requests: number }) => sum + day.requests, 0)).toBe(2);
+    });
+
+    it("keeps a team's usage to its admins: a member sees the setup and the connections without it", async () => {
+      const owner = await signUpTeam(spendgate.url, 'usage-owner@example.com');
+      await issueByokKey(spendgate.url, owner, { provider: 'openai', apiKey: 'sk-fake-upstream', baseUrl: fake.url });
+      const member = await signUp(spendgate.url, 'usage-member@example.com');
+      await spendgate.app.runtime.stores.sql.db.insertInto('team_members').values({ team_id: owner.teamId, user_id: member.userId, role: 'MEMBER' }).execute();
+      const outsider = await signUpTeam(spendgate.url, 'usage-outsider@example.com');
+      const listed = await callApi(spendgate.url, 'GET', `/provider/connections?teamId=${owner.teamId}`, { token: member.token });
+      expect(listed.status).toBe(200);
+      expect(listed.body.data).toEqual([expect.objectContaining({ name: 'openai test', thisMonth: null })]);
+      const connectionId = listed.body.data[0].id;
+
+      const overview = await callApi(spendgate.url, 'GET', `/usage/team?teamId=${owner.teamId}`, { token: member.token });
+      expect(overview.status).toBe(200);
+      expect(overview.body.data).toMatchObject({ setup: { connections: 1 }, thisMonth: null, daily: [] });
+
+      const usage = (token: string, query = '') => callApi(spendgate.url, 'GET', `/provider/connections/${connectionId}/usage${query}`, { token });
+      const forbidden = await usage(member.token);
+      expect([forbidden.status, forbidden.body.message]).toEqual([403, "Only team admins can see the whole team's usage: ask for a group's"]);
+      expect((await usage(outsider.token)).status).toBe(404);
+      // The plan's look-back: a 403 naming it and the first day it shows.
+      const tooOld = await usage(owner.token, `?startDate=${daysAgo(LOOK_BACK_DAYS)}`);
+      expect(tooOld.status).toBe(403);
+      expect(tooOld.body.message).toBe(`The Free Trial plan shows usage of the last ${LOOK_BACK_DAYS} days: choose a startDate on or after ${daysAgo(LOOK_BACK_DAYS - 1)}`);
+      const reversed = await usage(owner.token, `?startDate=${daysAgo(0)}&endDate=${daysAgo(1)}`);
+      expect([reversed.status, reversed.body.field]).toEqual([400, 'endDate']);
+      const badDate = await usage(owner.token, '?startDate=2026-02-30');
+      expect([badDate.status, badDate.body.field]).toEqual([400, 'startDate']);
     });
 
     it("keeps a team's overview to its members and names a missing or wrong teamId", async () => {

@@ -12,19 +12,22 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import type { z } from 'zod';
 import type { AdvisorInsight, AdvisorInsights, AdvisorRun } from '../../console/src/api/advisor/types.ts';
 import type { OtpAnswer, ProfileAnswer, SessionAnswer } from '../../console/src/api/auth/types.ts';
+import type { AlertChannel, AlertEvent } from '../../console/src/api/alerts/types.ts';
 import type { Budget } from '../../console/src/api/budgets/types.ts';
 import type { ContactFormAnswer } from '../../console/src/api/contact-form/types.ts';
-import type { Connection, ConnectionTested, ListedConnection, Provider, UsageTotals } from '../../console/src/api/connections/types.ts';
+import type { Connection, ConnectionTested, ListedConnection, Provider } from '../../console/src/api/connections/types.ts';
 import type { Faq } from '../../console/src/api/faqs/types.ts';
-import type { AddedMembers, GroupInvitation, GroupUsage, MemberRemoved, MemberRoleChanged, SyntheticGroup } from '../../console/src/api/groups/types.ts';
+import type { AddedMembers, GroupInvitation, MemberRemoved, MemberRoleChanged, SyntheticGroup } from '../../console/src/api/groups/types.ts';
 import type { CreatedKey, GroupWithKeys, IssuedKey, RevokedKey } from '../../console/src/api/keys/types.ts';
 import type { TeamOverview } from '../../console/src/api/overview/types.ts';
 import type { CheckoutSession, Plan } from '../../console/src/api/subscription/types.ts';
 import type { Team, TeamInvitation, TeamInvitationAccepted, TeamInvitationPreview, TeamMember, TeamMemberRemoved, TeamSeats } from '../../console/src/api/team/types.ts';
+import type { UsageTotals } from '../../console/src/api/usage/types.ts';
 import type * as Answers from '../../gateway/src/api/answers.ts';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
 import { mailedCode, mailedInvitationToken } from '../support/sign-up.ts';
 import { type ApiAnswer, callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
+import { daysAgo } from '../support/usage-events.ts';
 
 type JsonSchema = Record<string, unknown>;
 interface Operation {
@@ -186,7 +189,8 @@ for (const mode of testModes) {
       await as('POST', `/synthetic-group/invitations/${invitation.id}/resend`, 200);
       await as('DELETE', `/synthetic-group/invitations/${invitation.id}/revoke`, 200);
       await as('GET', `/synthetic-group/${group.id}/usage`, 200);
-      await as('GET', `/usage/group?groupId=${group.id}&startDate=2026-01-01&endDate=2026-12-31`, 200);
+      // Within the plan's look-back (beyond it is a 403, usage-analytics.test.ts).
+      await as('GET', `/usage/group?groupId=${group.id}&startDate=${daysAgo(6)}&endDate=${daysAgo(0)}`, 200);
       for (const format of ['csv', 'focus']) {
         const route = `/usage/export?teamId=${team.id}&format=${format}&granularity=request`;
         const file = await fetch(`${spendgate.url}/api${route}`, { headers: { authorization: `Bearer ${token}` } });
@@ -253,11 +257,12 @@ describe('the console reads answers as the API documents them', () => {
     expectTypeOf<Wire<typeof Answers.GroupMemberRole>>().toExtend<MemberRoleChanged>();
     expectTypeOf<Wire<typeof Answers.GroupMemberRemoved>>().toExtend<MemberRemoved>();
     expectTypeOf<Wire<typeof Answers.GroupInvitation>>().toExtend<GroupInvitation>();
-    expectTypeOf<Wire<typeof Answers.UsageTotals>>().toExtend<GroupUsage>();
     expectTypeOf<Wire<typeof Answers.Group>>().toExtend<GroupWithKeys>();
     expectTypeOf<Wire<typeof Answers.CreatedKey>>().toExtend<CreatedKey>();
     expectTypeOf<Wire<typeof Answers.IssuedKey>>().toExtend<IssuedKey>();
     expectTypeOf<Wire<typeof Answers.RevokedKey>>().toExtend<RevokedKey>();
+    expectTypeOf<Wire<typeof Answers.AlertChannel>>().toExtend<AlertChannel>();
+    expectTypeOf<Wire<typeof Answers.AlertEvent>>().toExtend<AlertEvent>();
     expectTypeOf<Wire<typeof Answers.Budget>>().toExtend<Budget>();
     expectTypeOf<Wire<typeof Answers.AdvisorInsights>>().toExtend<AdvisorInsights>();
     expectTypeOf<Wire<typeof Answers.AdvisorRun>>().toExtend<AdvisorRun>();

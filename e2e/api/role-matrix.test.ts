@@ -81,7 +81,7 @@ for (const mode of testModes) {
       'GET audit': { action: 'team.audit.view', call: () => ({ method: 'GET', path: `/audit?teamId=${teamId}` }) },
       'GET connections of team': { action: 'connection.view', call: () => ({ method: 'GET', path: `/provider/connections?teamId=${teamId}` }) },
       'GET connection': { action: 'connection.view', call: () => ({ method: 'GET', path: `/provider/connections/${connectionId}` }) },
-      'GET connection usage': { action: 'connection.view', call: () => ({ method: 'GET', path: `/provider/connections/${connectionId}/usage` }) },
+      'GET connection usage': { action: 'team.usage.view', call: () => ({ method: 'GET', path: `/provider/connections/${connectionId}/usage` }) },
       'POST connection': {
         action: 'connection.manage',
         call: () => ({ method: 'POST', path: '/provider/connections', body: { teamId, provider: 'openai', name: 'More', apiKey: 'sk-more' } }),

@@ -268,8 +268,10 @@ for (const mode of testModes) {
       expect(JSON.stringify(group.body)).not.toContain(key.body.data.key);
       const usage = await api('GET', `/synthetic-group/${ids.group}/usage`, { token: tokens.bob });
       expect(usage.body.data).toMatchObject({ groupId: ids.group, requests: 1, totalCostMicros: expect.any(String) });
-      const connectionUsage = await api('GET', `/provider/connections/${ids.connection}/usage`, { token: tokens.bob });
+      // Usage through a connection is the team's: its admin sees it, a member (Bob) is told why not.
+      const connectionUsage = await api('GET', `/provider/connections/${ids.connection}/usage`, { token: tokens.ada });
       expect(connectionUsage.body.data).toMatchObject({ connectionId: ids.connection, requests: 1 });
+      expect((await api('GET', `/provider/connections/${ids.connection}/usage`, { token: tokens.bob })).status).toBe(403);
       expect((await api('GET', `/synthetic-group/${ids.group}/usage?startDate=2026-02-30`, { token: tokens.bob })).body.field).toBe('startDate');
 
       const listed = await api('GET', `/synthetic-group?teamId=${ids.team}&search=chat`, { token: tokens.bob });

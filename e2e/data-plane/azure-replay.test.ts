@@ -121,10 +121,11 @@ for (const mode of testModes) {
       const month = await get(`/usage/cost/group/specific?teamId=${tenant.teamId}`);
       expect(month.body.data.thisMonth.days.at(-1).cumulativeCost).toBe(totals.body.data.totalCost);
 
-      // The raw read (the group's usage panel) agrees with the rollups.
+      // The group's usage panel and the connection's read the same rollups.
       const today = at.toISOString().slice(0, 10);
-      const raw = await get(`/usage/group?groupId=${tenant.groupId}&startDate=${today}&endDate=${today}`);
-      expect(raw.body.data).toMatchObject({ requests: trace.length, inputTokens, outputTokens, totalCostMicros: costUsd.toString() });
+      const sums = { requests: trace.length, inputTokens, outputTokens, totalCostMicros: spendGbp.toString(), totalCostUsdMicros: costUsd.toString() };
+      expect((await get(`/usage/group?groupId=${tenant.groupId}&startDate=${today}&endDate=${today}`)).body.data).toMatchObject(sums);
+      expect((await get(`/synthetic-group/${tenant.groupId}/usage`)).body.data).toMatchObject(sums);
     }, 600_000);
   });
 }

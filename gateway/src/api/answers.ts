@@ -136,33 +136,12 @@ export const TeamMemberRemoved = z.strictObject({ teamId: z.guid(), userId: z.gu
 
 // Usage
 
-/** Tokens and cost over a date range (yyyy-mm-dd, endDate inclusive), of a group or a connection. */
-export const UsageTotals = z.strictObject({
-  groupId: z.guid().optional(),
-  connectionId: z.guid().optional(),
-  startDate: z.string(),
-  endDate: z.string(),
-  requests: z.number().int(),
-  totalTokens: z.number().int(),
-  inputTokens: z.number().int(),
-  cachedReadTokens: z.number().int(),
-  cacheWriteTokens: z.number().int(),
-  outputTokens: z.number().int(),
-  reasoningTokens: z.number().int(),
-  currency: z.string(),
-  /** USD, decimal. */
-  totalCost: z.string(),
-  /** The same in micro-dollars, as an integer string. */
-  totalCostMicros: z.string(),
-  unpricedRequests: z.number().int(),
-  estimatedRequests: z.number().int(),
-});
-
 /** The range and filters a usage answer was computed for (the team's calendar days). */
 const UsageScope = {
   teamId: z.guid(),
   groupId: z.guid().optional(),
   keyId: z.guid().optional(),
+  connectionId: z.guid().optional(),
   model: z.string().optional(),
   provider: z.string().optional(),
   startDate: z.string(),
@@ -196,7 +175,8 @@ const UsageAmounts = {
   estimatedRequests: z.number().int(),
 };
 
-export const UsageSummary = z.strictObject({
+/** Usage totals over a range, from the rollups: every totals answer (a team, a group, a key, a connection). */
+export const UsageTotals = z.strictObject({
   ...UsageScope,
   ...UsageAmounts,
   /** From the latency histogram, within its bucket's width; null without requests. */
@@ -305,7 +285,7 @@ export const DemoTeam = z.strictObject({
   requests: z.number().int(),
 });
 
-/** A team's setup so far (what the caller can see of it) and this month's usage, in total and per UTC day. */
+/** A team's setup so far (what the caller can see of it) and, for its admins, this month's usage in total and per day of its calendar. */
 export const TeamOverview = z.strictObject({
   teamId: z.guid(),
   setup: z.strictObject({
@@ -316,8 +296,9 @@ export const TeamOverview = z.strictObject({
     /** When the team's first request was recorded; null before any. */
     firstRequestAt: Timestamp.nullable(),
   }),
-  thisMonth: UsageTotals,
-  /** Every day of this month up to today, oldest first. */
+  /** From the first day of this month the plan's look-back shows; null unless the caller is a team admin. */
+  thisMonth: UsageTotals.nullable(),
+  /** Every day of thisMonth, oldest first, its cost in GBP micros (an integer string); empty when thisMonth is null. */
   daily: z.array(z.strictObject({ date: z.string(), requests: z.number().int(), totalCostMicros: z.string() })),
 });
 
@@ -368,7 +349,7 @@ export const Group = z.strictObject({
   role: z.string().nullable(),
   syntheticGroupUsers: z.array(GroupMember),
   syntheticGroupProviderKeys: z.array(ListedKey),
-  /** The last 30 days. */
+  /** The last 30 days (from the plan's look-back when shorter). */
   usage: UsageTotals,
 });
 export const GroupInvitationAccepted = z.strictObject({ group: Group });
@@ -412,16 +393,10 @@ export const Connection = z.strictObject({
   apiKeyTail: z.string(),
   createdAt: Timestamp,
 });
-/** Requests and cost this calendar month (UTC), from `startDate` (its first day) to now. */
-export const MonthUsage = z.strictObject({
-  startDate: z.string(),
-  requests: z.number().int(),
-  currency: z.string(),
-  /** Micro-units of `currency`, as an integer string. */
-  totalCostMicros: z.string(),
-});
-/** A connection as the list shows it: with this month's requests and cost through it. */
-export const ListedConnection = Connection.extend({ thisMonth: MonthUsage });
+/** Usage this month (the team's calendar) from `startDate` (its first day the plan's look-back shows) to today. */
+export const MonthUsage = z.strictObject({ startDate: z.string(), endDate: z.string(), ...UsageAmounts });
+/** A connection as the list shows it: with this month's usage through it, null unless the caller is a team admin. */
+export const ListedConnection = Connection.extend({ thisMonth: MonthUsage.nullable() });
 export const NewConnection = z.strictObject({ newConnection: Connection });
 export const ConnectionStatusSet = z.strictObject({ id: z.guid(), status: z.enum(['active', 'disabled']) });
 export const ConnectionTested = z.strictObject({ ok: z.boolean(), provider: z.string(), baseUrl: z.string(), latencyMs: z.number() });

@@ -9,7 +9,7 @@
  * A change that affects keys drops them from every gateway's key cache.
  */
 import { randomUUID } from 'node:crypto';
-import { AppError, NotFoundError, type PriceCatalog, priceVersionAt, ValidationError } from '@spendgate/core';
+import { AppError, decide, NotFoundError, type PriceCatalog, priceVersionAt, type TeamRole, ValidationError } from '@spendgate/core';
 import type { Envelope, OutboundGuard } from '@spendgate/store';
 import {
   deleteConnection,
@@ -31,9 +31,9 @@ import { findProvider, providers } from '../providers/registry.ts';
 import type { ProviderAdapter } from '../providers/types.ts';
 import type { RateLimiter } from '../security/rate-limit.ts';
 import { type Access, enforce } from './access.ts';
-import type { DateRange, UsageService } from './usage.ts';
+import type { UsageAnalytics } from './usage-analytics.ts';
 
-const DATA_KEY_VERSION = 1;
+export const DATA_KEY_VERSION = 1;
 const TEST_TIMEOUT_MS = 10_000;
 export const CONNECTION_STATUSES = ['active', 'disabled'] as const;
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
@@ -95,7 +95,7 @@ export function createConnectionService(deps: {
   sql: SqlStore;
   envelope: Envelope;
   access: Access;
-  usage: UsageService;
+  usage: UsageAnalytics;
   catalog: PriceCatalog;
   keyCache: Pick<KeyCache<unknown>, 'invalidate'>;
   outbound: Pick<OutboundGuard, 'check' | 'problem' | 'dispatcher'>;
@@ -213,8 +213,10 @@ export function createConnectionService(deps: {
       const teams = await listTeamsOfUser(db, userId);
       if (teamId && !teams.some((team) => team.id === teamId)) throw new NotFoundError('Team');
       const teamIds = teamId ? [teamId] : teams.map((team) => team.id);
-      const [listed, month] = await Promise.all([listConnections(db, teamIds), deps.usage.monthByConnection(teamIds)]);
-      return listed.map((connection) => ({ ...view(connection), thisMonth: month.of(connection.id) }));
+      // This month's usage through a connection is the team's: only its admins see it.
+      const adminTeamIds = teams.filter((team) => teamIds.includes(team.id) && decide('team.usage.view', { teamRole: team.role as TeamRole }) === 'allowed').map((team) => team.id);
+      const [listed, month] = await Promise.all([listConnections(db, teamIds), deps.usage.monthByConnection(adminTeamIds)]);
+      return listed.map((connection) => ({ ...view(connection), thisMonth: month.of({ id: connection.id, teamId: connection.team_id }) }));
     },
 
     async get(userId: string, connectionId: string) {
@@ -332,9 +334,10 @@ export function createConnectionService(deps: {
       return { ok: true, provider: adapter.id, baseUrl, latencyMs: Math.round(performance.now() - startedAt) };
     },
 
-    async usage(userId: string, connectionId: string, range: DateRange) {
+    /** The usage through a connection over a date range: the team's, so for its admins (usageScope's rules). */
+    async usage(userId: string, connectionId: string, range: { startDate?: string | undefined; endDate?: string | undefined }) {
       const connection = await connectionFor(userId, connectionId, 'connection.view');
-      return deps.usage.totals({ teamId: connection.team_id, connectionId }, range);
+      return deps.usage.summary(userId, { teamId: connection.team_id, connectionId, ...range });
     },
   };
 }

@@ -42,7 +42,7 @@ import { type Access, enforce } from './access.ts';
 import { type Invitations, invitationStatus } from './invitations.ts';
 import type { PlanService } from './plans.ts';
 import type { TeamService } from './teams.ts';
-import type { DateRange, UsageService } from './usage.ts';
+import type { UsageAnalytics } from './usage-analytics.ts';
 
 type Member = Awaited<ReturnType<typeof listGroupMembersWithUsers>>[number];
 type GroupRow = { id: string; team_id: string; name: string; description: string; created_at: Date };
@@ -97,7 +97,7 @@ export function createGroupService(deps: {
   plans: PlanService;
   teams: TeamService;
   invitations: Invitations;
-  usage: UsageService;
+  usage: UsageAnalytics;
   keyCache: Pick<KeyCache<unknown>, 'invalidate'>;
   now?: () => Date;
 }) {
@@ -108,7 +108,7 @@ export function createGroupService(deps: {
     const [members, keys, usage] = await Promise.all([
       listGroupMembersWithUsers(db, group.team_id, group.id),
       listGroupKeys(db, group.team_id, group.id),
-      deps.usage.totals({ teamId: group.team_id, groupId: group.id }, {}),
+      deps.usage.groupTotals({ teamId: group.team_id, groupId: group.id }),
     ]);
     return {
       id: group.id,
@@ -364,9 +364,8 @@ export function createGroupService(deps: {
       return { group: await view(group, effectiveGroupRole({ teamRole: group.teamRole, groupRole: group.groupRole })) };
     },
 
-    async usage(userId: string, groupId: string, range: DateRange) {
-      const group = await deps.access.group(groupId, userId, 'group.view');
-      return deps.usage.totals({ teamId: group.team_id, groupId }, range);
+    async usage(userId: string, groupId: string, range: { startDate?: string | undefined; endDate?: string | undefined }) {
+      return deps.usage.summary(userId, { groupId, ...range });
     },
   };
 }

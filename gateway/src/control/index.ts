@@ -41,7 +41,7 @@ export async function createControlPlaneServices(deps: {
   await plans.seedPlans();
   const access = createAccess({ sql });
   const mailer = createMailer({ sql, queue: deps.queue });
-  const usage = createUsageService({ sql, access });
+  const usageAnalytics = createUsageAnalytics({ sql, access, plans });
   const limiter = createRateLimiter({ db: sql.db });
   const invitations = createInvitations({ mailer, publicUrl: config.publicUrl });
   const accounts = createAccountService({
@@ -59,19 +59,19 @@ export async function createControlPlaneServices(deps: {
     accounts,
     plans,
     teams,
-    groups: createGroupService({ sql, access, plans, teams, invitations, usage, keyCache: deps.keyCache }),
+    groups: createGroupService({ sql, access, plans, teams, invitations, usage: usageAnalytics, keyCache: deps.keyCache }),
     connections: createConnectionService({
       sql,
       envelope: deps.envelope,
       access,
-      usage,
+      usage: usageAnalytics,
       catalog: deps.catalog,
       keyCache: deps.keyCache,
       outbound: deps.outbound,
       limiter,
     }),
-    usage,
-    usageAnalytics: createUsageAnalytics({ sql, access, plans }),
+    usage: createUsageService({ sql, access, analytics: usageAnalytics }),
+    usageAnalytics,
     usageExport: createUsageExport({ sql, access, plans }),
     requestLog: createRequestLog({ sql, access, plans }),
     audit: createAuditService({ sql, access }),

@@ -37,6 +37,7 @@ export interface UsageQuery {
   teamId?: string | undefined;
   groupId?: string | undefined;
   keyId?: string | undefined;
+  connectionId?: string | undefined;
   model?: string | undefined;
   provider?: string | undefined;
   startDate?: string | undefined;
@@ -79,13 +80,12 @@ export interface UsageDeps {
 }
 
 /**
- * The team a usage query reads, checked for the caller (a team's whole usage for its
- * admins, a group's for who may see it, a key only of that team or group), its time zone,
- * and the date range in force (defaults, the plan's look-back), with the rollup filter.
+ * The team a usage query reads, checked for the caller: a team's whole usage for its
+ * admins, a group's for who may see it, a key or a connection only of that team (and a
+ * key of that group). Another team's object answers 404.
  */
-export async function usageScope(deps: UsageDeps, userId: string, query: UsageQuery) {
+async function callersTeam(deps: UsageDeps, userId: string, query: UsageQuery): Promise<string> {
   const { db } = deps.sql;
-  const now = deps.now ?? (() => new Date());
   let teamId = query.teamId;
   if (query.groupId !== undefined) {
     const group = await deps.access.group(query.groupId, userId, 'group.view');
@@ -96,12 +96,26 @@ export async function usageScope(deps: UsageDeps, userId: string, query: UsageQu
   } else {
     throw new ValidationError('teamId', 'teamId or groupId is required');
   }
-  const team = await db.selectFrom('teams').select(['time_zone']).where('id', '=', teamId).executeTakeFirstOrThrow();
   if (query.keyId !== undefined) {
     let key = db.selectFrom('issued_keys').select('id').where('id', '=', query.keyId).where('team_id', '=', teamId);
     if (query.groupId !== undefined) key = key.where('group_id', '=', query.groupId);
     if ((await key.executeTakeFirst()) === undefined) throw new NotFoundError('Key');
   }
+  if (query.connectionId !== undefined) {
+    const connection = await db.selectFrom('provider_connections').select('id').where('id', '=', query.connectionId).where('team_id', '=', teamId).executeTakeFirst();
+    if (connection === undefined) throw new NotFoundError('Provider connection');
+  }
+  return teamId;
+}
+
+/**
+ * The date range in force for a team already checked for the caller (defaults, the
+ * plan's look-back: a 403 naming it), its time zone, and the rollup filter.
+ */
+async function teamScope(deps: UsageDeps, teamId: string, query: UsageQuery) {
+  const { db } = deps.sql;
+  const now = deps.now ?? (() => new Date());
+  const team = await db.selectFrom('teams').select(['time_zone']).where('id', '=', teamId).executeTakeFirstOrThrow();
   const timeZone = team.time_zone;
   const today = localDay(now(), timeZone);
   const { terms } = await deps.plans.teamTerms(teamId);
@@ -119,16 +133,25 @@ export async function usageScope(deps: UsageDeps, userId: string, query: UsageQu
     throw new ValidationError('granularity', `granularity=hour covers at most ${MAX_HOURLY_DAYS} days`);
   }
   const filter = (grain: 'day' | 'hour', from = startDate, to = endDate): RollupFilter => ({
-    teamId: teamId!,
+    teamId,
     grain,
     from: localDayStart(from, timeZone),
     to: localDayStart(addDays(to, 1), timeZone),
     groupId: query.groupId,
     keyId: query.keyId,
+    connectionId: query.connectionId,
     model: query.model,
     provider: query.provider,
   });
   return { teamId, timeZone, today, earliest, startDate, endDate, granularity, filter };
+}
+
+/**
+ * What a usage query reads: the team, checked for the caller, its time zone, and the
+ * date range in force (defaults, the plan's look-back), with the rollup filter.
+ */
+export async function usageScope(deps: UsageDeps, userId: string, query: UsageQuery) {
+  return teamScope(deps, await callersTeam(deps, userId, query), query);
 }
 
 export type UsageScope = Awaited<ReturnType<typeof usageScope>>;
@@ -142,6 +165,7 @@ export function createUsageAnalytics(deps: UsageDeps) {
     teamId: scope.teamId,
     ...(query.groupId ? { groupId: query.groupId } : {}),
     ...(query.keyId ? { keyId: query.keyId } : {}),
+    ...(query.connectionId ? { connectionId: query.connectionId } : {}),
     ...(query.model ? { model: query.model } : {}),
     ...(query.provider ? { provider: query.provider } : {}),
     startDate: scope.startDate,
@@ -166,16 +190,73 @@ export function createUsageAnalytics(deps: UsageDeps) {
     return labels;
   }
 
+  /** A scope's totals: tokens by category, requests, cost in GBP and USD, latency percentiles. */
+  async function totalsIn(scope: UsageScope, query: UsageQuery, range: { startDate: string; endDate: string } = scope) {
+    const { startDate, endDate } = range;
+    const sums = await sumRollups(db, scope.filter('day', startDate, endDate));
+    return {
+      ...echo(scope, query),
+      startDate,
+      endDate,
+      ...totalsOf(sums),
+      latencyP50Ms: latencyPercentile(sums.latencyHistogram, 0.5, sums.latencyMaxMs) ?? null,
+      latencyP95Ms: latencyPercentile(sums.latencyHistogram, 0.95, sums.latencyMaxMs) ?? null,
+    };
+  }
+
   return {
-    /** Totals over the range: tokens by category, requests, cost, latency percentiles. */
+    /** Totals over the range: tokens by category, requests, cost in GBP and USD, latency percentiles. */
     async summary(userId: string, query: UsageQuery) {
-      const scope = await scopeOf(userId, query);
-      const sums = await sumRollups(db, scope.filter('day'));
+      return totalsIn(await scopeOf(userId, query), query);
+    },
+
+    /** The default range's totals of a group the caller was already checked for (a group's view). */
+    async groupTotals(group: { teamId: string; groupId: string }) {
+      const query = { groupId: group.groupId };
+      return totalsIn(await teamScope(deps, group.teamId, query), query);
+    },
+
+    /**
+     * A team's totals this month so far and its spend per day (every day, zeros
+     * included), for a team already checked for its admin.
+     */
+    async teamMonth(teamId: string) {
+      const scope = await teamScope(deps, teamId, {});
+      const month = thisMonthOf(scope);
+      const [totals, days] = await Promise.all([totalsIn(scope, { teamId }, month), rollupSeries(db, scope.filter('day', month.startDate, month.endDate))]);
+      const byStart = new Map(days.map((day) => [day.bucketStart.getTime(), day.sums]));
+      const daily = [];
+      for (let day = month.startDate; day <= month.endDate; day = addDays(day, 1)) {
+        const sums = byStart.get(localDayStart(day, scope.timeZone).getTime());
+        daily.push({ date: day, requests: Number(sums?.requests ?? 0n), totalCostMicros: (sums?.budgetSpendMicros ?? 0n).toString() });
+      }
+      return { totals, daily };
+    },
+
+    /**
+     * This month's totals through each connection of the given teams (already checked for
+     * their admin), one rollup read per team; `of` answers zeros for a connection without
+     * requests.
+     */
+    async monthByConnection(teamIds: string[]) {
+      const byConnection = new Map<string, ReturnType<typeof totalsOf> & { startDate: string; endDate: string }>();
+      const months = new Map<string, { startDate: string; endDate: string }>();
+      await Promise.all(
+        teamIds.map(async (teamId) => {
+          const scope = await teamScope(deps, teamId, {});
+          const month = thisMonthOf(scope);
+          months.set(teamId, month);
+          for (const { value, sums } of await rollupDistribution(db, scope.filter('day', month.startDate, month.endDate), 'connection')) {
+            if (value !== null) byConnection.set(value, { ...month, ...totalsOf(sums) });
+          }
+        }),
+      );
       return {
-        ...echo(scope, query),
-        ...totalsOf(sums),
-        latencyP50Ms: latencyPercentile(sums.latencyHistogram, 0.5, sums.latencyMaxMs) ?? null,
-        latencyP95Ms: latencyPercentile(sums.latencyHistogram, 0.95, sums.latencyMaxMs) ?? null,
+        of: (connection: { id: string; teamId: string }) => {
+          const month = months.get(connection.teamId);
+          if (month === undefined) return null;
+          return byConnection.get(connection.id) ?? { ...month, ...totalsOf(NO_USAGE) };
+        },
       };
     },
 
@@ -217,7 +298,7 @@ export function createUsageAnalytics(deps: UsageDeps) {
       };
       // A plan's look-back hides the days before it: this month from its first visible day,
       // last month only when the look-back reaches its first day.
-      const firstShown = visible(monthStart) ? monthStart : current.earliest!;
+      const firstShown = thisMonthOf(current).startDate;
       const thisMonth = await cumulative(firstShown, current.today);
       const lastMonth = visible(lastMonthStart) ? await cumulative(lastMonthStart, lastMonthEnd) : undefined;
       return {
@@ -266,6 +347,31 @@ function pointOf(sums: RollupSums | undefined) {
     requests: Number(sums?.requests ?? 0n),
     totalTokens: Number(sums === undefined ? 0n : sums.inputTokens + sums.cachedReadTokens + sums.cacheWriteTokens + sums.outputTokens),
   };
+}
+
+/** Sums of no usage at all. */
+const NO_USAGE: RollupSums = {
+  requests: 0n,
+  errors: 0n,
+  estimatedRequests: 0n,
+  unpricedRequests: 0n,
+  inputTokens: 0n,
+  cachedReadTokens: 0n,
+  cacheWriteTokens: 0n,
+  outputTokens: 0n,
+  reasoningTokens: 0n,
+  costMicros: 0n,
+  billedMicros: 0n,
+  budgetSpendMicros: 0n,
+  latencySumMs: 0n,
+  latencyMaxMs: 0,
+  latencyHistogram: [],
+};
+
+/** This month so far in a scope (the team's calendar), from its first day the plan's look-back shows. */
+function thisMonthOf(scope: UsageScope) {
+  const monthStart = `${scope.today.slice(0, 7)}-01`;
+  return { startDate: scope.earliest !== null && scope.earliest > monthStart ? scope.earliest : monthStart, endDate: scope.today };
 }
 
 export type UsageAnalytics = ReturnType<typeof createUsageAnalytics>;

@@ -9,7 +9,8 @@ import { findConnection, insertConnection, insertTeamDataKeyIfAbsent } from './r
 import { findGroupForUser, insertGroup } from './repos/groups.ts';
 import { findKeyPrincipal, insertIssuedKey } from './repos/keys.ts';
 import { findTeamRole, insertTeam, listTeamsOfUser } from './repos/teams.ts';
-import { insertUsageEvents, sumGroupUsage } from './repos/usage.ts';
+import { insertUsageEvents } from './repos/usage.ts';
+import { sumRollups } from './repos/usage-rollups.ts';
 import { findUserByEmail, insertUser } from './repos/users.ts';
 import type { NewUsageEvent } from './schema.ts';
 
@@ -129,26 +130,29 @@ for (const backend of sqlBackends) {
       expect(await insertUsageEvents(store.db, batch)).toBe(3);
       expect(await insertUsageEvents(store.db, batch)).toBe(0);
 
-      const november = await sumGroupUsage(store.db, {
+      // Hourly cells are UTC hours, so November is exactly its hours whatever the team's time zone.
+      const november = await sumRollups(store.db, {
+        grain: 'hour',
         teamId: ids.teamA,
         groupId: ids.group,
         from: new Date('2026-11-01T00:00:00Z'),
         to: new Date('2026-12-01T00:00:00Z'),
       });
       expect(november).toMatchObject({
-        requests: 2,
+        requests: 2n,
         inputTokens: 2000n,
         outputTokens: 1000n,
         costMicros: 9_007_199_254_740_993n,
-        unpricedRequests: 1,
+        unpricedRequests: 1n,
       });
-      const otherTeam = await sumGroupUsage(store.db, {
+      const otherTeam = await sumRollups(store.db, {
+        grain: 'hour',
         teamId: ids.teamB,
         groupId: ids.group,
         from: new Date('2026-01-01T00:00:00Z'),
         to: new Date('2027-01-01T00:00:00Z'),
       });
-      expect(otherTeam.requests).toBe(0);
+      expect(otherTeam.requests).toBe(0n);
     });
 
     it('stores every value of an event as given, and the defaults of columns no event gives', async () => {

@@ -2,11 +2,13 @@
 // GET /provider/connections/{id}/usage) with their key factory.
 import { queryOptions } from '@tanstack/react-query';
 import { apiData } from '../client.ts';
-import type { ListedConnection, Provider, UsageTotals } from './types.ts';
+import type { UsageTotals } from '../usage/types.ts';
+import type { ListedConnection, Provider } from './types.ts';
 
+/** yyyy-mm-dd, both inclusive; an edge left out is the API's default (the last 30 days up to today). */
 export interface DateRange {
-  startDate: string;
-  endDate: string;
+  startDate?: string;
+  endDate?: string;
 }
 
 export const connectionKeys = {

@@ -1,6 +1,7 @@
 // Spec §4's provider-connection transitions on the cached list.
 import { describe, expect, it } from 'vitest';
 import { addConnection, applyStatus, removeConnection, replaceConnection } from './transitions.ts';
+import { monthUsage } from '../../testing/usage.ts';
 import type { Connection, ListedConnection } from './types.ts';
 
 const connection = (id: string, changes: Partial<Connection> = {}): Connection => ({
@@ -16,10 +17,7 @@ const connection = (id: string, changes: Partial<Connection> = {}): Connection =
   createdAt: '2026-11-01T00:00:00.000Z',
   ...changes,
 });
-const listed = (id: string, requests: number): ListedConnection => ({
-  ...connection(id),
-  thisMonth: { startDate: '2026-11-01', requests, currency: 'USD', totalCostMicros: String(requests * 10) },
-});
+const listed = (id: string, requests: number): ListedConnection => ({ ...connection(id), thisMonth: monthUsage({ requests, costMicros: BigInt(requests * 10), costUsdMicros: BigInt(requests * 12) }) });
 
 describe('connection transitions', () => {
   const list = [listed('a', 3), listed('b', 5)];
@@ -41,11 +39,11 @@ describe('connection transitions', () => {
     expect(removeConnection(list, 'a')!.map((entry) => entry.id)).toEqual(['b']);
   });
 
-  it('a creation appends the new connection with no requests yet, once', () => {
+  it('a creation appends the new connection, its month not read yet, once', () => {
     const created = connection('c');
     const next = addConnection(list, created);
     expect(next.map((entry) => entry.id)).toEqual(['a', 'b', 'c']);
-    expect(next[2]!.thisMonth).toMatchObject({ requests: 0, totalCostMicros: '0' });
+    expect(next[2]!.thisMonth).toBeNull();
     expect(addConnection(next, created).map((entry) => entry.id)).toEqual(['a', 'b', 'c']);
     expect(addConnection(undefined, created)).toHaveLength(1);
   });

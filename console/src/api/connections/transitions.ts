@@ -6,11 +6,8 @@
  */
 import type { Connection, ListedConnection } from './types.ts';
 
-/** A connection just created or edited has had no requests counted for it in the list yet. */
-const withMonth = (connection: Connection, previous?: ListedConnection): ListedConnection => ({
-  ...connection,
-  thisMonth: previous?.thisMonth ?? { startDate: '', requests: 0, currency: 'USD', totalCostMicros: '0' },
-});
+/** An edited connection keeps its month's usage; a new one has none to show until the list is read again. */
+const withMonth = (connection: Connection, previous?: ListedConnection): ListedConnection => ({ ...connection, thisMonth: previous?.thisMonth ?? null });
 
 export function applyStatus(list: ListedConnection[] | undefined, changed: { id: string; status: string }): ListedConnection[] | undefined {
   return list?.map((connection) => (connection.id === changed.id ? { ...connection, status: changed.status } : connection));

@@ -1,6 +1,7 @@
 // Providers and a team's connections to them, as /api/provider answers them (spec §3:
 // a connection has an id, a status and a usage record; creating answers `newConnection`).
 // The API key is write-only: answers carry only its masked last four characters.
+import type { UsageAmounts } from '../usage/types.ts';
 
 /** A provider Spendgate can call, with what a connection to it needs. */
 export interface Provider {
@@ -35,38 +36,16 @@ export interface Connection {
   createdAt: string;
 }
 
-/** Requests and cost through a connection this calendar month (UTC), as the list carries them. */
-export interface MonthUsage {
-  /** The month's first day, yyyy-mm-dd. */
+/** Usage through a connection this month (the team's calendar) so far, as the list carries it. */
+export interface MonthUsage extends UsageAmounts {
+  /** The month's first day the plan's look-back shows, yyyy-mm-dd. */
   startDate: string;
-  requests: number;
-  currency: string;
-  /** Integer micro-units of `currency`, as a string. */
-  totalCostMicros: string;
+  endDate: string;
 }
 
 export interface ListedConnection extends Connection {
-  thisMonth: MonthUsage;
-}
-
-/** Tokens and cost over a date range (yyyy-mm-dd, endDate inclusive). */
-export interface UsageTotals {
-  groupId?: string;
-  connectionId?: string;
-  startDate: string;
-  endDate: string;
-  requests: number;
-  totalTokens: number;
-  inputTokens: number;
-  cachedReadTokens: number;
-  cacheWriteTokens: number;
-  outputTokens: number;
-  reasoningTokens: number;
-  currency: string;
-  totalCost: string;
-  totalCostMicros: string;
-  unpricedRequests: number;
-  estimatedRequests: number;
+  /** Null unless you are an admin of the connection's team (its whole usage is theirs to see). */
+  thisMonth: MonthUsage | null;
 }
 
 export interface NewConnectionInput {

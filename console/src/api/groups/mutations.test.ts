@@ -6,6 +6,7 @@ import { MutationObserver, QueryClient } from '@tanstack/react-query';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { saveSession } from '../../shared/session.ts';
 import { jsonResponse } from '../../testing/render.tsx';
+import { usageTotals } from '../../testing/usage.ts';
 import {
   acceptInviteMutation,
   addMembersMutation,
@@ -23,7 +24,7 @@ import {
 import { groupKeys } from './queries.ts';
 import type { GroupInvitation, SyntheticGroup } from './types.ts';
 
-const usage = { startDate: '2026-10-28', endDate: '2026-11-26', requests: 0, totalTokens: 0, inputTokens: 0, cachedReadTokens: 0, outputTokens: 0, currency: 'USD', totalCostMicros: '0', unpricedRequests: 0 };
+const usage = usageTotals({ requests: 0, costMicros: 0n, costUsdMicros: 0n }, { teamId: 'team-1' });
 const member = (id: string, role: string) => ({ user: { id, email: `${id}@example.com`, name: id, avatar: null }, role, joinedAt: '2026-11-01T00:00:00.000Z' });
 const group = (id: string, name: string, members = [member('ada', 'ADMIN')]): SyntheticGroup => ({
   id,

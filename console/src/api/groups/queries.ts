@@ -3,7 +3,8 @@
 // over a date range. Keys nest under ['groups'] so one prefix invalidates them all.
 import { queryOptions } from '@tanstack/react-query';
 import { apiData } from '../client.ts';
-import type { GroupInvitation, GroupUsage, SyntheticGroup } from './types.ts';
+import type { UsageTotals } from '../usage/types.ts';
+import type { GroupInvitation, SyntheticGroup } from './types.ts';
 
 export interface GroupListFilter {
   search?: string;
@@ -49,5 +50,5 @@ export const groupUsageQuery = (groupId: string, range: UsageRange) =>
   queryOptions({
     queryKey: groupKeys.usage(groupId, range),
     queryFn: ({ signal }) =>
-      apiData<GroupUsage>('GET', `/synthetic-group/${encodeURIComponent(groupId)}/usage`, { query: { ...range }, signal, fallback: 'Failed to fetch group usage' }),
+      apiData<UsageTotals>('GET', `/synthetic-group/${encodeURIComponent(groupId)}/usage`, { query: { ...range }, signal, fallback: 'Failed to fetch group usage' }),
   });

@@ -3,6 +3,7 @@
 // their syntheticGroupId), and what a member may do in a group, read from core's role
 // table (spec §6).
 import { type Action, decide, GROUP_ROLES, type GroupRole } from '@spendgate/core';
+import type { UsageTotals } from '../usage/types.ts';
 
 export { GROUP_ROLES, type GroupRole };
 
@@ -20,24 +21,6 @@ export interface GroupMember {
   user: GroupMemberUser;
   role: string;
   joinedAt: string;
-}
-
-/** Tokens and cost of a group over a date range (yyyy-mm-dd, endDate inclusive). */
-export interface GroupUsage {
-  startDate: string;
-  endDate: string;
-  requests: number;
-  totalTokens: number;
-  /** Input tokens not read from the provider's cache. */
-  inputTokens: number;
-  /** Input tokens read from the provider's cache (billed at its cached rate). */
-  cachedReadTokens: number;
-  outputTokens: number;
-  /** The currency the cost is in (USD list prices). */
-  currency: string;
-  /** The cost in micro-units of `currency`, as an integer string. */
-  totalCostMicros: string;
-  unpricedRequests: number;
 }
 
 /** A key issued for the group, as the group answer lists it (the keys screens read the rest). */
@@ -59,7 +42,8 @@ export interface SyntheticGroup {
   syntheticGroupUsers: GroupMember[];
   syntheticGroupProviderKeys: GroupKeySummary[];
   /** The last 30 days. */
-  usage: GroupUsage;
+  /** The last 30 days (from the plan's look-back when shorter). */
+  usage: UsageTotals;
 }
 
 export interface AddedMembers {

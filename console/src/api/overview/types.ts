@@ -1,6 +1,6 @@
-// A team's overview as GET /api/usage/team answers it: how far its setup has got and
-// this month's usage, in total and per day (the dashboard's first screen).
-import type { UsageTotals } from '../connections/types.ts';
+// A team's overview as GET /api/usage/team answers it: how far its setup has got and,
+// for its admins, this month's usage in total and per day (the dashboard's first screen).
+import type { UsageTotals } from '../usage/types.ts';
 
 export interface TeamOverview {
   teamId: string;
@@ -12,7 +12,8 @@ export interface TeamOverview {
     /** ISO time of the team's first recorded request; null before any. */
     firstRequestAt: string | null;
   };
-  thisMonth: UsageTotals;
-  /** Every day of this month up to today, oldest first. */
+  /** From the first day of this month the plan's look-back shows; null unless you are a team admin. */
+  thisMonth: UsageTotals | null;
+  /** Every day of thisMonth, oldest first, its cost in GBP micro-units; empty when thisMonth is null. */
   daily: { date: string; requests: number; totalCostMicros: string }[];
 }

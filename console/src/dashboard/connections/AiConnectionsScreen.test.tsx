@@ -7,6 +7,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Connection, ListedConnection, Provider } from '../../api/connections/types.ts';
 import { jsonResponse, renderInSite } from '../../testing/render.tsx';
+import { monthUsage, usageTotals } from '../../testing/usage.ts';
 import { AiConnectionsScreen } from './AiConnectionsScreen.tsx';
 
 const TEAM = '11111111-1111-4111-8111-111111111111';
@@ -41,7 +42,7 @@ const connection = (id: string, changes: Partial<Connection> = {}): ListedConnec
   options: {},
   apiKeyTail: '••••wxyz',
   createdAt: '2026-11-01T00:00:00.000Z',
-  thisMonth: { startDate: '2026-11-01', requests: 1234, currency: 'USD', totalCostMicros: '2500000' },
+  thisMonth: monthUsage({ requests: 1234, costMicros: 2_500_000n, costUsdMicros: 3_100_000n }),
   ...changes,
 });
 
@@ -88,12 +89,35 @@ describe('AiConnectionsScreen', () => {
     expect(first.getByText('Active')).toBeTruthy();
     expect(first.getByText('••••wxyz')).toBeTruthy();
     expect(first.getByText('1,234')).toBeTruthy();
-    expect(first.getByText('$2.50')).toBeTruthy();
+    expect(first.getByText('£2.50')).toBeTruthy();
     const second = within(await card('Prod b'));
     expect(second.getByText('Disabled')).toBeTruthy();
     expect(second.getByRole('alert').textContent).toBe(
       'Requests through this connection are refused: its base URL is a loopback address, which the operator does not allow.',
     );
+  });
+
+  it("shows an open connection's usage in GBP with the USD list price, over the range the API chose", async () => {
+    routes['GET /api/provider/connections/:id/usage'] = () =>
+      ok(usageTotals({ requests: 2, costMicros: 6_000n, costUsdMicros: 7_000n, inputTokens: 2_000, outputTokens: 200 }, { teamId: TEAM, connectionId: 'a' }));
+    await renderInSite(<AiConnectionsScreen />, { at: '/?connection=a' });
+    const usage = within((await screen.findByRole('heading', { name: 'Usage of Prod a' })).closest('section') as HTMLElement);
+    expect(await usage.findByText('£0.006')).toBeTruthy();
+    expect(usage.getByText('$0.007')).toBeTruthy();
+    expect((usage.getByLabelText('From') as HTMLInputElement).value).toBe('2026-10-28');
+    // No range in the URL: the API's default (the last 30 days, or the plan's look-back) is asked for.
+    expect(calls.find((call) => call.path === '/api/provider/connections/a/usage')).toBeTruthy();
+  });
+
+  it("hides the team's usage from a member: no month's figures, no usage panel", async () => {
+    routes['GET /api/team/'] = () => ok([{ id: TEAM, name: 'Platform', description: '', timeZone: 'UTC', createdAt: '2026-11-01T00:00:00.000Z', role: 'MEMBER' }]);
+    routes['GET /api/provider/connections'] = () => ok([{ ...connection('a'), thisMonth: null }]);
+    await renderInSite(<AiConnectionsScreen />, { at: '/?connection=a' });
+    const first = within(await card('Prod a'));
+    expect(first.getByText('••••wxyz')).toBeTruthy();
+    expect(first.queryByText('Cost this month')).toBeNull();
+    expect(screen.queryByRole('heading', { name: 'Usage of Prod a' })).toBeNull();
+    expect(calls.some((call) => call.path.endsWith('/usage'))).toBe(false);
   });
 
   it('shows the empty state, and the fallback message with Retry when the list fails', async () => {
@@ -155,9 +179,9 @@ describe('AiConnectionsScreen', () => {
     };
     const listed = routes['GET /api/provider/connections']!;
     routes['GET /api/provider/connections'] = (body, url) =>
-      created ? ok([connection('a'), connection('b'), { ...created, thisMonth: { startDate: '2026-11-01', requests: 0, currency: 'USD', totalCostMicros: '0' } }]) : listed(body, url);
+      created ? ok([connection('a'), connection('b'), { ...created, thisMonth: monthUsage({ requests: 0, costMicros: 0n, costUsdMicros: 0n }) }]) : listed(body, url);
     routes['GET /api/provider/connections/:id/usage'] = () =>
-      ok({ connectionId: 'c', startDate: '2026-10-28', endDate: '2026-11-26', requests: 0, totalTokens: 0, inputTokens: 0, cachedReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, currency: 'USD', totalCost: '0.000000', totalCostMicros: '0', unpricedRequests: 0, estimatedRequests: 0 });
+      ok(usageTotals({ requests: 0, costMicros: 0n, costUsdMicros: 0n }, { teamId: TEAM, connectionId: 'c' }));
     const user = userEvent.setup();
     await renderInSite(<AiConnectionsScreen />);
     await user.click(await screen.findByRole('button', { name: 'Add connection' }));

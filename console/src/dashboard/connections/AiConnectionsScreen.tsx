@@ -1,7 +1,7 @@
 /**
  * /dashboard/ai-connection: the provider accounts the user's teams route requests to.
- * Each connection shows its provider, name, status, masked key and this month's
- * requests and cost; team admins add (with a live test first), edit, enable or disable
+ * Each connection shows its provider, name, status, masked key and, to its team's
+ * admins, this month's requests and cost (GBP) and its usage over a range; team admins add (with a live test first), edit, enable or disable
  * and delete them. The open connection, the form shown and the usage range are URL
  * state (`connection`, `mode`, `from`, `to`), so a link or a reload keeps them.
  */
@@ -40,6 +40,8 @@ function readSearch(search: Record<string, unknown>): ScreenSearch {
 }
 
 const mayManage = (team: Team | undefined) => Boolean(team?.role) && decide('connection.manage', { teamRole: team?.role as TeamRole }) === 'allowed';
+/** Usage through a connection is the team's: its admins see it. */
+const mayViewUsage = (team: Team | undefined) => Boolean(team?.role) && decide('team.usage.view', { teamRole: team?.role as TeamRole }) === 'allowed';
 
 export function AiConnectionsScreen() {
   const search = readSearch(useSearch({ strict: false }) as Record<string, unknown>);
@@ -147,14 +149,18 @@ export function AiConnectionsScreen() {
                       <dt>API key</dt>
                       <dd className="connection-card__mono">{connection.apiKeyTail || 'none'}</dd>
                     </div>
-                    <div>
-                      <dt>Requests this month</dt>
-                      <dd>{countText(connection.thisMonth.requests)}</dd>
-                    </div>
-                    <div>
-                      <dt>Cost this month</dt>
-                      <dd>{costText(connection.thisMonth.totalCostMicros, connection.thisMonth.currency)}</dd>
-                    </div>
+                    {connection.thisMonth && (
+                      <>
+                        <div>
+                          <dt>Requests this month</dt>
+                          <dd>{countText(connection.thisMonth.requests)}</dd>
+                        </div>
+                        <div>
+                          <dt>Cost this month</dt>
+                          <dd>{costText(connection.thisMonth.totalCostMicros, connection.thisMonth.currency)}</dd>
+                        </div>
+                      </>
+                    )}
                     <div className="connection-card__url">
                       <dt>Base URL</dt>
                       <dd className="connection-card__mono">{connection.baseUrl}</dd>
@@ -203,7 +209,7 @@ export function AiConnectionsScreen() {
                       onSaved={() => go({ connection: connection.id })}
                     />
                   )}
-                  {isOpen && <ConnectionUsagePanel connection={connection} range={range} onRange={setRange} />}
+                  {isOpen && mayViewUsage(teamOf(connection)) && <ConnectionUsagePanel connection={connection} range={range} onRange={setRange} />}
                 </article>
               </li>
             );

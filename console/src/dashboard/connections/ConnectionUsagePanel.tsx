@@ -1,7 +1,8 @@
 /**
  * One connection's usage over a date range (GET /provider/connections/{id}/usage):
- * requests, tokens by kind and cost. The range lives in the URL (`from`, `to`), by
- * default the last 30 days (spec §3).
+ * requests, tokens by kind, cost in GBP and the providers' USD list price. The range
+ * lives in the URL (`from`, `to`); without one the API answers the last 30 days (spec §3),
+ * whose dates fill the inputs.
  */
 import { useQuery } from '@tanstack/react-query';
 import { connectionUsageQuery, type DateRange } from '../../api/connections/queries.ts';
@@ -20,11 +21,21 @@ export function ConnectionUsagePanel({ connection, range, onRange }: { connectio
           <legend className="visually-hidden">Date range</legend>
           <label>
             From
-            <input type="date" value={range.startDate} max={range.endDate} onChange={(event) => event.target.value && onRange({ ...range, startDate: event.target.value })} />
+            <input
+              type="date"
+              value={range.startDate ?? usage.data?.startDate ?? ''}
+              max={range.endDate ?? usage.data?.endDate}
+              onChange={(event) => event.target.value && onRange({ ...range, startDate: event.target.value })}
+            />
           </label>
           <label>
             To
-            <input type="date" value={range.endDate} min={range.startDate} onChange={(event) => event.target.value && onRange({ ...range, endDate: event.target.value })} />
+            <input
+              type="date"
+              value={range.endDate ?? usage.data?.endDate ?? ''}
+              min={range.startDate ?? usage.data?.startDate}
+              onChange={(event) => event.target.value && onRange({ ...range, endDate: event.target.value })}
+            />
           </label>
         </fieldset>
       </div>
@@ -45,6 +56,10 @@ export function ConnectionUsagePanel({ connection, range, onRange }: { connectio
           <div className="figures__item">
             <dt>Cost</dt>
             <dd>{costText(usage.data.totalCostMicros, usage.data.currency)}</dd>
+          </div>
+          <div className="figures__item">
+            <dt>Provider list price</dt>
+            <dd>{costText(usage.data.totalCostUsdMicros, usage.data.costCurrencyUsd)}</dd>
           </div>
           <div className="figures__item">
             <dt>Input tokens</dt>

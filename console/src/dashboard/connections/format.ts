@@ -1,4 +1,4 @@
-// How usage figures read on the connections and overview screens: costs from the API's
+// How usage figures read on the connections, groups and overview screens: costs from the API's
 // integer micro-unit strings (never through a float), counts with thousands separators.
 import { type Currency, formatMoney, money } from '@spendgate/core';
 

@@ -1,24 +1,15 @@
-// Date ranges for usage panels (spec §3: yyyy-mm-dd, by default the last 30 days up to
-// today), as the URL carries them; dates are UTC days, as the API counts them.
-const DAY_MS = 86_400_000;
+// A usage panel's date range as the URL carries it (`from`, `to`: yyyy-mm-dd, the team's
+// calendar days). What the URL leaves out the API chooses (the last 30 days up to today,
+// from the plan's look-back when shorter) and the panel shows the dates it answered for.
+import type { DateRange } from '../../api/connections/queries.ts';
+
 const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
+const day = (value: unknown) => (typeof value === 'string' && ISO_DAY.test(value) && !Number.isNaN(Date.parse(value)) ? value : undefined);
 
-export const isoDay = (date: Date) => date.toISOString().slice(0, 10);
-
-export function defaultRange(now: Date = new Date()) {
-  return { startDate: isoDay(new Date(now.getTime() - 29 * DAY_MS)), endDate: isoDay(now) };
-}
-
-/** The range the URL gives when it is a valid one (start not after end), else the default. */
-export function rangeFrom(search: { from?: unknown; to?: unknown }, now: Date = new Date()) {
-  const fallback = defaultRange(now);
-  const from = typeof search.from === 'string' && ISO_DAY.test(search.from) && !Number.isNaN(Date.parse(search.from)) ? search.from : undefined;
-  const to = typeof search.to === 'string' && ISO_DAY.test(search.to) && !Number.isNaN(Date.parse(search.to)) ? search.to : undefined;
-  const range = { startDate: from ?? fallback.startDate, endDate: to ?? fallback.endDate };
-  return range.startDate <= range.endDate ? range : fallback;
-}
-
-/** This calendar month (UTC) up to today. */
-export function thisMonth(now: Date = new Date()) {
-  return { startDate: `${isoDay(now).slice(0, 7)}-01`, endDate: isoDay(now) };
+/** The URL's valid edges of the range; none when they are reversed. */
+export function rangeFrom(search: { from?: unknown; to?: unknown }): DateRange {
+  const startDate = day(search.from);
+  const endDate = day(search.to);
+  if (startDate && endDate && startDate > endDate) return {};
+  return { ...(startDate && { startDate }), ...(endDate && { endDate }) };
 }

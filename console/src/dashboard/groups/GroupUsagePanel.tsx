@@ -1,6 +1,7 @@
 /**
  * A group's usage over a date range (GET /synthetic-group/{id}/usage): requests, tokens
- * in (and read from the provider's cache) and out, cost, and how many requests had no price. The range lives in the URL
+ * in (and read from the provider's cache) and out, cost in GBP with the providers' USD list
+ * price, and how many requests had no price. The range lives in the URL
  * (`from`, `to`); without one the API answers the last 30 days, whose dates fill the inputs.
  */
 import { useQuery } from '@tanstack/react-query';
@@ -67,6 +68,10 @@ export function GroupUsagePanel({ groupId, search }: { groupId: string; search: 
           <div>
             <dt>Cost</dt>
             <dd>{costText(usage.data.totalCostMicros, usage.data.currency)}</dd>
+          </div>
+          <div>
+            <dt>Provider list price</dt>
+            <dd>{costText(usage.data.totalCostUsdMicros, usage.data.costCurrencyUsd)}</dd>
           </div>
           {usage.data.unpricedRequests > 0 && (
             <div>

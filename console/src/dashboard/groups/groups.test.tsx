@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SyntheticGroup } from '../../api/groups/types.ts';
 import { saveSession } from '../../shared/session.ts';
 import { jsonResponse, renderInSite } from '../../testing/render.tsx';
+import { usageTotals } from '../../testing/usage.ts';
 import { AddGroupScreen } from './AddGroupScreen.tsx';
 import { GroupDetails } from './GroupDetails.tsx';
 import { InviteForm } from './GroupInvitations.tsx';
@@ -16,7 +17,7 @@ import { SyntheticGroupsScreen } from './SyntheticGroupsScreen.tsx';
 import { validateGroup, validateInvitations } from './validation.ts';
 
 const GROUP_ID = '0b7c1a52-8c6e-4f43-9d55-3f0f6d9a8e11';
-const usage = { startDate: '2026-10-28', endDate: '2026-11-26', requests: 3, totalTokens: 90, inputTokens: 60, cachedReadTokens: 0, outputTokens: 30, currency: 'USD', totalCostMicros: '1234', unpricedRequests: 0 };
+const usage = usageTotals({ requests: 3, costMicros: 1_234n, costUsdMicros: 1_500n, inputTokens: 60, outputTokens: 30 }, { teamId: 'team-1', groupId: GROUP_ID });
 const person = (id: string, name: string) => ({ id, email: `${name.toLowerCase()}@example.com`, name, avatar: null });
 const group = (role: string): SyntheticGroup => ({
   id: GROUP_ID,
@@ -186,7 +187,8 @@ describe('a group’s details follow your role (spec §6)', () => {
     });
     await renderInSite(<GroupDetails groupId={GROUP_ID} search={{ group: GROUP_ID }} />);
     await screen.findByRole('heading', { name: 'Search', level: 1 });
-    await screen.findByText('$0.001234');
+    await screen.findByText('£0.001234');
+    expect(screen.getByText('$0.0015')).toBeTruthy();
     const members = screen.getByRole('table', { name: 'Members' });
     return {
       edit: screen.queryByRole('button', { name: 'Edit group' }),
@@ -237,7 +239,7 @@ describe('the group list', () => {
     expect(cards.map((card) => card.querySelector('h2')?.textContent)).toEqual(['Search', 'Labs']);
     await waitFor(() => expect(within(cards[1]!).getByText('Team: Research')).toBeTruthy());
     expect(within(cards[1]!).getByText('Your role: Observer')).toBeTruthy();
-    expect(within(cards[0]!).getByText('$0.001234')).toBeTruthy();
+    expect(within(cards[0]!).getByText('£0.001234')).toBeTruthy();
 
     await user.selectOptions(screen.getByLabelText('Team'), TEAM_2);
     await waitFor(() => expect(router.state.location.search).toEqual({ team: TEAM_2 }));

@@ -72,7 +72,7 @@ export const providerRoutes =
       { schema: { summary: 'Try a stored connection, or unsaved settings for a team, with a cheap live call (team admins; rate-limited)', body: TestBody, response: { 200: answer(ConnectionTested) } } },
       async (request) => ok(await connections.test({ userId: signedIn(request).userId, ip: request.ip }, request.body), 'Connection verified'),
     );
-    api.get('/connections/:id/usage', { schema: { summary: 'Usage through one connection', params: ConnectionParams, querystring: DateRangeQuery, response: { 200: answer(UsageTotals) } } }, async (request) =>
+    api.get('/connections/:id/usage', { schema: { summary: 'Usage totals through one connection over a date range (the team’s usage: its admins), cost in GBP and USD', params: ConnectionParams, querystring: DateRangeQuery, response: { 200: answer(UsageTotals) } } }, async (request) =>
       ok(await connections.usage(signedIn(request).userId, request.params.id, request.query)),
     );
   };

@@ -109,7 +109,7 @@ export const groupRoutes =
     api.delete('/invitations/:invitationId/revoke', { schema: { summary: 'Revoke an invitation', params: InvitationParams, response: { 200: answer(GroupInvitation) } } }, async (request) =>
       ok(await groups.revokeInvitation(me(request), request.params.invitationId), 'Invitation revoked'),
     );
-    api.get('/:id/usage', { schema: { summary: 'A group’s usage summary', params: IdParams, querystring: DateRangeQuery, response: { 200: answer(UsageTotals) } } }, async (request) =>
+    api.get('/:id/usage', { schema: { summary: 'A group’s usage totals over a date range, cost in GBP and USD', params: IdParams, querystring: DateRangeQuery, response: { 200: answer(UsageTotals) } } }, async (request) =>
       ok(await groups.usage(me(request), request.params.id, request.query)),
     );
     api.get('/:id', { schema: { summary: 'One group with members, keys and usage', params: IdParams, response: { 200: answer(Group) } } }, async (request) =>

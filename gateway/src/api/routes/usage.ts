@@ -5,7 +5,7 @@ import type { ControlPlaneServices } from '../../control/index.ts';
 import { REQUEST_LOG_PAGE } from '../../control/request-log.ts';
 import { ModelName } from '../../model-id.ts';
 import { useZod } from '../../zod-provider.ts';
-import { answer, RequestLogEntry, RequestLogPage, TeamOverview, UsageDistribution, UsageMonthToDate, UsageSeries, UsageSummary, UsageTotals } from '../answers.ts';
+import { answer, RequestLogEntry, RequestLogPage, TeamOverview, UsageDistribution, UsageMonthToDate, UsageSeries, UsageTotals } from '../answers.ts';
 import { ok } from '../reply.ts';
 import { IsoDate, id, text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
@@ -63,16 +63,18 @@ export const usageRoutes =
     const api = useZod(app);
     api.get(
       '/team',
-      { schema: { summary: 'A team’s setup so far (connections, groups, live keys, first request) and this month’s usage, in total and per day', querystring: TeamQuery, response: { 200: answer(TeamOverview) } } },
+      { schema: { summary: 'A team’s setup so far (connections, groups, live keys, first request) and, for its admins, this month’s usage in total and per day', querystring: TeamQuery, response: { 200: answer(TeamOverview) } } },
       async (request) => ok(await services.usage.teamOverview(signedIn(request).userId, request.query.teamId)),
-    );
-    api.get('/group', { schema: { summary: 'A group’s tokens and cost over a date range', querystring: GroupUsageQuery, response: { 200: answer(UsageTotals) } } }, async (request) =>
-      ok(await services.usage.groupUsage(signedIn(request).userId, request.query)),
     );
     const analytics = services.usageAnalytics;
     api.get(
+      '/group',
+      { schema: { summary: 'A group’s usage totals over a date range: tokens by category, requests, cost in GBP and USD', querystring: GroupUsageQuery, response: { 200: answer(UsageTotals) } } },
+      async (request) => ok(await analytics.summary(signedIn(request).userId, request.query)),
+    );
+    api.get(
       '/group/specific',
-      { schema: { summary: 'Usage totals over a date range for a team (its admins) or a group, narrowed by key, model or provider: tokens by category, requests, errors, cost in GBP and USD, latency p50/p95', querystring: UsageQuery, response: { 200: answer(UsageSummary) } } },
+      { schema: { summary: 'Usage totals over a date range for a team (its admins) or a group, narrowed by key, model or provider: tokens by category, requests, errors, cost in GBP and USD, latency p50/p95', querystring: UsageQuery, response: { 200: answer(UsageTotals) } } },
       async (request) => ok(await analytics.summary(signedIn(request).userId, request.query)),
     );
     api.get(

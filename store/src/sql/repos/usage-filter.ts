@@ -1,5 +1,5 @@
 // The one filter every usage read takes (events, rollup cells, exports, the request log):
-// a team's usage in [from, to), narrowed by group, key, model or provider, and the SQL
+// a team's usage in [from, to), narrowed by group, key, connection, model or provider, and the SQL
 // conditions it makes on a relation with usage_events' or usage_rollups' columns.
 import { type RawBuilder, sql } from 'kysely';
 
@@ -9,6 +9,7 @@ export interface UsageFilter {
   to: Date;
   groupId?: string | undefined;
   keyId?: string | undefined;
+  connectionId?: string | undefined;
   model?: string | undefined;
   provider?: string | undefined;
 }
@@ -23,6 +24,7 @@ export function usageConditions(filter: UsageFilter, alias: string, timeColumn: 
       sql`${column(timeColumn)} < ${filter.to}`,
       ...(filter.groupId === undefined ? [] : [sql`${column('group_id')} = ${filter.groupId}`]),
       ...(filter.keyId === undefined ? [] : [sql`${column('key_id')} = ${filter.keyId}`]),
+      ...(filter.connectionId === undefined ? [] : [sql`${column('connection_id')} = ${filter.connectionId}`]),
       ...(filter.model === undefined ? [] : [sql`${column('model')} = ${filter.model}`]),
       ...(filter.provider === undefined ? [] : [sql`${column('provider')} = ${filter.provider}`]),
     ],

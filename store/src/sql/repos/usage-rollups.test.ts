@@ -12,7 +12,7 @@ import { insertGroup } from './groups.ts';
 import { insertIssuedKey } from './keys.ts';
 import { insertTeam } from './teams.ts';
 import { insertUsageEvents } from './usage.ts';
-import { recomputeRollups, reconcileRollups } from './usage-rollups.ts';
+import { recomputeRollups, reconcileRollups, rollupDistribution, sumRollups } from './usage-rollups.ts';
 import { insertUser } from './users.ts';
 
 const WHOLE_RANGE = { from: new Date('2026-01-01T00:00:00Z'), to: new Date('2027-01-01T00:00:00Z') };
@@ -189,6 +189,36 @@ for (const backend of sqlBackends) {
       await Promise.all([...writes, ...rebuilds]);
       expect(await reconcileRollups(store.db, WHOLE_RANGE)).toEqual([]);
       expect((await rollupTotals('hour')).requests).toBe((await rawTotals()).requests);
+    });
+
+    it('narrows its reads to a connection, and each connection’s sums equal its events', async () => {
+      const [connectionA, connectionB] = [randomUUID(), randomUUID()];
+      await insertUsageEvents(store.db, [
+        event('2026-12-02T10:00:00Z', { connection_id: connectionA, budget_spend_micros: 9_007_199_254_740_993n }),
+        event('2026-12-02T11:00:00Z', { connection_id: connectionA, cost_micros: null, budget_spend_micros: null }),
+        event('2026-12-02T12:00:00Z', { connection_id: connectionB, key_id: ids.keyB }),
+      ]);
+      const december = { teamId: ids.team, from: new Date('2026-12-01T00:00:00Z'), to: new Date('2027-01-01T00:00:00Z') };
+      const { rows } = await sql<{ connection_id: string; requests: string; cost: string; spend: string; unpriced: string }>`
+        select connection_id, count(*) as requests, coalesce(sum(cost_micros), 0) as cost, coalesce(sum(budget_spend_micros), 0) as spend,
+          count(*) filter (where cost_micros is null) as unpriced
+        from usage_events where team_id = ${ids.team} and occurred_at >= ${december.from} and connection_id is not null group by connection_id`.execute(store.db);
+      expect(rows).toHaveLength(2);
+      for (const grain of ['hour', 'day'] as const) {
+        for (const raw of rows) {
+          const sums = await sumRollups(store.db, { ...december, grain, connectionId: raw.connection_id });
+          expect([sums.requests, sums.costMicros, sums.budgetSpendMicros, sums.unpricedRequests]).toEqual([BigInt(raw.requests), BigInt(raw.cost), BigInt(raw.spend), BigInt(raw.unpriced)]);
+        }
+        // With the key too: connection B's one request is key B's.
+        expect((await sumRollups(store.db, { ...december, grain, connectionId: connectionB, keyId: ids.keyA })).requests).toBe(0n);
+        const byConnection = await rollupDistribution(store.db, { ...december, grain }, 'connection');
+        expect(byConnection.map(({ value, sums }) => [value, sums.requests])).toEqual([
+          [connectionA, 2n],
+          [connectionB, 1n],
+        ]);
+      }
+      // Another team's filter finds nothing of these.
+      expect((await sumRollups(store.db, { ...december, teamId: randomUUID(), grain: 'day', connectionId: connectionA })).requests).toBe(0n);
     });
   });
 }
