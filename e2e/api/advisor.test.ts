@@ -146,9 +146,10 @@ for (const mode of testModes) {
 
       const model = insights.find((insight: { kind: string }) => insight.kind === 'cheaper-model');
       expect((await apply(model.id)).body.data.realisedMonthlySaving).toBeNull(); // not a whole day yet
-      // Two days after the change the key's gpt-4o traffic cost £0.03: before, £2.625 over the 7 days.
+      // Two days after the change the key's traffic, now on gpt-5-mini, cost £0.03: before, £2.625 over the 7 days.
+      // The whole key is measured (its traffic moved model), not gpt-4o alone, which would claim all £2.625.
       await db().updateTable('advisor_insights').set({ applied_at: new Date(Date.now() - 2 * DAY_MS) }).where('id', '=', model.id).execute();
-      await insertUsageEvents(db(), [usageEvent({ teamId: ids.team, groupId: ids.group, keyId: ids.key }, 1, { key_kind: 'byok', budget_spend_micros: 30_000n })]);
+      await insertUsageEvents(db(), [usageEvent({ teamId: ids.team, groupId: ids.group, keyId: ids.key }, 1, { key_kind: 'byok', model: 'gpt-5-mini', budget_spend_micros: 30_000n })]);
       const measured = (await list(ids.team)).body.data.insights.find((insight: { id: string }) => insight.id === model.id);
       // (£2.625 × 30 / 7) − (£0.03 × 30 / 2) = £11.25 − £0.45 = £10.80 a month.
       expect(measured.realisedMonthlySaving).toBe('10.800000');

@@ -2,6 +2,7 @@
 // screen of the table (screens.ts), by name, and the shell around the private ones.
 import type { ComponentType } from 'react';
 import { AccountScreen } from './account/AccountScreen.tsx';
+import { AdvisorScreen } from './advisor/AdvisorScreen.tsx';
 import { AcceptInviteScreen } from './auth/AcceptInviteScreen.tsx';
 import { ForgotPasswordScreen } from './auth/ForgotPasswordScreen.tsx';
 import { LoginScreen } from './auth/LoginScreen.tsx';
@@ -39,4 +40,5 @@ export const screens: Record<DashboardScreenName, ComponentType> = {
   billingSuccess: BillingSuccessScreen,
   billingCancel: BillingCancelScreen,
   addGroup: AddGroupScreen,
+  advisor: AdvisorScreen,
 };

@@ -41,6 +41,7 @@ export const DASHBOARD_SCREENS = {
     failureMessage: 'Failed to load the synthetic groups interface.',
   },
   addGroup: { path: '/dashboard/addgroup', nav: { label: 'Add Group', icon: 'plus' }, failureMessage: 'Error loading group creation page.' },
+  advisor: { path: '/dashboard/advisor', nav: { label: 'AI Advisor', icon: 'spark' }, failureMessage: 'The AI advisor failed to load. Please try again.' },
   settings: {
     path: '/dashboard/settings',
     nav: { label: 'Settings', icon: 'settings', exact: true },

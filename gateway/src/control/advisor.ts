@@ -4,8 +4,9 @@
  * finding as an insight charged at the plan's price once — a finding found again is
  * refreshed, never charged again — and applies an insight's change in one click (an idle
  * key is revoked through the keys service; a manual change is marked made). Once applied,
- * the saving actually realised is measured on the same key, provider and model: the
- * daily spend of the days since against the window before, scaled to 30 days. Team
+ * the saving actually realised is measured on the key (on its model too for a reasoning
+ * effort change, which keeps the model): the daily spend of the days since against the
+ * window before, scaled to 30 days. Team
  * admins only: the advisor reads the whole team's usage. Wording is templated; numbers
  * always come from the detectors.
  */
@@ -69,7 +70,15 @@ export function createAdvisor(deps: AdvisorDeps) {
     const daysSince = Math.floor((now().getTime() - appliedAt) / DAY_MS);
     if (daysSince < 1) return null;
     const windowDays = days(insight.window_start, insight.window_end);
-    const subject = { teamId: insight.team_id, keyId: insight.key_id, connectionId: insight.connection_id, provider: insight.provider, model: insight.model };
+    // A change of model or provider moves the key's traffic: measure the whole key. Lower reasoning effort keeps the model: measure that model on the key.
+    const sameModel = insight.kind === 'reasoning-heavy';
+    const subject = {
+      teamId: insight.team_id,
+      keyId: insight.key_id,
+      connectionId: sameModel ? insight.connection_id : null,
+      provider: sameModel ? insight.provider : null,
+      model: sameModel ? insight.model : null,
+    };
     const before = await subjectSpend(db, subject, new Date(appliedAt - windowDays * DAY_MS), new Date(appliedAt));
     const after = await subjectSpend(db, subject, new Date(appliedAt), new Date(appliedAt + daysSince * DAY_MS));
     return roundHalfUpDiv(before * MONTH_DAYS * BigInt(daysSince) - after * MONTH_DAYS * BigInt(windowDays), BigInt(windowDays * daysSince));

@@ -1,0 +1,174 @@
+/**
+ * /dashboard/advisor: the AI advisor's tips on the team's own usage. Each tip shows what
+ * was found and its evidence (requests, example request ids, the days analysed), the
+ * estimated monthly saving beside the saving realised once applied, a confidence, what the
+ * tip was charged, and its change: "Apply" revokes an idle key in one click, a manual
+ * change is marked made (its realised saving is measured from then). "Generate tips"
+ * analyses the team's last 30 days; each new finding is charged the plan's price once.
+ * The team shown is the URL's `team`, else the user's first. Team admins only.
+ */
+import { decimalToMicros, decide, formatMoney, money, type TeamRole } from '@spendgate/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useNavigate, useSearch } from '@tanstack/react-router';
+import { applyTipMutation, generateTipsMutation } from '../../api/advisor/mutations.ts';
+import { advisorInsightsQuery } from '../../api/advisor/queries.ts';
+import type { AdvisorInsight } from '../../api/advisor/types.ts';
+import { myTeamsQuery } from '../../api/team/queries.ts';
+import { countText } from '../connections/format.ts';
+import { EmptyState, ScreenFrame } from '../ui/ScreenFrame.tsx';
+import { ErrorState, LoadingState } from '../ui/States.tsx';
+import './advisor.css';
+
+const gbp = (amount: string) => formatMoney(money(decimalToMicros(amount) ?? 0n, 'GBP'));
+
+const CONFIDENCE_LABELS: Record<AdvisorInsight['confidence'], string> = { high: 'High confidence', medium: 'Medium confidence', low: 'Low confidence' };
+
+function RealisedSaving({ insight }: { insight: AdvisorInsight }) {
+  if (insight.appliedAt === null) return <dd>Not applied yet</dd>;
+  if (insight.realisedMonthlySaving === null) {
+    return <dd>{insight.kind === 'idle-connection' ? 'Not measurable' : 'Measuring (after a full day)'}</dd>;
+  }
+  return <dd>{gbp(insight.realisedMonthlySaving)} a month</dd>;
+}
+
+function Tip({ insight }: { insight: AdvisorInsight }) {
+  const queryClient = useQueryClient();
+  const apply = useMutation(applyTipMutation(queryClient));
+  const titleId = `tip-${insight.id}`;
+  const applyLabel = insight.change.action === 'revoke-key' ? 'Apply: revoke the key' : 'Mark as applied';
+  return (
+    <li className="tip" aria-labelledby={titleId}>
+      <div className="tip__header">
+        <h2 id={titleId} className="tip__title">
+          {insight.title}
+        </h2>
+        <span className={`tip__confidence tip__confidence--${insight.confidence}`}>{CONFIDENCE_LABELS[insight.confidence]}</span>
+      </div>
+      <p className="tip__text">{insight.text}</p>
+      <dl className="tip__figures">
+        <div>
+          <dt>Estimated saving</dt>
+          <dd>{gbp(insight.estimatedMonthlySaving)} a month</dd>
+        </div>
+        <div>
+          <dt>Realised saving</dt>
+          <RealisedSaving insight={insight} />
+        </div>
+        <div>
+          <dt>Charged for this tip</dt>
+          <dd>{gbp(insight.price)}</dd>
+        </div>
+      </dl>
+      <p className="tip__change">
+        <strong>Change: </strong>
+        {insight.change.action === 'revoke-key' ? 'revoke the idle key (its applications stop working)' : insight.change.instruction}
+      </p>
+      <details className="tip__evidence">
+        <summary>Evidence</summary>
+        <p>
+          {countText(insight.evidence.requests)} requests from {insight.startDate} to {insight.endDate}: {gbp(insight.currentCost)}, {gbp(insight.counterfactualCost)} after the
+          change.
+        </p>
+        {insight.evidence.exampleRequestIds.length > 0 && (
+          <p>
+            Example requests: <code>{insight.evidence.exampleRequestIds.join(', ')}</code>
+          </p>
+        )}
+      </details>
+      <div className="tip__actions">
+        {insight.appliedAt === null ? (
+          <button type="button" className="button button--primary button--small" disabled={apply.isPending} onClick={() => apply.mutate(insight)}>
+            {apply.isPending ? 'Applying…' : applyLabel}
+          </button>
+        ) : (
+          <span className="badge badge--good">Applied {insight.appliedAt.slice(0, 10)}</span>
+        )}
+        {apply.isError && (
+          <p className="alert alert--error" role="alert">
+            {apply.error.message}
+          </p>
+        )}
+      </div>
+    </li>
+  );
+}
+
+export function AdvisorScreen() {
+  const navigate = useNavigate();
+  const search = useSearch({ strict: false }) as { team?: unknown };
+  const queryClient = useQueryClient();
+  const teams = useQuery(myTeamsQuery());
+  const team = teams.data?.find((candidate) => candidate.id === search.team) ?? teams.data?.[0];
+  const isAdmin = team !== undefined && decide('team.usage.view', { teamRole: (team.role ?? null) as TeamRole | null }) === 'allowed';
+  const tips = useQuery({ ...advisorInsightsQuery(team?.id ?? ''), enabled: isAdmin });
+  const generate = useMutation(generateTipsMutation(queryClient));
+
+  const body = () => {
+    if (teams.isPending || (isAdmin && tips.isPending)) return <LoadingState label="Loading optimization tips…" />;
+    if (teams.isError) return <ErrorState error={teams.error} onRetry={() => teams.refetch()} />;
+    if (!team) return <EmptyState icon="spark" title="No team yet" text="Create or join a team to get tips on its usage." />;
+    if (!isAdmin) return <EmptyState icon="spark" title="For team admins" text="The advisor reads the whole team's usage: ask a team admin for its tips." />;
+    if (tips.isError) return <ErrorState error={tips.error} onRetry={() => tips.refetch()} retrying={tips.isFetching} />;
+    const { insights, totalCharged } = tips.data!;
+    return (
+      <>
+        {generate.isSuccess && (
+          <p className="alert alert--success" role="status">
+            {generate.data.found === 0
+              ? 'No new savings found in the last 30 days.'
+              : `${countText(generate.data.found)} found, ${countText(generate.data.created)} new, charged ${gbp(generate.data.charged)}.`}
+          </p>
+        )}
+        {generate.isError && (
+          <p className="alert alert--error" role="alert">
+            {generate.error.message}
+          </p>
+        )}
+        {insights.length === 0 ? (
+          <EmptyState icon="spark" title="No tips yet" text="Generate tips to find where your team could spend less: cheaper models, cheaper providers, reasoning costs and idle keys." />
+        ) : (
+          <>
+            <p className="tips__summary">
+              {countText(insights.length)} tips · {gbp(totalCharged)} charged in all
+            </p>
+            <ul className="tips">
+              {insights.map((insight) => (
+                <Tip key={insight.id} insight={insight} />
+              ))}
+            </ul>
+          </>
+        )}
+      </>
+    );
+  };
+
+  return (
+    <ScreenFrame
+      title="AI Advisor"
+      description="Where your team could spend less, found in its own usage and priced with the list prices it pays. Each new tip is charged once at your plan's price."
+      actions={
+        <>
+          {teams.data && teams.data.length > 1 && team && (
+            <label className="advisor-team">
+              Team
+              <select value={team.id} onChange={(event) => navigate({ to: '/dashboard/advisor', search: { team: event.target.value }, replace: true })}>
+                {teams.data.map((candidate) => (
+                  <option key={candidate.id} value={candidate.id}>
+                    {candidate.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
+          {isAdmin && (
+            <button type="button" className="button button--primary" disabled={generate.isPending} onClick={() => generate.mutate({ teamId: team.id, data: [] })}>
+              {generate.isPending ? 'Generating…' : 'Generate tips'}
+            </button>
+          )}
+        </>
+      }
+    >
+      {body()}
+    </ScreenFrame>
+  );
+}

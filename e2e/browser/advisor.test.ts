@@ -1,0 +1,117 @@
+/**
+ * The AI advisor's tips screen in Debian's Chromium against a whole Spendgate, in each run
+ * mode: a team admin whose team has a busy BYOK key on gpt-4o and a key idle for 40 days
+ * opens /dashboard/advisor (no tips yet), generates tips — a cheaper model and the idle
+ * key, charged £0.03 each on Growth — reads each one's saving, confidence, price and
+ * evidence, and applies the idle key's tip in one click (the key is revoked, the tip shows
+ * Applied and its realised saving). Screenshots at 1280 and 390 px in light and dark, with
+ * no sideways scroll and no critical or serious axe-core violation.
+ */
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { insertUsageEvents } from '@spendgate/store';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
+import { usageEvent } from '../support/usage-events.ts';
+import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium } from './support/chromium.ts';
+import { type BrowserProfiles, browserProfiles, checkPage, signUpTeamAdmin, type TeamAdmin } from './support/session.ts';
+
+if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
+
+const WIDTHS = [1280, 390] as const;
+const THEMES = ['light', 'dark'] as const;
+const DAY_MS = 86_400_000;
+
+describe.skipIf(!hasChromium)('the AI advisor’s tips', () => {
+  let consoleDir: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    [consoleDir, browser] = await Promise.all([buildConsole(), launchChromium()]);
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (consoleDir) await rm(consoleDir, { recursive: true, force: true });
+  });
+
+  describe.each(testModes)('%s', (mode) => {
+    let spendgate: RunningSpendgate;
+    let admin: TeamAdmin;
+    let profiles: BrowserProfiles;
+    const idleKey = randomUUID();
+
+    beforeAll(async () => {
+      spendgate = await startSpendgate(mode, `browser-advisor-${mode}`, { consoleDir });
+      profiles = browserProfiles(browser, spendgate.url);
+      admin = await signUpTeamAdmin(spendgate.url, `advised-${mode}@example.com`, { plan: 'growth' });
+      const group = (await callApi(spendgate.url, 'POST', '/synthetic-group', { token: admin.token, body: { name: 'Support bot', description: '', teamId: admin.teamId } })).body.data.id as string;
+      const busyKey = randomUUID();
+      const db = spendgate.app.runtime.stores.sql.db;
+      const key = (id: string, name: string, createdAt: Date) => ({
+        id,
+        team_id: admin.teamId,
+        group_id: group,
+        connection_id: null,
+        kind: 'byok' as const,
+        name,
+        key_hash: `hash-${id}`,
+        key_prefix: `sg_live_${id.slice(0, 5)}`,
+        created_by: admin.userId,
+        settings: '{}',
+        created_at: createdAt,
+      });
+      await db.insertInto('issued_keys').values([key(busyKey, 'backend', new Date(Date.now() - 20 * DAY_MS)), key(idleKey, 'forgotten', new Date(Date.now() - 40 * DAY_MS))]).execute();
+      await insertUsageEvents(
+        db,
+        Array.from({ length: 12 }, (_, index) =>
+          usageEvent({ teamId: admin.teamId, groupId: group, keyId: busyKey }, 1 + index, {
+            key_kind: 'byok',
+            input_tokens: 100_000n,
+            output_tokens: 10_000n,
+            cost_micros: 350_000n,
+            billed_micros: 0n,
+            budget_spend_micros: 262_500n,
+          }),
+        ),
+      );
+    }, 120_000);
+
+    afterAll(async () => {
+      await profiles?.closeAll();
+      await spendgate?.close();
+    });
+
+    it('generates tips, shows their evidence and price, and applies one in a click', async () => {
+      const page = await profiles.open('/dashboard/advisor', { as: admin });
+      await page.getByRole('heading', { name: 'No tips yet' }).waitFor();
+      await checkPage(page, `advisor-empty-${mode}-1280`);
+      await page.getByRole('button', { name: 'Generate tips' }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toBe('2 found, 2 new, charged £0.06.');
+      const modelTip = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Use gpt-5-mini instead of gpt-4o' }) });
+      // 12 requests of 100,000 prompt and 10,000 output tokens: gpt-4o £3.15, gpt-5-mini £0.405, over 30 days.
+      await expect.poll(() => modelTip.textContent()).toContain('£2.745 a month');
+      expect(await modelTip.textContent()).toContain('Low confidence');
+      expect(await modelTip.textContent()).toContain('Charged for this tip£0.03');
+      await modelTip.getByText('Evidence').click();
+      await expect.poll(() => modelTip.textContent()).toContain('12 requests from');
+
+      const idleTip = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Key forgotten has been idle 40 days' }) });
+      await idleTip.getByRole('button', { name: 'Apply: revoke the key' }).click();
+      await idleTip.getByText(/^Applied \d{4}-\d{2}-\d{2}$/).waitFor();
+      expect(await idleTip.textContent()).toContain('Realised saving£0.00 a month');
+      const revoked = await spendgate.app.runtime.stores.sql.db.selectFrom('issued_keys').select('revoked_at').where('id', '=', idleKey).executeTakeFirstOrThrow();
+      expect(revoked.revoked_at).not.toBeNull();
+
+      for (const theme of THEMES) {
+        for (const width of WIDTHS) {
+          const tips = await profiles.open('/dashboard/advisor', { as: admin, width, theme });
+          await tips.getByRole('heading', { name: 'Use gpt-5-mini instead of gpt-4o' }).waitFor();
+          await checkPage(tips, `advisor-${mode}-${theme}-${width}`);
+        }
+      }
+      expect(profiles.pageErrors).toEqual([]);
+    }, 240_000);
+  });
+});
