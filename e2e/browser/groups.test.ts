@@ -9,7 +9,8 @@
  * each without a critical or serious axe-core (WCAG 2.1 AA) violation or sideways scroll.
  */
 import { rm } from 'node:fs/promises';
-import { listOutboxMail } from '@spendgate/store';
+import { formatMoney, money } from '@spendgate/core';
+import { listOutboxMail, listUsageEvents } from '@spendgate/store';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
@@ -121,10 +122,14 @@ describe.skipIf(!hasChromium)('the synthetic-group screens', () => {
       });
       expect(completion.status).toBe(200);
       await usageWritten(spendgate);
+      // The panel shows what the meter recorded: the team's GBP (a BYOK key: the list price at the recorded FX rate) and the USD list price.
+      const [event] = await listUsageEvents(spendgate.app.runtime.stores.sql.db, teamId);
+      const gbp = formatMoney(money(event!.budget_spend_micros!, 'GBP'));
+      const usd = formatMoney(money(event!.cost_micros!, 'USD'));
       await page.reload();
       const usagePanel = page.getByRole('region', { name: 'Usage' });
-      await usagePanel.getByText('$0.004').waitFor();
-      expect((await usagePanel.textContent())?.replace(/\s+/g, '')).toContain('Requests1Inputtokens600Cachedinputtokens400Outputtokens200Cost$0.004');
+      await usagePanel.getByText(gbp).waitFor();
+      expect((await usagePanel.textContent())?.replace(/\s+/g, '')).toContain(`Requests1Inputtokens600Cachedinputtokens400Outputtokens200Cost${gbp}Providerlistprice${usd}`);
 
       // A role change applies at once.
       await members.getByLabel('Role of Tom').selectOption('OBSERVER');
@@ -176,9 +181,12 @@ describe.skipIf(!hasChromium)('the synthetic-group screens', () => {
       // The list, its search, then deleting from the details (cancel first, then confirm).
       await page.getByRole('link', { name: 'All groups' }).click();
       const list = page.getByRole('list', { name: 'Synthetic groups' });
+      // The cards cover the group's default range: 30 days, or the plan's look-back when shorter.
+      const { startDate, endDate } = (await api('GET', `/synthetic-group/${groupId}`)).body.data.usage;
+      const days = (Date.parse(endDate) - Date.parse(startDate)) / 86_400_000 + 1;
       await list.getByRole('link', { name: 'Search' }).waitFor();
       expect(await list.getByText('Spend of the search team').count()).toBe(1);
-      expect((await list.getByRole('listitem').textContent())?.replace(/\s+/g, '')).toContain('Keys1Requests(30days)1Cost(30days)$0.004');
+      expect((await list.getByRole('listitem').textContent())?.replace(/\s+/g, '')).toContain(`Keys1Requests(${days}days)1Cost(${days}days)${gbp}`);
       await screenshots('/dashboard/synthetic-groups', `groups-list-${mode}`, (shown) => shown.getByRole('list', { name: 'Synthetic groups' }).waitFor());
       await page.getByRole('searchbox', { name: 'Search groups' }).fill('billing');
       await page.getByRole('button', { name: 'Search', exact: true }).click();

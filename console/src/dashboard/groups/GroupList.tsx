@@ -1,8 +1,8 @@
 /**
  * The list of synthetic groups you can see: each with your role in it, its members and
- * keys, and its last 30 days of requests and cost; a search by name and, for someone in
- * several teams, a team filter (each card then names its team); a link to each group's
- * details and to creating one.
+ * keys, and its last 30 days (fewer when the plan looks back less) of requests and cost
+ * in GBP; a search by name and, for someone in several teams, a team filter (each card
+ * then names its team); a link to each group's details and to creating one.
  */
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
@@ -122,14 +122,17 @@ function GroupCard({ group, teamName }: { group: SyntheticGroup; teamName: strin
           <dd>{countText(group.syntheticGroupProviderKeys.length)}</dd>
         </div>
         <div>
-          <dt>Requests (30 days)</dt>
+          <dt>{`Requests (${rangeDays(group.usage)} days)`}</dt>
           <dd>{countText(group.usage.requests)}</dd>
         </div>
         <div>
-          <dt>Cost (30 days)</dt>
+          <dt>{`Cost (${rangeDays(group.usage)} days)`}</dt>
           <dd>{costText(group.usage.totalCostMicros, group.usage.currency)}</dd>
         </div>
       </dl>
     </li>
   );
 }
+
+/** How many days a usage answer covers (both ends included): 30, or the plan's look-back when shorter. */
+const rangeDays = (usage: { startDate: string; endDate: string }) => Math.round((Date.parse(usage.endDate) - Date.parse(usage.startDate)) / 86_400_000) + 1;
