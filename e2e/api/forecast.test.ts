@@ -2,11 +2,18 @@
  * The forecast calls in every run mode: POST /usage/cost/forecast answers the spec's shape
  * (dates after the history, bands around the point, the method), labels a short history's
  * fallback, treats a missing day as no spend, refuses bad input naming the field, needs a
- * session, and answers other requests while it computes a long history.
+ * session, and answers other requests while it computes a long history. The forecast job,
+ * run on 10 weeks of constructed rollups, stores this month's and next month's forecast for
+ * the team and its group, with the month-end projection, the month budget and the 8-week
+ * backtest, which GET /usage/cost/forecast answers to those who may see them only.
  */
+import { randomUUID } from 'node:crypto';
+import { insertUsageEvents, sharedLogger } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createForecastProcessor } from '../../worker/src/jobs/forecast.ts';
 import { signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
+import { daysAgo, usageEvent } from '../support/usage-events.ts';
 
 const WEEKDAY_SHAPE = [1.2, 1.3, 1.25, 1.2, 1.1, 0.5, 0.45];
 /** Daily costs from 2026-01-05 (a Monday): a weekly shape on a rising level. */
@@ -21,11 +28,12 @@ for (const mode of testModes) {
   describe(`cost forecast (${mode})`, () => {
     let spendgate: RunningSpendgate;
     let token = '';
+    let userId = '';
     const forecast = (body: unknown, as = token) => callApi(spendgate.url, 'POST', '/usage/cost/forecast', { token: as, body });
 
     beforeAll(async () => {
       spendgate = await startSpendgate(mode, 'forecast');
-      token = (await signUp(spendgate.url, `forecast-${mode}@example.com`)).token;
+      ({ token, userId } = await signUp(spendgate.url, `forecast-${mode}@example.com`));
     });
     afterAll(() => spendgate?.close());
 
@@ -83,7 +91,7 @@ for (const mode of testModes) {
       ['367 days to forecast', { historicalData: history(10), daysToForecast: 367 }, 'daysToForecast'],
       ['half a day', { historicalData: history(10), daysToForecast: 2.5 }, 'daysToForecast'],
       ['an unknown field', { historicalData: history(10), daysToForecast: 3, extra: true }, ''],
-    ])('refuses %s with a 400 naming %s', async (_case, body, field) => {
+    ])('refuses %s with a 400 naming the field', async (_case, body, field) => {
       const answer = await forecast(body);
       expect(answer.status).toBe(400);
       expect(answer.body.success).toBe(false);
@@ -110,6 +118,93 @@ for (const mode of testModes) {
       expect(short.status).toBe(200);
       for (const answer of answers) expect(answer.body.data.forecast).toHaveLength(366);
       expect(finished[0]).toBe('short');
+    });
+
+    describe('stored forecasts', () => {
+      const ids = { team: '', group: '', key: '' };
+      /** GBP micros spent each day: a weekly shape (weekends low) on a rising level. */
+      const spentOn = new Map<string, bigint>();
+      const get = (query: Record<string, string>, as = token) => callApi(spendgate.url, 'GET', `/usage/cost/forecast?${new URLSearchParams(query)}`, { token: as });
+
+      beforeAll(async () => {
+        const team = await callApi(spendgate.url, 'POST', '/team/', { token, body: { name: 'Forecasts', description: '' } });
+        ids.team = team.body.data.id;
+        const group = await callApi(spendgate.url, 'POST', '/synthetic-group', { token, body: { name: 'Support', description: '', teamId: ids.team } });
+        ids.group = group.body.data.id;
+        const db = spendgate.app.runtime.stores.sql.db;
+        ids.key = randomUUID();
+        await db
+          .insertInto('issued_keys')
+          .values({ id: ids.key, team_id: ids.team, group_id: ids.group, connection_id: null, kind: 'optimised', name: 'support', key_hash: `hash-${ids.key}`, key_prefix: 'sg_live_fcast', created_by: userId, settings: '{}' })
+          .execute();
+        const events = [];
+        for (let days = 70; days >= 1; days--) {
+          const date = daysAgo(days);
+          const weekday = new Date(`${date}T00:00:00Z`).getUTCDay();
+          const micros = BigInt((weekday === 0 || weekday === 6 ? 400_000 : 2_000_000) + (70 - days) * 10_000);
+          spentOn.set(date, micros);
+          events.push(usageEvent({ teamId: ids.team, groupId: ids.group, keyId: ids.key }, days, { budget_spend_micros: micros }));
+        }
+        await insertUsageEvents(db, events);
+        await callApi(spendgate.url, 'POST', '/budgets', { token, body: { scope: 'team', scopeId: ids.team, amount: 100, window: 'month', mode: 'soft', alertAt: [80] } });
+        await createForecastProcessor({ sql: spendgate.app.runtime.stores.sql, log: sharedLogger() })({ teamId: ids.team });
+      });
+
+      it('stores this month’s forecast: actual so far to the micro-unit, the rest forecast, the projection inside its bands', async () => {
+        const today = daysAgo(0);
+        const answer = await get({ teamId: ids.team });
+        expect(answer.status).toBe(200);
+        const { period, forecast, budget, backtest } = answer.body.data;
+        expect(period).toBe(today.slice(0, 7));
+        const expectedActual = [...spentOn].filter(([date]) => date.startsWith(period) && date < today).reduce((sum, [, micros]) => sum + micros, 0n);
+        expect(forecast.actualMicros).toBe(expectedActual.toString());
+        expect(forecast.method).toMatch(/\(7\)/);
+        const days: { date: string; actualMicros: string | null; forecastMicros: string | null }[] = forecast.days;
+        expect(days[0]?.date).toBe(`${period}-01`);
+        for (const day of days) {
+          if (day.date < today) expect(day.actualMicros).toBe((spentOn.get(day.date) ?? 0n).toString());
+          else expect(day.forecastMicros).not.toBeNull();
+        }
+        const forecastSum = days.reduce((sum, day) => sum + BigInt(day.forecastMicros ?? 0), 0n);
+        expect(BigInt(forecast.projectedMicros)).toBe(expectedActual + forecastSum);
+        expect(BigInt(forecast.lower95Micros)).toBeLessThanOrEqual(BigInt(forecast.lower80Micros));
+        expect(BigInt(forecast.lower80Micros)).toBeLessThanOrEqual(BigInt(forecast.projectedMicros));
+        expect(BigInt(forecast.projectedMicros)).toBeLessThanOrEqual(BigInt(forecast.upper80Micros));
+        expect(BigInt(forecast.upper80Micros)).toBeLessThanOrEqual(BigInt(forecast.upper95Micros));
+        expect(budget).toMatchObject({ amountMicros: '100000000', mode: 'soft' });
+        // 8 weekly origins of 7 days on a steady weekly series: close, and the bands cover most days.
+        expect(backtest).toMatchObject({ weeks: 8, days: 56 });
+        expect(backtest.wape).toBeLessThan(0.1);
+        expect(backtest.coverage95).toBeGreaterThanOrEqual(0.8);
+      });
+
+      it('stores next month, all forecast, and the group’s own forecast', async () => {
+        const today = daysAgo(0);
+        const [year, month] = today.split('-').map(Number) as [number, number];
+        const next = new Date(Date.UTC(year, month, 1)).toISOString().slice(0, 7);
+        const answer = await get({ teamId: ids.team, period: next });
+        expect(answer.body.data.forecast.actualMicros).toBe('0');
+        expect(answer.body.data.forecast.days.every((day: { actualMicros: string | null }) => day.actualMicros === null)).toBe(true);
+        const group = await get({ groupId: ids.group });
+        expect(group.status).toBe(200);
+        expect(group.body.data.groupId).toBe(ids.group);
+        // every event is the group's: its actual so far is the team's
+        expect(group.body.data.forecast.actualMicros).toBe((await get({ teamId: ids.team })).body.data.forecast.actualMicros);
+        expect(group.body.data.budget).toBeNull();
+      });
+
+      it('answers null for a month not forecast, refuses bad queries naming the field, and hides other teams', async () => {
+        expect((await get({ teamId: ids.team, period: '2020-01' })).body.data.forecast).toBeNull();
+        const noScope = await get({});
+        expect(noScope.status).toBe(400);
+        expect(noScope.body.field).toBe('teamId');
+        const badPeriod = await get({ teamId: ids.team, period: '2026-13' });
+        expect(badPeriod.status).toBe(400);
+        expect(badPeriod.body.field).toBe('period');
+        const stranger = (await signUp(spendgate.url, `forecast-stranger-${mode}@example.com`)).token;
+        expect((await get({ teamId: ids.team }, stranger)).status).toBe(404);
+        expect((await get({ groupId: ids.group }, stranger)).status).toBe(404);
+      });
     });
   });
 }

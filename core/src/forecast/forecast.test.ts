@@ -2,6 +2,7 @@
 // fallback for short series, zero-spend days, and intervals that hold the point forecast.
 
 import { describe, expect, it } from 'vitest';
+import { backtestSteps } from './backtest.ts';
 import { forecastSeries } from './forecast.ts';
 import { detectSeasonalPeriods } from './seasonality.ts';
 
@@ -87,5 +88,44 @@ describe('forecastSeries', () => {
     const forecast = forecastSeries({ values: [0, 0, 0], horizon: 3, seasonalCandidates: [7] });
     expect(forecast.point).toEqual([0, 0, 0]);
     expect(forecast.upper95).toEqual([0, 0, 0]);
+  });
+});
+
+describe('backtestSteps', () => {
+  const run = (values: number[]) => {
+    const steps = backtestSteps(values);
+    for (;;) {
+      const next = steps.next();
+      if (next.done) return next.value;
+    }
+  };
+
+  it('scores a steady weekly series well: MASE under 1, within ±5 %, 95 % band covering at least the 80 %', () => {
+    const weekly = Array.from({ length: 140 }, (_, d) => [10, 12, 11, 10, 9, 3, 2][d % 7] as number);
+    // weekly with a tiny wobble so the seasonal-naive scale is not 0
+    const values = weekly.map((v, d) => v + (d % 14 === 0 ? 0.5 : 0));
+    const backtest = run(values);
+    expect(backtest?.origins).toBe(8);
+    expect(backtest?.points).toBe(56);
+    expect(backtest?.coverage95).toBeGreaterThanOrEqual(backtest?.coverage80 as number);
+    expect(backtest?.wape).toBeLessThan(0.05);
+    expect(backtest?.mase).toBeLessThan(1);
+  });
+
+  it('computes WAPE and coverage by hand for a constant history and a jump', () => {
+    // 63 days of 10, then a week of 20: every forecast says 10.
+    const values = [...Array.from({ length: 63 }, () => 10), ...Array.from({ length: 7 }, () => 20)];
+    const backtest = run(values);
+    expect(backtest?.origins).toBe(8);
+    // 7 origins exact (error 0), the last week wrong by 10 on each of 7 days: Σ|e| = 70, Σ actual = 49·10 + 7·20 = 630.
+    expect(backtest?.wape).toBeCloseTo(70 / 630, 10);
+    // a constant history has a zero seasonal-naive scale: no MASE
+    expect(backtest?.mase).toBeNull();
+    // the 7 jumped days fall outside their (near zero-width) bands
+    expect(backtest?.coverage95).toBeLessThanOrEqual(49 / 56);
+  });
+
+  it('has no record for a team with under a week of history before the first origin', () => {
+    expect(run([5])).toBeNull();
   });
 });

@@ -581,3 +581,56 @@ export const CostForecast = z.strictObject({
   seasonality: z.array(z.number().int()),
   forecast: z.array(ForecastDay),
 });
+
+const MicrosOrNull = z.string().nullable();
+
+/** GET /usage/cost/forecast: the stored forecast of a team's or group's month (GBP micros as strings). */
+export const StoredForecast = z.strictObject({
+  teamId: z.guid(),
+  groupId: z.guid().nullable(),
+  /** yyyy-mm in the team's calendar. */
+  period: z.string(),
+  timeZone: z.string(),
+  /** Null until the worker's first forecast for this scope and month (or when it never spent). */
+  forecast: z
+    .strictObject({
+      madeAt: z.string(),
+      method: z.string(),
+      fallback: z.boolean(),
+      /** The period's complete days so far. */
+      actualMicros: z.string(),
+      /** Month-end projection: actual + forecast, with its bounds. */
+      projectedMicros: z.string(),
+      lower80Micros: z.string(),
+      upper80Micros: z.string(),
+      lower95Micros: z.string(),
+      upper95Micros: z.string(),
+      days: z.array(
+        z.strictObject({
+          date: z.string(),
+          actualMicros: MicrosOrNull,
+          forecastMicros: MicrosOrNull,
+          lower80Micros: MicrosOrNull,
+          upper80Micros: MicrosOrNull,
+          lower95Micros: MicrosOrNull,
+          upper95Micros: MicrosOrNull,
+        }),
+      ),
+    })
+    .nullable(),
+  /** The tightest monthly budget on this scope, if any. */
+  budget: z.strictObject({ id: z.guid(), amountMicros: z.string(), mode: z.enum(['hard', 'soft', 'downgrade']) }).nullable(),
+  /** The rolling-origin backtest over the last 8 weeks (weekly origins, 7 days ahead). */
+  backtest: z
+    .strictObject({
+      madeAt: z.string(),
+      weeks: z.number().int(),
+      days: z.number().int(),
+      mase: z.number().nullable(),
+      coverage80: z.number(),
+      coverage95: z.number(),
+      /** Σ|error| / Σ actual: "within ±x %". */
+      wape: z.number().nullable(),
+    })
+    .nullable(),
+});

@@ -73,7 +73,7 @@ export const controlPlane =
     await app.register(providerRoutes(deps.services), { prefix: '/provider' });
     await app.register(groupRoutes(deps.services), { prefix: '/synthetic-group' });
     await app.register(usageRoutes(deps.services), { prefix: '/usage' });
-    await app.register(forecastRoutes(), { prefix: '/usage/cost/forecast' });
+    await app.register(forecastRoutes(deps.services), { prefix: '/usage/cost/forecast' });
     await app.register(advisorRoutes(deps.services), { prefix: '/usage/ai-advisor' });
     await app.register(demoRoutes(deps.services), { prefix: '/demo' });
     await app.register(auditRoutes(deps.services), { prefix: '/audit' });

@@ -1,9 +1,11 @@
 // Forecasts of daily spend: the spec's call (a caller's own daily costs forecast on the
-// spot) and, later in this file, the forecasts the worker stores for each team and group.
+// spot) and the forecasts the worker stores for each team and group (worker/src/jobs/forecast.ts).
 // The forecaster (core/src/forecast) runs in slices with a turn of the event loop between
 // them, so a three-year series never holds a request that arrives meanwhile.
 
-import { forecastSteps, type SeriesForecast, sliced } from '@spendgate/core';
+import { forecastSteps, localDay, NotFoundError, type SeriesForecast, sliced, ValidationError } from '@spendgate/core';
+import { readBacktest, readForecast, type SqlStore } from '@spendgate/store';
+import type { Access } from './access.ts';
 
 /** Daily spend's seasonal candidate: the week (detected, not assumed). */
 export const DAILY_SEASONS = [7] as const;
@@ -57,3 +59,72 @@ export async function forecastDailyCosts(history: readonly DailyCost[], daysToFo
     })),
   };
 }
+
+/** yyyy-mm of a day. */
+const periodOf = (day: string) => day.slice(0, 7);
+
+/**
+ * The stored forecasts: a team's (its admins) or a group's (who may see the group) month —
+ * the forecast, month-end projection, the month budget if one is set, and the backtest.
+ */
+export function createForecastService(deps: { sql: SqlStore; access: Access; now?: () => Date }) {
+  const { db } = deps.sql;
+  return {
+    async stored(userId: string, query: { teamId?: string | undefined; groupId?: string | undefined; period?: string | undefined }) {
+      let teamId = query.teamId;
+      if (query.groupId !== undefined) {
+        const group = await deps.access.group(query.groupId, userId, 'group.view');
+        if (teamId !== undefined && teamId !== group.team_id) throw new NotFoundError('Synthetic group');
+        teamId = group.team_id;
+      } else if (teamId !== undefined) {
+        await deps.access.team(teamId, userId, 'team.usage.view');
+      } else {
+        throw new ValidationError('teamId', 'teamId or groupId is required');
+      }
+      const team = await db.selectFrom('teams').select('time_zone').where('id', '=', teamId).executeTakeFirstOrThrow();
+      const period = query.period ?? periodOf(localDay(deps.now?.() ?? new Date(), team.time_zone));
+      const scopeId = query.groupId ?? teamId;
+      const forecast = await readForecast(db, scopeId, period);
+      const backtest = await readBacktest(db, scopeId);
+      const budget = await db
+        .selectFrom('budgets')
+        .select(['id', 'amount_micros', 'mode'])
+        .where('team_id', '=', teamId)
+        .where('scope', '=', query.groupId ? 'group' : 'team')
+        .where('scope_id', '=', scopeId)
+        .where('window', '=', 'month')
+        .orderBy('amount_micros')
+        .executeTakeFirst();
+      return {
+        teamId,
+        groupId: query.groupId ?? null,
+        period,
+        timeZone: team.time_zone,
+        forecast: forecast && {
+          madeAt: forecast.madeAt.toISOString(),
+          method: forecast.method,
+          fallback: forecast.fallback,
+          actualMicros: forecast.actualMicros.toString(),
+          projectedMicros: forecast.projectedMicros.toString(),
+          lower80Micros: forecast.lower80Micros.toString(),
+          upper80Micros: forecast.upper80Micros.toString(),
+          lower95Micros: forecast.lower95Micros.toString(),
+          upper95Micros: forecast.upper95Micros.toString(),
+          days: forecast.days,
+        },
+        budget: budget ? { id: budget.id, amountMicros: BigInt(budget.amount_micros).toString(), mode: budget.mode } : null,
+        backtest: backtest && {
+          madeAt: backtest.made_at.toISOString(),
+          weeks: backtest.weeks,
+          days: backtest.days,
+          mase: backtest.mase,
+          coverage80: backtest.coverage80,
+          coverage95: backtest.coverage95,
+          wape: backtest.wape,
+        },
+      };
+    },
+  };
+}
+
+export type ForecastService = ReturnType<typeof createForecastService>;

@@ -13,6 +13,7 @@ import { createAlertService } from './alerts.ts';
 import { createAuditService } from './audit.ts';
 import { createBudgetService } from './budgets.ts';
 import { createConnectionService } from './connections.ts';
+import { createForecastService } from './forecasts.ts';
 import { createDemoService } from './demo/index.ts';
 import { createGroupService } from './groups.ts';
 import { createInvitations } from './invitations.ts';
@@ -76,6 +77,7 @@ export async function createControlPlaneServices(deps: {
     requestLog: createRequestLog({ sql, access, plans }),
     audit: createAuditService({ sql, access }),
     pricing: createPricingService({ sql, access }),
+    forecasts: createForecastService({ sql, access }),
     budgets: createBudgetService({ sql, access, ledger: deps.ledger, keyCache: deps.keyCache }),
     alerts: createAlertService({ sql, access, plans, envelope: deps.envelope, outbound: deps.outbound, queue: deps.queue }),
     site: createSiteContentService({ sql }),

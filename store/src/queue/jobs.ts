@@ -60,6 +60,11 @@ export interface AlertDeliverJob {
   deliveryId: string;
 }
 
+/** Forecasts daily spend for every team and group (or one team's, when named). */
+export interface ForecastJob {
+  teamId?: string;
+}
+
 export type JobPayloads = {
   meter: UsageBatchJob;
   mail: MailJob;
@@ -67,4 +72,5 @@ export type JobPayloads = {
   'reconcile-usage': ReconcileUsageJob;
   'alert-check': AlertCheckJob;
   'alert-deliver': AlertDeliverJob;
+  forecast: ForecastJob;
 };

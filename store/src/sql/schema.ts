@@ -435,6 +435,53 @@ export interface AlertDeliveryAttemptsTable {
   error: string | null;
 }
 
+/** A forecast of a team's or group's daily spend for one month (migration 20261126_0005). */
+export interface SpendForecastsTable {
+  /** The team's id for the team's forecast, else the group's. */
+  scope_id: string;
+  /** yyyy-mm in the team's calendar. */
+  period: string;
+  team_id: string;
+  group_id: string | null;
+  made_at: Date | string;
+  method: string;
+  fallback: boolean;
+  /** GBP budget spend of the period's complete days so far, micros. */
+  actual_micros: Int8;
+  /** Month-end projection (actual + forecast) and its bounds, micros. */
+  projected_micros: Int8;
+  lower80_micros: Int8;
+  upper80_micros: Int8;
+  lower95_micros: Int8;
+  upper95_micros: Int8;
+  /** The period's days: actual ones and forecast ones with their bands (micros as strings). */
+  days: Json<ForecastDayRow[]>;
+}
+
+export interface ForecastDayRow {
+  date: string;
+  actualMicros: string | null;
+  forecastMicros: string | null;
+  lower80Micros: string | null;
+  upper80Micros: string | null;
+  lower95Micros: string | null;
+  upper95Micros: string | null;
+}
+
+/** A scope's rolling-origin backtest of its daily forecasts over the last 8 weeks. */
+export interface ForecastBacktestsTable {
+  scope_id: string;
+  team_id: string;
+  group_id: string | null;
+  made_at: Date | string;
+  weeks: number;
+  days: number;
+  mase: number | null;
+  coverage80: number;
+  coverage95: number;
+  wape: number | null;
+}
+
 export interface Database {
   users: UsersTable;
   teams: TeamsTable;
@@ -455,6 +502,8 @@ export interface Database {
   usage_request_ids: UsageRequestIdsTable;
   usage_events: UsageEventsTable;
   usage_rollups: UsageRollupsTable;
+  spend_forecasts: SpendForecastsTable;
+  forecast_backtests: ForecastBacktestsTable;
   advisor_insights: AdvisorInsightsTable;
   subscription_plans: SubscriptionPlansTable;
   subscriptions: SubscriptionsTable;

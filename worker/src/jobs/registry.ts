@@ -17,6 +17,7 @@ import {
 } from '@spendgate/store';
 import { createAlertCheckProcessor } from './alert-check.ts';
 import { ALERT_DELIVERY_ATTEMPTS, createAlertDeliverProcessor } from './alert-deliver.ts';
+import { createForecastProcessor } from './forecast.ts';
 import { createMailProcessor } from './mail.ts';
 import { createMeterProcessor } from './meter.ts';
 import { createPruneProcessor } from './prune.ts';
@@ -72,6 +73,8 @@ const JOBS: { [N in JobName]: JobDefinition<N> } = {
   'alert-check': { createProcessor: createAlertCheckProcessor, concurrency: 1, attempts: 1, backoffMs: 60_000, schedule: { everyMs: 60_000, payload: {} } },
   // A webhook or SMTP server that fails is retried after 30 s, 1, 2, 4 min, then the delivery is failed.
   'alert-deliver': { createProcessor: createAlertDeliverProcessor, concurrency: 4, attempts: ALERT_DELIVERY_ATTEMPTS, backoffMs: 30_000 },
+  // Every 6 hours (a new team day is forecast within 6 hours of starting); the next run redoes a failed one.
+  forecast: { createProcessor: createForecastProcessor, concurrency: 1, attempts: 2, backoffMs: 300_000, schedule: { everyMs: 6 * HOUR_MS, payload: {} } },
 };
 
 async function registerJob<N extends JobName>(queue: JobQueue<JobPayloads>, name: N, deps: JobDeps): Promise<void> {

@@ -2,11 +2,12 @@
 // costs forecast on the spot (POST) and the forecasts Spendgate keeps for a team or group.
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { FORECAST_LIMITS, forecastDailyCosts } from '../../control/forecasts.ts';
+import { FORECAST_LIMITS, type ForecastService, forecastDailyCosts } from '../../control/forecasts.ts';
 import { useZod } from '../../zod-provider.ts';
-import { answer, CostForecast } from '../answers.ts';
+import { answer, CostForecast, StoredForecast } from '../answers.ts';
 import { ok } from '../reply.ts';
-import { IsoDate } from '../schemas.ts';
+import { IsoDate, id } from '../schemas.ts';
+import { signedIn } from '../session.ts';
 
 /** A day's cost: the caller's own amount, at most a trillion, never negative. */
 const DailyCost = z.strictObject({
@@ -39,7 +40,18 @@ const ForecastBody = z.strictObject({
     .max(FORECAST_LIMITS.daysToForecast, `must be at most ${FORECAST_LIMITS.daysToForecast}`),
 });
 
-export const forecastRoutes = (): FastifyPluginAsync => async (app) => {
+const StoredQuery = z
+  .object({
+    teamId: id('team').optional(),
+    groupId: id('synthetic group').optional(),
+    period: z
+      .string()
+      .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month as yyyy-mm')
+      .optional(),
+  })
+  .refine((q) => q.teamId !== undefined || q.groupId !== undefined, { path: ['teamId'], message: 'teamId or groupId is required' });
+
+export const forecastRoutes = (services: { forecasts: ForecastService }): FastifyPluginAsync => async (app) => {
   const api = useZod(app);
   api.post(
     '/',
@@ -52,5 +64,17 @@ export const forecastRoutes = (): FastifyPluginAsync => async (app) => {
       },
     },
     async (request) => ok(await forecastDailyCosts(request.body.historicalData, request.body.daysToForecast)),
+  );
+  api.get(
+    '/',
+    {
+      schema: {
+        summary:
+          'The stored forecast of a team’s (its admins) or a group’s month (period=yyyy-mm, default this month): actual so far, the daily forecast with 80/95 % bands, the month-end projection, the month budget if any, and the 8-week backtest (MASE, coverage, ±%)',
+        querystring: StoredQuery,
+        response: { 200: answer(StoredForecast) },
+      },
+    },
+    async (request) => ok(await services.forecasts.stored(signedIn(request).userId, request.query)),
   );
 };
