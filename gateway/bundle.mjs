@@ -69,6 +69,7 @@ export async function bundleServer(entries, outdir) {
   });
   await copyFile(path.join(ROOT, 'store/src/sql/pglite-server.mjs'), path.join(outdir, 'pglite-server.mjs'));
   await copyFile(path.join(ROOT, 'gateway/src/proxy/tokenizer-worker.mjs'), path.join(outdir, 'tokenizer-worker.mjs'));
+  await copyFile(path.join(ROOT, 'gateway/src/capture/capture-redactor.mjs'), path.join(outdir, 'capture-redactor.mjs'));
   await copyFile(path.join(ROOT, 'gateway/src/control/demo', DEMO_TRACE), path.join(outdir, DEMO_TRACE));
   await copyLuaScripts(outdir);
 }

@@ -13,6 +13,7 @@ import * as spendControl from './20261123_0001_spend_control.ts';
 import * as usageRollups from './20261126_0001_usage_rollups.ts';
 import * as demoTeams from './20261126_0002_demo_teams.ts';
 import * as requestLog from './20261126_0003_request_log.ts';
+import * as promptCapture from './20261126_0004_prompt_capture.ts';
 import * as forecasts from './20261126_0005_forecasts.ts';
 import * as advisor from './20261126_0006_advisor.ts';
 import * as alerts from './20261126_0007_alerts.ts';
@@ -30,6 +31,7 @@ export const migrations: Record<string, Migration> = {
   '20261126_0001_usage_rollups': usageRollups,
   '20261126_0002_demo_teams': demoTeams,
   '20261126_0003_request_log': requestLog,
+  '20261126_0004_prompt_capture': promptCapture,
   '20261126_0005_forecasts': forecasts,
   '20261126_0006_advisor': advisor,
   '20261126_0007_alerts': alerts,

@@ -30,6 +30,8 @@ export interface PlanTerms {
   advisorInsightMicros: bigint;
   /** Cost dashboard look-back in days; null = unlimited. */
   lookBackDays: number | null;
+  /** Longest a team may keep captured prompts and answers, in days. */
+  promptRetentionMaxDays: number;
   seatsIncluded: number | null;
   /** Price per extra seat per month; Growth falls from £8 to £6 with volume (first price here). */
   extraSeatMonthlyMicros: bigint | null;
@@ -55,6 +57,7 @@ const developersTerms = {
   byomRoutingFeeMicros: GBP('0.005'),
   advisorInsightMicros: GBP('0.03'),
   lookBackDays: 7,
+  promptRetentionMaxDays: 30,
   seatsIncluded: 2,
   extraSeatMonthlyMicros: GBP('10'),
   alertChannels: ['email'],
@@ -80,6 +83,7 @@ export const PLANS: readonly PlanTerms[] = [
     byomRoutingFeeMicros: GBP('0.004'),
     advisorInsightMicros: GBP('0.03'),
     lookBackDays: 90,
+    promptRetentionMaxDays: 90,
     seatsIncluded: 5,
     extraSeatMonthlyMicros: GBP('8'),
     alertChannels: ['email'],
@@ -101,6 +105,7 @@ export const PLANS: readonly PlanTerms[] = [
     byomRoutingFeeMicros: GBP('0.003'),
     advisorInsightMicros: GBP('0.02'),
     lookBackDays: null,
+    promptRetentionMaxDays: 365,
     seatsIncluded: null,
     extraSeatMonthlyMicros: null,
     alertChannels: ['email', 'slack', 'teams', 'sms'],

@@ -29,6 +29,8 @@ export interface ConsoleBuild {
   dir: string;
   /** The site's paths, lower-case, without a trailing slash. */
   paths: ReadonlySet<string>;
+  /** Paths with a parameter (a `$name` segment, e.g. /dashboard/requests/$requestId), as patterns. */
+  pathPatterns: readonly RegExp[];
   indexHtml: Buffer;
   csp: string;
 }
@@ -65,9 +67,13 @@ export async function loadConsoleBuild(dir: string): Promise<ConsoleBuild | unde
   const manifestPath = path.join(dir, MANIFEST_FILE);
   if (!existsSync(manifestPath)) throw new Error(`CONSOLE_DIR ${dir} has no ${MANIFEST_FILE}: build the console again (npm run build)`);
   const manifest = manifestSchema.parse(JSON.parse(await readFile(manifestPath, 'utf8')));
+  const paths = manifest.paths.map(sitePath);
   return {
     dir,
-    paths: new Set(manifest.paths.map(sitePath)),
+    paths: new Set(paths.filter((sitePathname) => !sitePathname.includes('$'))),
+    pathPatterns: paths
+      .filter((sitePathname) => sitePathname.includes('$'))
+      .map((sitePathname) => new RegExp(`^${sitePathname.split('/').map((segment) => (segment.startsWith('$') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`)),
     indexHtml: await readFile(path.join(dir, 'index.html')),
     csp: consoleCsp(manifest),
   };
@@ -91,7 +97,7 @@ export async function serveConsole(app: FastifyInstance, build: ConsoleBuild): P
     const pathname = sitePath(request.url);
     if (/\.[a-z0-9]+$/.test(pathname)) return reply.code(404).type('text/plain').send('Not found');
     return reply
-      .code(build.paths.has(pathname) ? 200 : 404)
+      .code(build.paths.has(pathname) || build.pathPatterns.some((pattern) => pattern.test(pathname)) ? 200 : 404)
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-cache')
       .send(build.indexHtml);

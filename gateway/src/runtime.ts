@@ -6,6 +6,7 @@ import { type PriceCatalog, priceCatalog } from '@spendgate/core';
 import { type Config, createEnvelope, createOutboundGuard, type HostResolver, type JobPayloads, openStores, type StoreOptions, type Stores, upsertCatalogVersions } from '@spendgate/store';
 import { registerJobs } from '@spendgate/worker';
 import type { FastifyBaseLogger } from 'fastify';
+import { createPromptCapture } from './capture/prompt-capture.ts';
 import { createControlPlaneServices } from './control/index.ts';
 import { createMetering } from './proxy/metering.ts';
 import { createPrincipalService, type Principal } from './proxy/principals.ts';
@@ -53,6 +54,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
   const outbox = createUsageOutbox({ sql: stores.sql, queue: stores.queue, log: options.log });
   outbox.start();
   const metering = createMetering({ ...stores, outbox, catalog, log: options.log });
+  const capture = createPromptCapture({ sql: stores.sql, envelope, log: options.log });
   const upstreams = createUpstreamResolver({ optimisedUpstreams: config.optimisedUpstreams, catalog });
   const circuitNews = await stores.createBroadcast<CircuitNews>('upstream-health');
 
@@ -71,14 +73,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
       catalog,
       outbound,
     }),
-    principals: createPrincipalService({ sql: stores.sql, envelope, cache: keyCache, outbound }),
+    principals: createPrincipalService({ sql: stores.sql, envelope, cache: keyCache, outbound, captureRetentionDays: config.promptCaptureRetentionDays }),
     catalog,
     upstreams,
     router: createRouter({ upstreams, catalog, health: createUpstreamHealth({ now: Date.now, news: circuitNews }) }),
     metering,
+    capture,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     close: async () => {
       await metering.settled();
+      await capture.close();
       await outbox.stop();
       await outbound.dispatcher.destroy();
       await stores.close();

@@ -67,6 +67,8 @@ const EnvSchema = z.object({
   UPSTREAM_TIMEOUT_MS: integer(1000, 600_000).default(30_000),
   /** Days a usage event is kept (the request log, exports by request); rollups are kept for ever. */
   USAGE_EVENT_RETENTION_DAYS: integer(7, 36_500).default(400),
+  /** Days a captured prompt is kept when its team sets none (always at most its plan's maximum). */
+  PROMPT_CAPTURE_RETENTION_DAYS: integer(1, 365).default(30),
   /** Hosts a team's connection may point to although they are private or loopback: `host` or `host:port`. */
   UPSTREAM_ALLOWED_HOSTS: z
     .string()
@@ -131,6 +133,8 @@ export interface Config {
   upstreamTimeoutMs: number;
   /** Days a usage event is kept; its rollups are kept for ever. */
   usageEventRetentionDays: number;
+  /** Days a captured prompt is kept when its team sets none. */
+  promptCaptureRetentionDays: number;
   upstreamAllowedHosts: AllowedHost[];
   consoleDir: string;
   publicUrl: string;
@@ -198,6 +202,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     logLevel: parsed.LOG_LEVEL,
     upstreamTimeoutMs: parsed.UPSTREAM_TIMEOUT_MS,
     usageEventRetentionDays: parsed.USAGE_EVENT_RETENTION_DAYS,
+    promptCaptureRetentionDays: parsed.PROMPT_CAPTURE_RETENTION_DAYS,
     upstreamAllowedHosts: parsed.UPSTREAM_ALLOWED_HOSTS,
     consoleDir: path.resolve(parsed.CONSOLE_DIR),
     publicUrl: (parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/+$/, ''),

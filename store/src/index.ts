@@ -29,6 +29,7 @@ export * from './sql/repos/mail-outbox.ts';
 export * from './sql/repos/otps.ts';
 export * from './sql/repos/plans.ts';
 export * from './sql/repos/price-overrides.ts';
+export * from './sql/repos/prompt-captures.ts';
 export * from './sql/repos/rate-limits.ts';
 export * from './sql/repos/site.ts';
 export * from './sql/repos/team-members.ts';

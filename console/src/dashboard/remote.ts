@@ -17,6 +17,7 @@ import { AddGroupScreen } from './groups/AddGroupScreen.tsx';
 import { SyntheticGroupsScreen } from './groups/SyntheticGroupsScreen.tsx';
 import { OverviewScreen } from './overview/OverviewScreen.tsx';
 import type { DashboardScreenName } from './screens.ts';
+import { RequestDetailScreen } from './requests/RequestDetailScreen.tsx';
 import { SettingsScreen } from './settings/SettingsScreen.tsx';
 import { TeamScreen } from './team/TeamScreen.tsx';
 import '../styles/dashboard.css';
@@ -40,5 +41,6 @@ export const screens: Record<DashboardScreenName, ComponentType> = {
   billingSuccess: BillingSuccessScreen,
   billingCancel: BillingCancelScreen,
   addGroup: AddGroupScreen,
+  requestDetail: RequestDetailScreen,
   advisor: AdvisorScreen,
 };

@@ -54,6 +54,7 @@ export const DASHBOARD_SCREENS = {
     nav: { label: 'Subscription', icon: 'card' },
     failureMessage: 'Subscription settings failed to load.',
   },
+  requestDetail: { path: '/dashboard/requests/$requestId', failureMessage: 'The request failed to load.' },
   billingSuccess: { path: '/dashboard/billing/success', failureMessage: 'Billing success page failed to load.' },
   billingCancel: { path: '/dashboard/billing/cancel', failureMessage: 'Billing cancel page failed to load.' },
 } as const satisfies Record<string, DashboardScreen>;

@@ -70,7 +70,9 @@ const demoRoute = createRoute({ getParentRoute: () => rootRoute, path: 'demo', c
 
 /** A dashboard screen's path and component. */
 const remote = <Name extends DashboardScreenName>(screen: Name) => ({
-  path: DASHBOARD_SCREENS[screen].path,
+  // Inferred, the type is every screen's path; one with a parameter (a `$` segment) would
+  // ask every Link for it, so those are left out (their routes are made apart, below).
+  path: DASHBOARD_SCREENS[screen].path as Exclude<(typeof DASHBOARD_SCREENS)[DashboardScreenName]['path'], `${string}$${string}`>,
   staticData: { screen },
   component: () => <RemoteScreen screen={screen} />,
 });
@@ -139,7 +141,13 @@ const dashboardScreen = <Name extends PrivateScreenName>(screen: Name) => {
   return createRoute({ getParentRoute: () => dashboardRoute, path: below, ...rest });
 };
 
-const dashboardRoutes = PRIVATE_SCREEN_NAMES.map(dashboardScreen);
+/** Screens whose path has a parameter: each a route of its own. */
+type ParameterScreenName = 'requestDetail';
+const hasNoParameter = (name: PrivateScreenName): name is Exclude<PrivateScreenName, ParameterScreenName> => !DASHBOARD_SCREENS[name].path.includes('$');
+const { path: _requestDetailPath, ...requestDetail } = remote('requestDetail');
+const requestDetailRoute = createRoute({ getParentRoute: () => dashboardRoute, path: 'requests/$requestId', ...requestDetail });
+
+const dashboardRoutes = [...PRIVATE_SCREEN_NAMES.filter(hasNoParameter).map(dashboardScreen), requestDetailRoute];
 
 const routeTree = rootRoute.addChildren([
   siteRoute.addChildren([

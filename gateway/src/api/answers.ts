@@ -634,3 +634,37 @@ export const StoredForecast = z.strictObject({
     })
     .nullable(),
 });
+
+// Prompt capture
+
+/** A team's prompt capture: what is set, what applies, and its groups' opt-ins. */
+export const PromptCaptureSettings = z.strictObject({
+  teamId: z.guid(),
+  enabled: z.boolean(),
+  /** Days set by the team; null: the deployment's default. */
+  retentionDays: z.number().int().nullable(),
+  /** Days a new capture is kept: the team's or the default, at most the plan's maximum. */
+  effectiveRetentionDays: z.number().int(),
+  defaultRetentionDays: z.number().int(),
+  maxRetentionDays: z.number().int(),
+  redactionPatterns: z.array(z.string()),
+  /** Groups that set theirs (a group not listed does not capture). */
+  groups: z.array(z.strictObject({ groupId: z.guid(), enabled: z.boolean() })),
+});
+
+const CapturedText = { text: z.string(), bytes: z.number().int(), truncated: z.boolean() };
+
+/** One request's capture, redacted; `captured: false` when nothing is kept (capture off, or expired). */
+export const PromptCaptureView = z.discriminatedUnion('captured', [
+  z.strictObject({ requestId: z.string(), captured: z.literal(false) }),
+  z.strictObject({
+    requestId: z.string(),
+    captured: z.literal(true),
+    capturedAt: Timestamp,
+    expiresAt: Timestamp,
+    /** How many secrets, e-mail addresses, card numbers and team patterns were replaced. */
+    redactions: z.number().int(),
+    request: z.strictObject(CapturedText),
+    response: z.strictObject({ ...CapturedText, streamed: z.boolean() }),
+  }),
+]);

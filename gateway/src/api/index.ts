@@ -23,6 +23,7 @@ import { demoRoutes } from './routes/demo.ts';
 import { faqRoutes } from './routes/faqs.ts';
 import { forecastRoutes } from './routes/forecast.ts';
 import { pricingRoutes } from './routes/pricing.ts';
+import { promptCaptureRoutes } from './routes/prompt-capture.ts';
 import { providerRoutes } from './routes/provider.ts';
 import { subscriptionRoutes } from './routes/subscription.ts';
 import { groupRoutes } from './routes/synthetic-group.ts';
@@ -79,6 +80,7 @@ export const controlPlane =
     await app.register(auditRoutes(deps.services), { prefix: '/audit' });
     await app.register(pricingRoutes(deps.services), { prefix: '/pricing' });
     await app.register(budgetRoutes(deps.services), { prefix: '/budgets' });
+    await app.register(promptCaptureRoutes(deps.services));
     await app.register(alertRoutes(deps.services), { prefix: '/alerts' });
     openApi.serve('/docs');
   };

@@ -19,6 +19,7 @@ import { createGroupService } from './groups.ts';
 import { createInvitations } from './invitations.ts';
 import { createPlanService } from './plans.ts';
 import { createPricingService } from './price-overrides.ts';
+import { createPromptCaptureService } from './prompt-captures.ts';
 import { createSiteContentService } from './site-content.ts';
 import { createTeamService } from './teams.ts';
 import { createUsageService } from './usage.ts';
@@ -77,6 +78,7 @@ export async function createControlPlaneServices(deps: {
     requestLog: createRequestLog({ sql, access, plans }),
     audit: createAuditService({ sql, access }),
     pricing: createPricingService({ sql, access }),
+    promptCaptures: createPromptCaptureService({ sql, access, plans, envelope: deps.envelope, keyCache: deps.keyCache, config }),
     forecasts: createForecastService({ sql, access }),
     budgets: createBudgetService({ sql, access, ledger: deps.ledger, keyCache: deps.keyCache }),
     alerts: createAlertService({ sql, access, plans, envelope: deps.envelope, outbound: deps.outbound, queue: deps.queue }),

@@ -7,6 +7,7 @@
 import { type Budget, type KeySettings, type ModelPrice, PLANS, type PlanTerms, type PriceCatalog, planTerms } from '@spendgate/core';
 import type { Envelope, KeyCache, KeyKind, OutboundGuard, SqlStore } from '@spendgate/store';
 import { findKeyPrincipal, listBudgetsForKey, listPriceOverrides } from '@spendgate/store';
+import type { CaptureTerms } from '../capture/prompt-capture.ts';
 import { findProvider } from '../providers/registry.ts';
 import type { ConnectionOptions } from '../providers/types.ts';
 import { hashIssuedKey, isWellFormedKey } from '../security/issued-keys.ts';
@@ -31,6 +32,8 @@ export interface Principal {
   settings: KeySettings;
   /** The connection a BYOK/BYOM key is bound to (optimised keys have none). */
   connection: Upstream | null;
+  /** Set when the team and the key's group both capture prompts (and the team has a data key). */
+  capture: CaptureTerms | undefined;
 }
 
 /** Version id stored on events priced with a team's own prices. */
@@ -50,7 +53,14 @@ async function loadPriceOverrides(sql: SqlStore, teamId: string): Promise<PriceC
   return { versions: [{ id: TEAM_OVERRIDE_PRICE_VERSION, effectiveFrom: '1970-01-01T00:00:00Z', currency: 'USD', prices }] };
 }
 
-export function createPrincipalService(deps: { sql: SqlStore; envelope: Envelope; cache: KeyCache<Principal>; outbound: OutboundGuard }) {
+export function createPrincipalService(deps: {
+  sql: SqlStore;
+  envelope: Envelope;
+  cache: KeyCache<Principal>;
+  outbound: OutboundGuard;
+  /** Days a capture is kept when its team sets none. */
+  captureRetentionDays: number;
+}) {
   /** Loads under way, so a burst of requests with a key not cached yet loads it once. */
   const loading = new Map<string, Promise<Principal | undefined>>();
 
@@ -95,6 +105,15 @@ export function createPrincipalService(deps: { sql: SqlStore; envelope: Envelope
       timeZone: row.timeZone,
       settings: row.settings,
       connection,
+      capture:
+        row.teamCaptures && row.groupCaptures && row.wrappedDataKey && row.dataKeyVersion !== null
+          ? {
+              wrappedDataKey: row.wrappedDataKey,
+              keyVersion: row.dataKeyVersion,
+              retentionDays: Math.min(row.captureRetentionDays ?? deps.captureRetentionDays, plan.promptRetentionMaxDays),
+              patterns: row.captureRedactionPatterns ?? [],
+            }
+          : undefined,
     };
     deps.cache.set(keyHash, principal);
     return principal;

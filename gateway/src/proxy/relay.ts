@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import type { PromptCapture } from '../capture/prompt-capture.ts';
 import { AppError, emptyUsage, microsToDecimalString, plainUsage, type RequestNeeds, type UpstreamError } from '@spendgate/core';
 import {
   type Operation,
@@ -56,6 +57,8 @@ export interface RelayCall {
 
 export interface RelayDeps {
   metering: Metering;
+  /** Takes the exchanges of teams that capture prompts, after the answer has gone. */
+  capture: Pick<PromptCapture, 'keep'>;
   upstreams: UpstreamResolver;
   router: Router;
   upstreamTimeoutMs: number;
@@ -212,6 +215,8 @@ export async function relay(principal: Principal, response: ServerResponse, call
   const upstream = forwarded.response;
   const context: ExchangeContext = {
     call,
+    principal,
+    capture: deps.capture,
     model: served.model,
     caller,
     native: served.native,
@@ -244,6 +249,8 @@ function unanswered(
 
 interface ExchangeContext {
   call: RelayCall;
+  principal: Principal;
+  capture: RelayDeps['capture'];
   /** The model asked of the provider that answered. */
   model: string;
   caller: WireFormat;
@@ -255,6 +262,24 @@ interface ExchangeContext {
   headers: Record<string, string>;
   /** Why the model that served was chosen, for the usage event. */
   route: string;
+}
+
+/** Hands the exchange to capture when the team and group capture prompts (after the answer is sent). */
+function captureExchange(ctx: ExchangeContext, response: string, streamed: boolean): void {
+  const terms = ctx.principal.capture;
+  if (terms === undefined) return;
+  ctx.capture.keep(
+    {
+      requestId: ctx.metered.requestId,
+      teamId: ctx.principal.teamId,
+      groupId: ctx.principal.groupId,
+      at: ctx.metered.startedAt,
+      requestBody: ctx.call.bodyBytes,
+      response,
+      streamed,
+    },
+    terms,
+  );
 }
 
 async function relayAnswer(response: ServerResponse, upstream: UpstreamResponse, ctx: ExchangeContext) {
@@ -285,14 +310,16 @@ async function relayAnswer(response: ServerResponse, upstream: UpstreamResponse,
 
   if (answer === undefined && upstream.statusCode < 400) {
     const message = 'The provider answered with something that is not JSON';
-    return sendJson(response, 502, ctx.caller.errorBody(502, message, 'upstream_invalid_response'), headers);
-  }
-  if (!ctx.translator) {
+    sendJson(response, 502, ctx.caller.errorBody(502, message, 'upstream_invalid_response'), headers);
+  } else if (!ctx.translator) {
     const contentType = upstream.headers['content-type'];
-    return sendJson(response, upstream.statusCode, bytes, headers, typeof contentType === 'string' ? contentType : 'application/json');
+    sendJson(response, upstream.statusCode, bytes, headers, typeof contentType === 'string' ? contentType : 'application/json');
+  } else if (upstream.statusCode >= 400) {
+    sendJson(response, upstream.statusCode, ctx.translator.error(upstream.statusCode, answer ?? text), headers);
+  } else {
+    sendJson(response, upstream.statusCode, ctx.translator.response(answer, { requestedModel: ctx.model }), headers);
   }
-  if (upstream.statusCode >= 400) return sendJson(response, upstream.statusCode, ctx.translator.error(upstream.statusCode, answer ?? text), headers);
-  return sendJson(response, upstream.statusCode, ctx.translator.response(answer, { requestedModel: ctx.model }), headers);
+  captureExchange(ctx, text, false);
 }
 
 async function relayStream(out: ServerResponse, upstream: UpstreamResponse, ctx: ExchangeContext) {
@@ -376,6 +403,7 @@ async function relayStream(out: ServerResponse, upstream: UpstreamResponse, ctx:
   // tokenizer's thread while metering holds the record, so a shutdown waits for it.
   const reported = observer.usage();
   const model = observer.model() ?? ctx.model;
+  captureExchange(ctx, observer.generatedText(), true);
   if (completed && reported) {
     ctx.metering.record(ctx.metered, { model, usage: reported, estimated: false, statusCode: 200, streamed: true, route: ctx.route });
     return;

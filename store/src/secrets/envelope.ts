@@ -3,7 +3,8 @@
  * random data key, stored wrapped by the master key (from the environment). Each
  * secret is encrypted with its team's data key; team id, connection id and key
  * version are bound as associated data, so a ciphertext moved to another row or team
- * fails to decrypt. Layout of a sealed value: iv (12) | tag (16) | ciphertext.
+ * fails to decrypt. Captured prompts are sealed with the same data key, bound to their
+ * team and request id. Layout of a sealed value: iv (12) | tag (16) | ciphertext.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
@@ -29,6 +30,7 @@ function open(key: Buffer, sealed: Uint8Array, associatedData: string): Buffer {
 const dataKeyContext = (teamId: string, version: number) => `spendgate:data-key:${teamId}:v${version}`;
 const secretContext = (teamId: string, connectionId: string, version: number) =>
   `spendgate:secret:${teamId}:${connectionId}:v${version}`;
+const captureContext = (teamId: string, requestId: string, version: number) => `spendgate:capture:${teamId}:${requestId}:v${version}`;
 
 export function createEnvelope(masterKey: Buffer) {
   if (masterKey.length !== 32) throw new Error('master key must be 32 bytes');
@@ -51,6 +53,15 @@ export function createEnvelope(masterKey: Buffer) {
     ): string {
       const dataKey = open(masterKey, wrappedDataKey, dataKeyContext(scope.teamId, scope.version));
       return open(dataKey, sealed, secretContext(scope.teamId, scope.connectionId, scope.version)).toString('utf8');
+    },
+    /** Seals a captured prompt and response (already redacted) for one request of a team. */
+    sealCapture(wrappedDataKey: Uint8Array, scope: { teamId: string; requestId: string; version: number }, plaintext: string): Buffer {
+      const dataKey = open(masterKey, wrappedDataKey, dataKeyContext(scope.teamId, scope.version));
+      return seal(dataKey, Buffer.from(plaintext, 'utf8'), captureContext(scope.teamId, scope.requestId, scope.version));
+    },
+    openCapture(wrappedDataKey: Uint8Array, scope: { teamId: string; requestId: string; version: number }, sealed: Uint8Array): string {
+      const dataKey = open(masterKey, wrappedDataKey, dataKeyContext(scope.teamId, scope.version));
+      return open(dataKey, sealed, captureContext(scope.teamId, scope.requestId, scope.version)).toString('utf8');
     },
   };
 }

@@ -482,6 +482,35 @@ export interface ForecastBacktestsTable {
   wape: number | null;
 }
 
+export interface TeamCaptureSettingsTable {
+  team_id: string;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Days a capture is kept; null: the deployment's default (PROMPT_CAPTURE_RETENTION_DAYS). */
+  retention_days: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The team's own redaction patterns (RE2 syntax). */
+  redaction_patterns: Json<string[]>;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+export interface GroupCaptureSettingsTable {
+  group_id: string;
+  team_id: string;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+export interface PromptCapturesTable {
+  request_id: string;
+  team_id: string;
+  group_id: string;
+  captured_at: Date;
+  expires_at: Date;
+  /** The version of the team data key that sealed it. */
+  key_version: number;
+  /** The redacted request and response as JSON, sealed with the team's data key. */
+  sealed: Uint8Array;
+}
+
 export interface Database {
   users: UsersTable;
   teams: TeamsTable;
@@ -516,6 +545,9 @@ export interface Database {
   usage_outbox: UsageOutboxTable;
   invitations: InvitationsTable;
   plan_overages: PlanOveragesTable;
+  team_capture_settings: TeamCaptureSettingsTable;
+  group_capture_settings: GroupCaptureSettingsTable;
+  prompt_captures: PromptCapturesTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -4,8 +4,9 @@
 // after they started (the longest is an hour), and delivered mail after a week (messages
 // still pending stay until they are delivered), and usage events past the configured
 // retention (USAGE_EVENT_RETENTION_DAYS; their rollups stay, so totals, series and
-// distributions keep every day). Deleting twice deletes nothing more.
-import { deleteDeliveredMailBefore, deleteHitsBefore, deleteOtpsCreatedBefore, deleteUsageEventsBefore, type Logger, type SqlStore } from '@spendgate/store';
+// distributions keep every day), and captured prompts once they expire (each at its
+// capture time plus its team's retention). Deleting twice deletes nothing more.
+import { deleteDeliveredMailBefore, deleteExpiredPromptCaptures, deleteHitsBefore, deleteOtpsCreatedBefore, deleteUsageEventsBefore, type Logger, type SqlStore } from '@spendgate/store';
 
 const DAY_MS = 24 * 3_600_000;
 export const OTP_RETENTION_MS = DAY_MS;
@@ -20,6 +21,7 @@ export function createPruneProcessor(deps: { sql: Pick<SqlStore, 'db'>; log: Log
       rateLimitWindows: await deleteHitsBefore(deps.sql.db, new Date(at - RATE_LIMIT_RETENTION_MS)),
       deliveredMail: await deleteDeliveredMailBefore(deps.sql.db, new Date(at - DELIVERED_MAIL_RETENTION_MS)),
       usageEvents: await deleteUsageEventsBefore(deps.sql.db, new Date(at - deps.usageEventRetentionDays * DAY_MS)),
+      promptCaptures: await deleteExpiredPromptCaptures(deps.sql.db, new Date(at)),
     };
     deps.log.info({ deleted }, 'prune: deleted what is past its retention');
   };

@@ -16,6 +16,7 @@ import { ErrorState, LoadingState } from '../ui/States.tsx';
 import { TeamBudget } from '../budgets/BudgetEntries.tsx';
 import { InviteMemberForm, ROLE_LABELS } from './InviteMemberForm.tsx';
 import { PendingInvitations } from './PendingInvitations.tsx';
+import { PromptCaptureSettings } from './PromptCaptureSettings.tsx';
 import { SeatUsage } from './SeatUsage.tsx';
 import { TeamMembers } from './TeamMembers.tsx';
 import { CreateTeamForm, JoinTeamForm } from './TeamSetup.tsx';
@@ -118,6 +119,7 @@ function TeamDetails({ team, teams, onOpen }: { team: Team; teams: Team[]; onOpe
           <TeamMembers teamId={team.id} members={members.data} canManage={isAdmin} currentUserId={session.user?.id} />
         )}
         <TeamBudget teamId={team.id} />
+        {isAdmin && <PromptCaptureSettings teamId={team.id} />}
       </div>
     </ScreenFrame>
   );

@@ -45,6 +45,9 @@ export async function findKeyPrincipal(db: Db, keyHash: string) {
     .innerJoin('teams as t', 't.id', 'k.team_id')
     // A team is on its owner's plan.
     .leftJoin('subscriptions as s', 's.user_id', 't.created_by')
+    // Capture runs where the team and the key's group both opted in.
+    .leftJoin('team_capture_settings as tcs', 'tcs.team_id', 'k.team_id')
+    .leftJoin('group_capture_settings as gcs', 'gcs.group_id', 'k.group_id')
     .select([
       'k.id as keyId',
       'k.team_id as teamId',
@@ -59,7 +62,12 @@ export async function findKeyPrincipal(db: Db, keyHash: string) {
       'c.secret_key_version as secretKeyVersion',
       'c.options as connectionOptions',
       'dk.wrapped_key as wrappedDataKey',
+      'dk.key_version as dataKeyVersion',
       's.plan_slug as planSlug',
+      'tcs.enabled as teamCaptures',
+      'gcs.enabled as groupCaptures',
+      'tcs.retention_days as captureRetentionDays',
+      'tcs.redaction_patterns as captureRedactionPatterns',
       't.allow_unpriced_models as allowUnpricedModels',
       't.time_zone as timeZone',
     ])
