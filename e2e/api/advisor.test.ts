@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { insertUsageEvents } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
 import { signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
 import { usageEvent } from '../support/usage-events.ts';
@@ -17,6 +18,7 @@ const DAY_MS = 86_400_000;
 for (const mode of testModes) {
   describe(`AI advisor (${mode})`, () => {
     let spendgate: RunningSpendgate;
+    let fake: FakeOpenAI;
     const admin = { token: '', userId: '' };
     const member = { token: '', userId: '' };
     const stranger = { token: '', userId: '' };
@@ -63,7 +65,7 @@ for (const mode of testModes) {
     }
 
     beforeAll(async () => {
-      spendgate = await startSpendgate(mode, 'advisor');
+      [spendgate, fake] = await Promise.all([startSpendgate(mode, 'advisor'), startFakeOpenAI()]);
       Object.assign(admin, await signUp(spendgate.url, `advisor-${mode}@example.com`));
       Object.assign(member, await signUp(spendgate.url, `advisor-member-${mode}@example.com`));
       Object.assign(stranger, await signUp(spendgate.url, `advisor-stranger-${mode}@example.com`));
@@ -74,7 +76,10 @@ for (const mode of testModes) {
       const other = await teamWithUsage(stranger, 'Elsewhere', 1);
       Object.assign(ids, { otherTeam: other.team, otherGroup: other.group });
     }, 180_000);
-    afterAll(() => spendgate?.close());
+    afterAll(async () => {
+      await spendgate?.close();
+      await fake?.close();
+    });
 
     it('finds a cheaper model and an idle key, priced by hand, and charges each finding once', async () => {
       const first = await generate({ teamId: ids.team, data: [] });
@@ -107,6 +112,42 @@ for (const mode of testModes) {
       expect(listed.status).toBe(200);
       expect(listed.body.data.totalCharged).toBe('0.060000');
       expect(listed.body.data.insights.map((insight: { id: string }) => insight.id)).toEqual(run.insights.map((insight: { id: string }) => insight.id));
+    });
+
+    it('words the tips with the team’s own model when a run opts in, keeping the detectors’ figures', async () => {
+      const connection = await callApi(spendgate.url, 'POST', '/provider/connections', {
+        token: admin.token,
+        body: { teamId: ids.team, provider: 'openai', name: 'Writer', apiKey: 'sk-fake-upstream', baseUrl: fake.url },
+      });
+      expect(connection.status, JSON.stringify(connection.body)).toBe(201);
+      const connectionId = connection.body.data.newConnection.id as string;
+      const before = fake.requests.length;
+      const worded = await generate({ teamId: ids.team, wording: { connectionId, model: 'gpt-4o-mini' } });
+      expect(worded.status, JSON.stringify(worded.body)).toBe(200);
+      // The fake answers `echo: <the prompt>`: the same two lines, the same figures, so both are accepted.
+      expect(worded.body.data).toMatchObject({ found: 2, created: 0, written: 2, charged: '0.000000' });
+      const calls = fake.requests.slice(before);
+      expect(calls.map((call) => [call.path, call.headers.authorization])).toEqual([
+        ['/v1/chat/completions', 'Bearer sk-fake-upstream'],
+        ['/v1/chat/completions', 'Bearer sk-fake-upstream'],
+      ]);
+      expect((calls[0]!.body as { model: string; messages: { content: string }[] }).messages[1]!.content).toBe(
+        'TITLE: Use gpt-5-mini instead of gpt-4o\nTEXT: 10 requests cost £2.625 on gpt-4o. gpt-5-mini is in the same quality tier (accuracy 84 vs 80) and would have cost £0.3375: about £9.803571 a month.',
+      );
+      expect(worded.body.data.insights[0].title).toBe('Use gpt-5-mini instead of gpt-4o');
+
+      // A provider that fails keeps the template, and the run still succeeds.
+      fake.controlHeaders['x-fake-status'] = '500';
+      const failed = await generate({ teamId: ids.team, wording: { connectionId, model: 'gpt-4o-mini' } });
+      delete fake.controlHeaders['x-fake-status'];
+      expect(failed.body.data).toMatchObject({ found: 2, written: 0 });
+      expect(failed.body.data.insights[0].text).toBe(worded.body.data.insights[0].text);
+
+      const elsewhere = await generate({ teamId: ids.team, wording: { connectionId: randomUUID(), model: 'gpt-4o-mini' } });
+      expect([elsewhere.status, elsewhere.body.message]).toEqual([404, expect.stringContaining('Connection')]);
+      const badModel = await generate({ teamId: ids.team, wording: { connectionId, model: 'has spaces' } });
+      expect([badModel.status, badModel.body.field]).toEqual([400, 'wording.model']);
+      await callApi(spendgate.url, 'DELETE', `/provider/connections/${connectionId}`, { token: admin.token });
     });
 
     it('analyses only the named groups, keys and days', async () => {

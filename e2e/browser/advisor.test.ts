@@ -4,7 +4,8 @@
  * opens /dashboard/advisor (no tips yet), generates tips — a cheaper model and the idle
  * key, charged £0.03 each on Growth — reads each one's saving, confidence, price and
  * evidence, and applies the idle key's tip in one click (the key is revoked, the tip shows
- * Applied and its realised saving). Screenshots at 1280 and 390 px in light and dark, with
+ * Applied and its realised saving); the opt-in to have its own model word the tips is
+ * offered, off by default. Screenshots at 1280 and 390 px in light and dark, with
  * no sideways scroll and no critical or serious axe-core violation.
  */
 import { randomUUID } from 'node:crypto';
@@ -108,6 +109,10 @@ describe.skipIf(!hasChromium)('the AI advisor’s tips', () => {
         for (const width of WIDTHS) {
           const tips = await profiles.open('/dashboard/advisor', { as: admin, width, theme });
           await tips.getByRole('heading', { name: 'Use gpt-5-mini instead of gpt-4o' }).waitFor();
+          // The wording opt-in open, so its fields are checked too: no connection yet, the templates.
+          await tips.getByText('Word tips with your own model (optional)').click();
+          expect(await tips.getByLabel('Connection').inputValue()).toBe('');
+          expect(await tips.getByLabel('Model').isDisabled()).toBe(true);
           await checkPage(tips, `advisor-${mode}-${theme}-${width}`);
         }
       }

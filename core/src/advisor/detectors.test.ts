@@ -11,7 +11,7 @@ import {
   detectReasoningHeavy,
   type UsageSlice,
 } from './detectors.ts';
-import { describeFinding } from './wording.ts';
+import { acceptRewording, describeFinding, rewordingPrompt } from './wording.ts';
 
 // Every expected amount below is worked by hand from the 2026-08-21 catalog's list prices
 // (USD per 1M tokens) and the FX rate of £0.75 per $1.
@@ -182,5 +182,23 @@ describe('all detectors', () => {
     const savings = findings.map((f) => f.monthlySavingMicros);
     expect([...savings].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0))).toEqual(savings);
     expect(() => detectFindings(input({ windowDays: 0 }))).toThrow(RangeError);
+  });
+});
+
+describe('written wording', () => {
+  const template = { title: 'Use gpt-5-mini instead of gpt-4o', text: '200 requests cost £2.625 on gpt-4o: about £4.575 a month.' };
+
+  it('accepts a rewording that keeps to the detector’s figures', () => {
+    expect(acceptRewording(template, 'TITLE: Switch to gpt-5-mini\nTEXT: Moving gpt-4o traffic to gpt-5-mini saves about £4.575 a month.')).toEqual({
+      title: 'Switch to gpt-5-mini',
+      text: 'Moving gpt-4o traffic to gpt-5-mini saves about £4.575 a month.',
+    });
+  });
+
+  it('keeps the template when a number is new, changed or a line is missing', () => {
+    expect(acceptRewording(template, 'TITLE: Switch\nTEXT: Saves about £4.58 a month.')).toBeUndefined();
+    expect(acceptRewording(template, 'TITLE: Switch\nTEXT: Saves £4.575 a month, 90% less.')).toBeUndefined();
+    expect(acceptRewording(template, 'Saves £4.575 a month.')).toBeUndefined();
+    expect(rewordingPrompt(template).user).toBe(`TITLE: ${template.title}\nTEXT: ${template.text}`);
   });
 });

@@ -50,3 +50,34 @@ export function describeFinding(finding: Finding): Wording {
       };
   }
 }
+
+/** Every number written in a text (digits with their separators), e.g. '£2.745', '40', '1,000'. */
+const numbersIn = (text: string) => new Set(text.match(/\d[\d,.]*\d|\d/g) ?? []);
+
+/**
+ * What a language model is asked when a team opts in to written wording: the templated
+ * title and text to rephrase, keeping every figure.
+ */
+export function rewordingPrompt(template: Wording): { system: string; user: string } {
+  return {
+    system:
+      'You rewrite cost-saving tips for engineers in plain, friendly British English. Keep every number, amount, model and key name exactly as given and add no other number. Answer in two lines: "TITLE: …" then "TEXT: …".',
+    user: `TITLE: ${template.title}\nTEXT: ${template.text}`,
+  };
+}
+
+/**
+ * A model's rewording, accepted only if it has both lines and no number the template does
+ * not have (the figures always come from the detectors); undefined otherwise, so the
+ * template is kept.
+ * @example acceptRewording({ title: 'Use x', text: 'Saves £2.50' }, 'TITLE: Try x\nTEXT: About £2.50 saved') // { title: 'Try x', text: 'About £2.50 saved' }
+ * @example acceptRewording({ title: 'Use x', text: 'Saves £2.50' }, 'TITLE: Try x\nTEXT: About £25 saved') // undefined
+ */
+export function acceptRewording(template: Wording, answer: string): Wording | undefined {
+  const title = /TITLE:\s*(.+)/.exec(answer)?.[1]?.trim();
+  const text = /TEXT:\s*([\s\S]+)/.exec(answer)?.[1]?.trim();
+  if (!title || !text || title.length > 200 || text.length > 1_000) return undefined;
+  const allowed = numbersIn(`${template.title} ${template.text}`);
+  for (const number of numbersIn(`${title} ${text}`)) if (!allowed.has(number)) return undefined;
+  return { title, text };
+}

@@ -558,6 +558,8 @@ export const AdvisorRun = z.strictObject({
   currency: z.literal('GBP'),
   found: z.number().int(),
   created: z.number().int(),
+  /** How many tips the chosen model wrote (the rest kept the template); 0 without `wording`. */
+  written: z.number().int(),
   charged: z.string(),
   insights: z.array(AdvisorInsight),
 });

@@ -7,8 +7,9 @@
  * the saving actually realised is measured on the key (on its model too for a reasoning
  * effort change, which keeps the model): the daily spend of the days since against the
  * window before, scaled to 30 days. Team
- * admins only: the advisor reads the whole team's usage. Wording is templated; numbers
- * always come from the detectors.
+ * admins only: the advisor reads the whole team's usage. Wording is templated, or, when a
+ * run opts in (`wording`: one of the team's connections and a model), written by that
+ * model (advisor-wording.ts); numbers always come from the detectors.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -22,6 +23,7 @@ import {
   NotFoundError,
   type PriceCatalog,
   roundHalfUpDiv,
+  type Wording,
 } from '@spendgate/core';
 import {
   type AdvisorInsightsTable,
@@ -35,6 +37,7 @@ import {
   subjectSpend,
 } from '@spendgate/store';
 import type { Selectable } from 'kysely';
+import type { AdvisorWording, WordingChoice } from './advisor-wording.ts';
 import type { GroupService } from './groups.ts';
 import { type UsageDeps, usageScope } from './usage-analytics.ts';
 
@@ -47,6 +50,7 @@ export type AdvisorTarget = { type: 'group'; id: string } | { type: 'key'; id: s
 export interface AdvisorDeps extends UsageDeps {
   catalog: PriceCatalog;
   groups: Pick<GroupService, 'revokeKey'>;
+  wording: AdvisorWording;
 }
 
 type InsightRow = Selectable<AdvisorInsightsTable>;
@@ -135,12 +139,13 @@ export function createAdvisor(deps: AdvisorDeps) {
     },
 
     /** Runs the detectors on the targets and records their findings; only new ones are charged. */
-    async generate(userId: string, input: { teamId: string; data: AdvisorTarget[] }) {
+    async generate(userId: string, input: { teamId: string; data: AdvisorTarget[]; wording?: WordingChoice | undefined }) {
       const range = input.data.find((target) => target.type === 'dateRange');
       const groupIds = input.data.flatMap((target) => (target.type === 'group' ? [target.id] : []));
       const keyIds = input.data.flatMap((target) => (target.type === 'key' ? [target.id] : []));
       const scope = await usageScope(deps, userId, { teamId: input.teamId, startDate: range?.startDate, endDate: range?.endDate });
       await checkTargets(scope.teamId, groupIds, keyIds);
+      const write = input.wording === undefined ? undefined : await deps.wording.writer(scope.teamId, input.wording);
       const { terms } = await deps.plans.teamTerms(scope.teamId);
       const { from, to } = scope.filter('day');
       const analysed = { teamId: scope.teamId, from, to, groupIds, keyIds };
@@ -161,10 +166,14 @@ export function createAdvisor(deps: AdvisorDeps) {
       });
       let charged = 0n;
       let created = 0;
+      let written = 0;
       const recorded: InsightRow[] = [];
       for (const finding of findings) {
         const context = { teamId: scope.teamId, userId, startDate: scope.startDate, endDate: scope.endDate, priceMicros: terms.advisorInsightMicros, planSlug: terms.slug };
-        const recording = await recordInsight(db, insightRow(finding, context));
+        const template = describeFinding(finding);
+        const worded = write === undefined ? { wording: template, written: false } : await write(template);
+        if (worded.written) written += 1;
+        const recording = await recordInsight(db, insightRow(finding, worded.wording, context));
         if (recording.created) {
           created += 1;
           charged += recording.insight.price_micros;
@@ -178,6 +187,7 @@ export function createAdvisor(deps: AdvisorDeps) {
         currency: 'GBP' as const,
         found: findings.length,
         created,
+        written,
         charged: microsToDecimalString(charged),
         insights: await Promise.all(recorded.map(view)),
       };
@@ -205,9 +215,9 @@ export function createAdvisor(deps: AdvisorDeps) {
 
 function insightRow(
   finding: Finding,
+  wording: Wording,
   context: { teamId: string; userId: string; startDate: string; endDate: string; priceMicros: bigint; planSlug: string },
 ) {
-  const wording = describeFinding(finding);
   return {
     id: randomUUID(),
     team_id: context.teamId,

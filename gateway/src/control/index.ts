@@ -9,6 +9,7 @@ import type { SessionTokens } from '../security/session-tokens.ts';
 import { createAccess } from './access.ts';
 import { createAccountService } from './accounts.ts';
 import { createAdvisor } from './advisor.ts';
+import { createAdvisorWording } from './advisor-wording.ts';
 import { createAlertService } from './alerts.ts';
 import { createAuditService } from './audit.ts';
 import { createBudgetService } from './budgets.ts';
@@ -85,7 +86,17 @@ export async function createControlPlaneServices(deps: {
     site: createSiteContentService({ sql }),
     demo: createDemoService({ sql, queue: deps.queue, catalog: deps.catalog }),
   };
-  return { ...services, advisor: createAdvisor({ sql, access, plans, catalog: deps.catalog, groups: services.groups }) };
+  return {
+    ...services,
+    advisor: createAdvisor({
+      sql,
+      access,
+      plans,
+      catalog: deps.catalog,
+      groups: services.groups,
+      wording: createAdvisorWording({ sql, envelope: deps.envelope, outbound: deps.outbound }),
+    }),
+  };
 }
 
 export type ControlPlaneServices = Awaited<ReturnType<typeof createControlPlaneServices>>;

@@ -3,7 +3,7 @@
 import { mutationOptions, type QueryClient } from '@tanstack/react-query';
 import { apiData } from '../client.ts';
 import { advisorKeys } from './queries.ts';
-import type { AdvisorInsight, AdvisorRun, AdvisorTarget } from './types.ts';
+import type { AdvisorInsight, AdvisorRun, AdvisorTarget, AdvisorWordingChoice } from './types.ts';
 
 export const GENERATE_TIPS_FAILED = 'Failed to generate optimization tips';
 export const APPLY_TIP_FAILED = 'Failed to apply the tip';
@@ -11,7 +11,7 @@ export const APPLY_TIP_FAILED = 'Failed to apply the tip';
 export const generateTipsMutation = (queryClient: QueryClient) =>
   mutationOptions({
     mutationKey: ['advisor', 'generate'],
-    mutationFn: (input: { teamId: string; data: AdvisorTarget[] }) => apiData<AdvisorRun>('POST', '/usage/ai-advisor/generate', { body: input, fallback: GENERATE_TIPS_FAILED }),
+    mutationFn: (input: { teamId: string; data: AdvisorTarget[]; wording?: AdvisorWordingChoice }) => apiData<AdvisorRun>('POST', '/usage/ai-advisor/generate', { body: input, fallback: GENERATE_TIPS_FAILED }),
     onSuccess: (run) => queryClient.invalidateQueries({ queryKey: advisorKeys.team(run.teamId) }),
   });
 

@@ -36,6 +36,12 @@ export interface AdvisorInsights {
 }
 
 /** What a generate call analyses: groups, keys and one date range; none: the whole team's last 30 days. */
+/** Opt-in: the model that words the tips, called through one of the team's connections. */
+export interface AdvisorWordingChoice {
+  connectionId: string;
+  model: string;
+}
+
 export type AdvisorTarget = { type: 'group'; id: string } | { type: 'key'; id: string } | { type: 'dateRange'; startDate: string; endDate: string };
 
 export interface AdvisorRun {
@@ -45,6 +51,8 @@ export interface AdvisorRun {
   currency: 'GBP';
   found: number;
   created: number;
+  /** Tips worded by the model chosen in `wording` (0 without it). */
+  written: number;
   charged: string;
   insights: AdvisorInsight[];
 }

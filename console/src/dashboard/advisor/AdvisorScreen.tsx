@@ -5,14 +5,18 @@
  * tip was charged, and its change: "Apply" revokes an idle key in one click, a manual
  * change is marked made (its realised saving is measured from then). "Generate tips"
  * analyses the team's last 30 days; each new finding is charged the plan's price once.
+ * Optionally (the team's opt-in, per run) a model the admin names, through one of the
+ * team's connections, words the tips; the figures stay the detectors'.
  * The team shown is the URL's `team`, else the user's first. Team admins only.
  */
 import { decimalToMicros, decide, formatMoney, money, type TeamRole } from '@spendgate/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate, useSearch } from '@tanstack/react-router';
+import { useState } from 'react';
 import { applyTipMutation, generateTipsMutation } from '../../api/advisor/mutations.ts';
 import { advisorInsightsQuery } from '../../api/advisor/queries.ts';
 import type { AdvisorInsight } from '../../api/advisor/types.ts';
+import { connectionsQuery } from '../../api/connections/queries.ts';
 import { myTeamsQuery } from '../../api/team/queries.ts';
 import { countText } from '../connections/format.ts';
 import { EmptyState, ScreenFrame } from '../ui/ScreenFrame.tsx';
@@ -93,6 +97,35 @@ function Tip({ insight }: { insight: AdvisorInsight }) {
   );
 }
 
+/** The opt-in: a connection of the team and a model that word the tips; no connection, the templates. */
+function WordingChoice({ teamId, connectionId, model, onChange }: { teamId: string; connectionId: string; model: string; onChange: (choice: { connectionId: string; model: string }) => void }) {
+  const connections = useQuery(connectionsQuery());
+  const mine = (connections.data ?? []).filter((connection) => connection.teamId === teamId);
+  return (
+    <details className="advisor-wording">
+      <summary>Word tips with your own model (optional)</summary>
+      <p className="advisor-wording__note">Each tip's text is rewritten by the model through your connection, at your provider's price; the figures are always the advisor's.</p>
+      <div className="advisor-wording__fields">
+        <label>
+          Connection
+          <select value={connectionId} onChange={(event) => onChange({ connectionId: event.target.value, model })}>
+            <option value="">None: templated text</option>
+            {mine.map((connection) => (
+              <option key={connection.id} value={connection.id}>
+                {connection.name} ({connection.provider})
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Model
+          <input value={model} onChange={(event) => onChange({ connectionId, model: event.target.value })} disabled={connectionId === ''} />
+        </label>
+      </div>
+    </details>
+  );
+}
+
 export function AdvisorScreen() {
   const navigate = useNavigate();
   const search = useSearch({ strict: false }) as { team?: unknown };
@@ -102,6 +135,9 @@ export function AdvisorScreen() {
   const isAdmin = team !== undefined && decide('team.usage.view', { teamRole: (team.role ?? null) as TeamRole | null }) === 'allowed';
   const tips = useQuery({ ...advisorInsightsQuery(team?.id ?? ''), enabled: isAdmin });
   const generate = useMutation(generateTipsMutation(queryClient));
+  const [wording, setWording] = useState({ connectionId: '', model: 'gpt-4o-mini' });
+  const run = (teamId: string) =>
+    generate.mutate({ teamId, data: [], ...(wording.connectionId !== '' && { wording: { connectionId: wording.connectionId, model: wording.model.trim() } }) });
 
   const body = () => {
     if (teams.isPending || (isAdmin && tips.isPending)) return <LoadingState label="Loading optimization tips…" />;
@@ -116,7 +152,9 @@ export function AdvisorScreen() {
           <p className="alert alert--success" role="status">
             {generate.data.found === 0
               ? 'No new savings found in the last 30 days.'
-              : `${countText(generate.data.found)} found, ${countText(generate.data.created)} new, charged ${gbp(generate.data.charged)}.`}
+              : `${countText(generate.data.found)} found, ${countText(generate.data.created)} new, charged ${gbp(generate.data.charged)}.${
+                  wording.connectionId === '' ? '' : ` ${countText(generate.data.written)} worded by your model.`
+                }`}
           </p>
         )}
         {generate.isError && (
@@ -124,6 +162,7 @@ export function AdvisorScreen() {
             {generate.error.message}
           </p>
         )}
+        <WordingChoice teamId={team.id} connectionId={wording.connectionId} model={wording.model} onChange={setWording} />
         {insights.length === 0 ? (
           <EmptyState icon="spark" title="No tips yet" text="Generate tips to find where your team could spend less: cheaper models, cheaper providers, reasoning costs and idle keys." />
         ) : (
@@ -161,7 +200,7 @@ export function AdvisorScreen() {
             </label>
           )}
           {isAdmin && (
-            <button type="button" className="button button--primary" disabled={generate.isPending} onClick={() => generate.mutate({ teamId: team.id, data: [] })}>
+            <button type="button" className="button button--primary" disabled={generate.isPending} onClick={() => run(team.id)}>
               {generate.isPending ? 'Generating…' : 'Generate tips'}
             </button>
           )}

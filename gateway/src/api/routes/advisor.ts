@@ -3,6 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { Advisor } from '../../control/advisor.ts';
+import { ModelName } from '../../model-id.ts';
 import { useZod } from '../../zod-provider.ts';
 import { AdvisorInsight, AdvisorInsights, AdvisorRun, answer } from '../answers.ts';
 import { ok } from '../reply.ts';
@@ -31,6 +32,8 @@ const GenerateBody = z.object({
     .max(MAX_TARGETS, `must name at most ${MAX_TARGETS} targets`)
     .refine((targets) => targets.filter((target) => target.type === 'dateRange').length <= 1, { message: 'must hold at most one dateRange' })
     .default([]),
+  /** Opt in to written wording: the model to call through one of the team's connections. */
+  wording: z.object({ connectionId: id('connection'), model: ModelName }).optional(),
 });
 const TeamQuery = z.object({ teamId: id('team') });
 const InsightParams = z.object({ id: id('insight') });
@@ -49,7 +52,7 @@ export const advisorRoutes =
       {
         schema: {
           summary:
-            'Runs the advisor’s detectors on a team’s usage — `data` names groups, keys and a date range (default: the whole team, last 30 days) — and records what they find; a finding new to the team is charged the plan’s price per insight (£0.03, Enterprise £0.02), one found again is not',
+            'Runs the advisor’s detectors on a team’s usage — `data` names groups, keys and a date range (default: the whole team, last 30 days) — and records what they find; a finding new to the team is charged the plan’s price per insight (£0.03, Enterprise £0.02), one found again is not. With `wording` (a connection of the team and a model) the tips are reworded by that model, keeping the detectors’ figures',
           body: GenerateBody,
           response: { 200: answer(AdvisorRun) },
         },
