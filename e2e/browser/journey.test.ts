@@ -154,10 +154,11 @@ describe.skipIf(!hasChromium)('the journey from sign-up to a metered, capped and
       }
 
       // 5. The dashboard shows them within 5 s, without a reload.
-      const month = page.getByRole('region', { name: 'This month' });
-      await month.getByRole('definition').first().filter({ hasText: /^3$/ }).waitFor({ timeout: 5_000 });
-      expect((await api('GET', `/usage/team?teamId=${teamId}`)).body.data.thisMonth.requests).toBe(3);
-      await month.getByRole('img', { name: 'Requests per day this month: 3 in all' }).waitFor();
+      const usage = page.getByRole('region', { name: 'Usage in this range' });
+      const requestsFigure = usage.locator('.figures__item').filter({ has: page.getByRole('term').filter({ hasText: /^Requests$/ }) });
+      await requestsFigure.getByRole('definition').filter({ hasText: /^3$/ }).waitFor({ timeout: 5_000 });
+      expect((await api('GET', `/usage/group/specific?teamId=${teamId}`)).body.data.requests).toBe(3);
+      await page.getByRole('region', { name: 'Spend over time' }).getByRole('img', { name: /^Spend per day from \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}: £/ }).waitFor();
       expect(await page.getByText('Get started').count()).toBe(0);
       await page.getByRole('link', { name: 'AI Connections' }).click();
       await connectionCard.getByRole('definition').filter({ hasText: /^3$/ }).waitFor();
@@ -166,7 +167,7 @@ describe.skipIf(!hasChromium)('the journey from sign-up to a metered, capped and
       for (const width of [1280, 390]) {
         for (const theme of ['light', 'dark'] as const) {
           for (const [name, route, ready] of [
-            ['overview', '/dashboard', 'This month'],
+            ['overview', '/dashboard', 'Usage in this range'],
             ['ai-connections', '/dashboard/ai-connection', 'Fake OpenAI'],
           ] as const) {
             const shown = await profiles.open(route, { width, theme, as: session });

@@ -1,43 +1,52 @@
 // @vitest-environment happy-dom
 // The overview against a stubbed API: the checklist ticked from the team and its
 // overview, the snippets (placeholder, or the key just issued), the page updating by
-// itself when the first request is recorded, and the fallback message when it fails.
+// itself when the first request is recorded (the usage panels then replace the demo
+// offer; UsageOverview.test.tsx tests them), and the fallback message when it fails.
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { issueKeyMutation } from '../../api/keys/mutations.ts';
 import type { TeamOverview } from '../../api/overview/types.ts';
 import { jsonResponse, renderInSite } from '../../testing/render.tsx';
-import { KEY_PLACEHOLDER } from './onboarding.ts';
 import { OverviewScreen } from './OverviewScreen.tsx';
+import { KEY_PLACEHOLDER } from './onboarding.ts';
 
 const TEAM = { id: '11111111-1111-4111-8111-111111111111', name: 'Platform', description: '', timeZone: 'UTC', createdAt: '2026-11-01T00:00:00.000Z', role: 'ADMIN' };
-const totals = (requests: number, micros: number) => ({
-  startDate: '2026-11-01',
-  endDate: '2026-11-03',
-  requests,
-  totalTokens: requests * 20,
-  inputTokens: requests * 12,
-  cachedReadTokens: 0,
-  cacheWriteTokens: 0,
-  outputTokens: requests * 8,
-  reasoningTokens: 0,
-  currency: 'USD',
-  totalCost: '0',
-  totalCostMicros: String(micros),
-  unpricedRequests: 0,
-  estimatedRequests: 0,
-});
-const overview = (setup: Partial<TeamOverview['setup']>, requests = 0): TeamOverview => ({
+/** The setup's answer (GET /usage/team); the usage panels read the rollup calls, stubbed here empty. */
+const overview = (setup: Partial<TeamOverview['setup']>) => ({
   teamId: TEAM.id,
   setup: { connections: 0, groups: 0, keys: 0, firstRequestAt: null, ...setup },
-  thisMonth: totals(requests, requests * 1500),
-  daily: [
-    { date: '2026-11-01', requests: 0, totalCostMicros: '0' },
-    { date: '2026-11-02', requests: 0, totalCostMicros: '0' },
-    { date: '2026-11-03', requests, totalCostMicros: String(requests * 1500) },
-  ],
+  thisMonth: null,
+  daily: [],
 });
+const USAGE_SCOPE = { teamId: TEAM.id, startDate: '2026-10-28', endDate: '2026-11-26', timeZone: 'UTC' };
+const AMOUNTS = {
+  currency: 'GBP',
+  totalCost: '0.004500',
+  totalCostMicros: '4500',
+  costCurrencyUsd: 'USD',
+  totalCostUsd: '0.005700',
+  totalCostUsdMicros: '5700',
+  billedCost: '0.000000',
+  requests: 3,
+  errors: 0,
+  totalTokens: 60,
+  inputTokens: 36,
+  cachedReadTokens: 0,
+  cacheWriteTokens: 0,
+  outputTokens: 24,
+  reasoningTokens: 0,
+  unpricedRequests: 0,
+  estimatedRequests: 0,
+};
+const USAGE_ANSWERS: Record<string, unknown> = {
+  '/api/usage/group/specific': { ...USAGE_SCOPE, ...AMOUNTS, latencyP50Ms: 300, latencyP95Ms: 500 },
+  '/api/usage/cost/group': { ...USAGE_SCOPE, ...AMOUNTS, granularity: 'day', series: [] },
+  '/api/usage/cost/group/specific': { ...USAGE_SCOPE, currency: 'GBP', thisMonth: { total: '0.004500', days: [] }, lastMonth: null },
+  '/api/usage/distribution/group': { ...USAGE_SCOPE, by: 'model', currency: 'GBP', totalCost: '0.004500', items: [] },
+  '/api/usage/requests': { ...USAGE_SCOPE, items: [], nextCursor: null },
+};
 
 let teams: unknown[];
 let answer: () => Response;
@@ -53,6 +62,7 @@ beforeEach(() => {
       const url = new URL(String(input), 'http://console.test');
       if (url.pathname === '/api/team/') return ok(teams);
       if (url.pathname === '/api/usage/team' && url.searchParams.get('teamId') === TEAM.id) return answer();
+      if (url.pathname in USAGE_ANSWERS) return ok(USAGE_ANSWERS[url.pathname]);
       if (url.pathname === '/api/synthetic-group/provider-key/create/group-1') return ok({ key: 'sg_live_just_issued_123', providerKey: { id: 'k' } });
       if (url.pathname.startsWith('/api/synthetic-group')) return ok([]);
       return jsonResponse(404, { success: false, data: null, message: `no stub for ${url.pathname}` });
@@ -85,7 +95,7 @@ describe('OverviewScreen', () => {
     expect(step('Issue a key').textContent).toContain('To do: ');
     expect(within(step('Issue a key')).getByRole('link', { name: 'Issue a key' }).getAttribute('href')).toBe('/dashboard/synthetic-groups');
     expect(step('Send a first request').textContent).toContain('To do: ');
-    expect(screen.queryByRole('heading', { name: 'This month' })).toBeNull();
+    expect(screen.queryByRole('heading', { name: 'Usage in this range' })).toBeNull();
   });
 
   it('tells a team member who may not add connections to ask a team admin', async () => {
@@ -117,20 +127,22 @@ describe('OverviewScreen', () => {
     expect(screen.queryByText(`Replace ${KEY_PLACEHOLDER}`)).toBeNull();
   });
 
-  it('shows the first request without a reload, then this month with its chart', async () => {
+  it('shows the first request without a reload, then the usage panels in place of the checklist and the demo offer', async () => {
     answer = () => ok(overview({ connections: 1, groups: 1, keys: 1 }));
     await renderInSite(<OverviewScreen />);
     expect(await screen.findByText('4 of 5 done')).toBeTruthy();
-    answer = () => ok(overview({ connections: 1, groups: 1, keys: 1, firstRequestAt: '2026-11-03T10:00:00.000Z' }, 3));
+    expect(screen.getByRole('button', { name: 'Load demo data' })).toBeTruthy();
+    answer = () => ok(overview({ connections: 1, groups: 1, keys: 1, firstRequestAt: '2026-11-03T10:00:00.000Z' }));
     // The overview polls while the setup is incomplete (every 2 s).
-    expect(await screen.findByRole('heading', { name: 'This month' }, { timeout: 5_000 })).toBeTruthy();
+    const heading = await screen.findByRole('heading', { name: 'Usage in this range' }, { timeout: 5_000 });
     expect(screen.queryByText('Get started')).toBeNull();
-    const figures = within(screen.getByRole('heading', { name: 'This month' }).closest('section') as HTMLElement);
-    const figure = (term: string) => figures.getAllByText(term).find((element) => element.tagName === 'DT')?.nextElementSibling?.textContent;
+    expect(screen.queryByRole('button', { name: 'Load demo data' })).toBeNull();
+    const figures = within(heading.closest('section') as HTMLElement);
+    const figure = (term: string) => figures.getByText(term, { selector: 'dt' }).nextElementSibling?.textContent;
+    await figures.findByText('Requests', { selector: 'dt' });
     expect(figure('Requests')).toBe('3');
-    expect(figure('Cost')).toBe('$0.0045');
-    expect(figures.getByRole('img', { name: 'Requests per day this month: 3 in all' })).toBeTruthy();
-    expect(figures.getByRole('row', { name: '2026-11-03 3 $0.0045' })).toBeTruthy();
+    expect(figure('Spend')).toBe('£0.0045');
+    expect(figure('List price')).toBe('$0.0057');
   });
 
   it('says why the overview failed and retries', async () => {

@@ -1,25 +1,29 @@
 /**
  * /dashboard: the first screen after sign-in. Until the team is set up it shows the
  * first-run checklist (each step ticked from real data, onboarding.ts) and snippets for
- * the `openai` and `@anthropic-ai/sdk` clients; this month's requests and cost, with a
- * daily chart, once the first request is recorded. The team shown is the URL's `team`,
- * else the user's first. The overview refreshes itself (api/overview/queries.ts), so a
- * first request appears within seconds without a reload.
+ * the `openai` and `@anthropic-ai/sdk` clients; before any usage, a button that loads a
+ * demo team; once the first request is recorded, the FinOps overview (UsageOverview.tsx)
+ * under the filters of the URL. The team shown is the URL's `team`, else the user's
+ * first. Both refresh themselves, so a first request appears within seconds without a
+ * reload.
  */
 import { decide, type TeamRole } from '@spendgate/core';
-import { useMutationState, useQuery } from '@tanstack/react-query';
+import { useMutation, useMutationState, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { isSetUp, teamOverviewQuery } from '../../api/overview/queries.ts';
 import type { TeamOverview } from '../../api/overview/types.ts';
 import { myTeamsQuery } from '../../api/team/queries.ts';
-import { EChart } from '../../shared/charts/EChart.tsx';
+import { DEMO_TEAM_MUTATION_KEY, demoTeamMutation } from '../../api/usage/mutations.ts';
+import type { DemoTeam } from '../../api/usage/types.ts';
 import { useSession } from '../../shared/session.ts';
 import { Icon } from '../../shared/ui/Icon.tsx';
-import { costText, countText } from '../connections/format.ts';
+import { countText } from '../connections/format.ts';
 import { CopyField } from '../ui/CopyField.tsx';
 import { ScreenFrame } from '../ui/ScreenFrame.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
+import { readOverviewSearch } from './filters.ts';
 import { anthropicSnippet, checklist, gatewayOrigin, KEY_PLACEHOLDER, openAISnippet } from './onboarding.ts';
+import { UsageOverview } from './UsageOverview.tsx';
 import './overview.css';
 
 /**
@@ -98,82 +102,48 @@ function Snippets({ issuedKey }: { issuedKey: string | undefined }) {
   );
 }
 
-function ThisMonth({ overview }: { overview: TeamOverview }) {
-  const month = overview.thisMonth;
-  const days = overview.daily.map((day) => day.date.slice(8));
+/** An empty team's way to see the overview at work: a demo team of its own, switched to once made. */
+function DemoData() {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const demo = useMutation(demoTeamMutation(queryClient));
+  // From the mutation cache: the panel is remounted when the page switches to the demo team, which is empty until the meter has recorded its usage.
+  const made = useMutationState({ filters: { mutationKey: DEMO_TEAM_MUTATION_KEY, status: 'success' }, select: (mutation) => mutation.state.data as DemoTeam }).at(-1);
+  const load = () => demo.mutate(undefined, { onSuccess: (team) => navigate({ to: '/dashboard', search: { team: team.teamId } as never }) });
   return (
-    <section className="overview-panel" aria-labelledby="month-title">
+    <section className="overview-panel" aria-labelledby="demo-title">
       <div className="overview-panel__header">
-        <h2 id="month-title">This month</h2>
-        <p className="overview-panel__meta">
-          {month.startDate} to {month.endDate}
-        </p>
+        <h2 id="demo-title">No usage yet</h2>
       </div>
-      <dl className="figures">
-        <div className="figures__item">
-          <dt>Requests</dt>
-          <dd>{countText(month.requests)}</dd>
-        </div>
-        <div className="figures__item">
-          <dt>Cost</dt>
-          <dd>{costText(month.totalCostMicros, month.currency)}</dd>
-        </div>
-        <div className="figures__item">
-          <dt>Tokens</dt>
-          <dd>{countText(month.totalTokens)}</dd>
-        </div>
-        {month.unpricedRequests > 0 && (
-          <div className="figures__item">
-            <dt>Unpriced requests</dt>
-            <dd>{countText(month.unpricedRequests)}</dd>
-          </div>
-        )}
-      </dl>
-      <EChart
-        label={`Requests per day this month: ${countText(month.requests)} in all`}
-        height={220}
-        option={{
-          // Drawn at once: a refresh every few seconds would replay the bars' growth each time.
-          animation: false,
-          grid: { left: 40, right: 16, top: 16, bottom: 28 },
-          tooltip: { trigger: 'axis' },
-          xAxis: { type: 'category', data: days },
-          yAxis: { type: 'value', minInterval: 1 },
-          series: [{ type: 'bar', name: 'Requests', data: overview.daily.map((day) => day.requests) }],
-        }}
-      />
-      <details className="overview-days">
-        <summary>Figures by day</summary>
-        <div className="table-scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Day</th>
-                <th scope="col">Requests</th>
-                <th scope="col">Cost</th>
-              </tr>
-            </thead>
-            <tbody>
-              {overview.daily
-                .filter((day) => day.requests > 0)
-                .map((day) => (
-                  <tr key={day.date}>
-                    <th scope="row">{day.date}</th>
-                    <td>{countText(day.requests)}</td>
-                    <td>{costText(day.totalCostMicros, month.currency)}</td>
-                  </tr>
-                ))}
-            </tbody>
-          </table>
-        </div>
-      </details>
+      {made ? (
+        <p className="alert alert--success" role="status">
+          Demo team made: {made.name}. Its {countText(made.requests)} sample requests over {made.days} days appear here within seconds.
+        </p>
+      ) : (
+        <>
+          <p className="overview-panel__text">
+            Spend, tokens and requests show here once your keys are used. To see the overview at work now, load a demo team of your own: three groups, six keys
+            and 90 days of sample usage, marked as demo and never billed.
+          </p>
+          <p>
+            <button type="button" className="button button--primary button--small" onClick={load} disabled={demo.isPending}>
+              {demo.isPending ? 'Loading demo data…' : 'Load demo data'}
+            </button>
+          </p>
+        </>
+      )}
+      {demo.isError && (
+        <p className="alert alert--error" role="alert">
+          {demo.error.message}
+        </p>
+      )}
     </section>
   );
 }
 
 export function OverviewScreen() {
   const { user } = useSession();
-  const search = useSearch({ strict: false }) as { team?: unknown };
+  const search = readOverviewSearch(useSearch({ strict: false }) as Record<string, unknown>);
   const navigate = useNavigate();
   const teams = useQuery(myTeamsQuery());
   const team = teams.data?.find((candidate) => candidate.id === search.team) ?? teams.data?.[0];
@@ -188,10 +158,12 @@ export function OverviewScreen() {
     }
     const data = overview.data;
     const setUp = data ? isSetUp(data) : false;
+    const hasUsage = Boolean(data?.setup.firstRequestAt);
     return (
       <div className="overview">
         {!setUp && <Checklist hasTeam={Boolean(team)} overview={data} mayConnect={!team || decide('connection.manage', { teamRole: (team.role ?? null) as TeamRole | null }) === 'allowed'} />}
-        {data?.setup.firstRequestAt && <ThisMonth overview={data} />}
+        {!hasUsage && <DemoData />}
+        {team && hasUsage && <UsageOverview teamId={team.id} search={search} />}
         {team && <Snippets issuedKey={issuedKey} />}
       </div>
     );
