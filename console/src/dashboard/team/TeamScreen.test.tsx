@@ -39,13 +39,16 @@ const trialSeats: TeamSeats = {
 /**
  * A stubbed API: each answer is given by method and path, and may be held back until
  * released. The team's seats, pending invitations and budgets answer as a trial team
- * with none of either unless given.
+ * with none of either unless given, and prompt capture as off with no groups.
  */
 function stubApi(given: Record<string, (body: unknown) => Response | Promise<Response>>) {
   const routes: typeof given = {
     [`GET /api/team/${core.id}/seats`]: () => ok(trialSeats),
     [`GET /api/team/${core.id}/invitations`]: () => ok([]),
     'GET /api/budgets': () => ok([]),
+    [`GET /api/capture/teams/${core.id}`]: () =>
+      ok({ teamId: core.id, enabled: false, retentionDays: null, effectiveRetentionDays: 30, defaultRetentionDays: 30, maxRetentionDays: 30, redactionPatterns: [], groups: [] }),
+    'GET /api/synthetic-group': () => ok([]),
     ...given,
   };
   const fetchMock = vi.fn<typeof fetch>(async (input, init) => {
