@@ -21,7 +21,7 @@ import type { CreatedKey, GroupWithKeys, IssuedKey, RevokedKey } from '../../con
 import type { TeamOverview } from '../../console/src/api/overview/types.ts';
 import type { CheckoutSession, Plan } from '../../console/src/api/subscription/types.ts';
 import type { Team, TeamInvitation, TeamInvitationAccepted, TeamInvitationPreview, TeamMember, TeamMemberRemoved, TeamSeats } from '../../console/src/api/team/types.ts';
-import type { UsageTotals } from '../../console/src/api/usage/types.ts';
+import type { DemoTeam, RequestLogPage, UsageDistribution, UsageMonthToDate, UsageSeries, UsageTotals } from '../../console/src/api/usage/types.ts';
 import type * as Answers from '../../gateway/src/api/answers.ts';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
 import { mailedCode, mailedInvitationToken } from '../support/sign-up.ts';
@@ -249,6 +249,11 @@ describe('the console reads answers as the API documents them', () => {
     expectTypeOf<Wire<typeof Answers.NewConnection>>().toExtend<{ newConnection: Connection }>();
     expectTypeOf<Wire<typeof Answers.ConnectionTested>>().toExtend<ConnectionTested>();
     expectTypeOf<Wire<typeof Answers.UsageTotals>>().toExtend<UsageTotals>();
+    expectTypeOf<Wire<typeof Answers.UsageSeries>>().toExtend<UsageSeries>();
+    expectTypeOf<Wire<typeof Answers.UsageMonthToDate>>().toExtend<UsageMonthToDate>();
+    expectTypeOf<Wire<typeof Answers.UsageDistribution>>().toExtend<UsageDistribution>();
+    expectTypeOf<Wire<typeof Answers.RequestLogPage>>().toExtend<RequestLogPage>();
+    expectTypeOf<Wire<typeof Answers.DemoTeam>>().toExtend<DemoTeam>();
     expectTypeOf<Wire<typeof Answers.TeamOverview>>().toExtend<TeamOverview>();
     expectTypeOf<Wire<typeof Answers.GroupInvitationAccepted>>().toExtend<{ group: SyntheticGroup }>();
     expectTypeOf<Wire<typeof Answers.Group>>().toExtend<SyntheticGroup>();
