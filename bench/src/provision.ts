@@ -73,6 +73,11 @@ export async function provisionIssuedKey(gatewayUrl: string, upstreamUrl: string
     mode: 'hard',
     alertAt: [80, 100],
   });
+  // BENCH_PROMPT_CAPTURE=on: the team and its group capture prompts (what capture costs the data plane).
+  if (process.env.BENCH_PROMPT_CAPTURE === 'on') {
+    await callApi(gatewayUrl, 'PUT', `/capture/teams/${team.id}`, token, { enabled: true });
+    await callApi(gatewayUrl, 'PUT', `/capture/groups/${group.id}`, token, { enabled: true });
+  }
   return { issuedKey: key, token, groupId: group.id };
 }
 
