@@ -12,13 +12,13 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import type { z } from 'zod';
 import type { AdvisorInsight, AdvisorInsights, AdvisorRun } from '../../console/src/api/advisor/types.ts';
 import type { OtpAnswer, ProfileAnswer, SessionAnswer } from '../../console/src/api/auth/types.ts';
-import type { AlertChannel, AlertEvent } from '../../console/src/api/alerts/types.ts';
 import type { Budget } from '../../console/src/api/budgets/types.ts';
 import type { ContactFormAnswer } from '../../console/src/api/contact-form/types.ts';
 import type { Connection, ConnectionTested, ListedConnection, Provider } from '../../console/src/api/connections/types.ts';
 import type { Faq } from '../../console/src/api/faqs/types.ts';
 import type { AddedMembers, GroupInvitation, MemberRemoved, MemberRoleChanged, SyntheticGroup } from '../../console/src/api/groups/types.ts';
 import type { CreatedKey, GroupWithKeys, IssuedKey, RevokedKey } from '../../console/src/api/keys/types.ts';
+import type { StoredForecast } from '../../console/src/api/forecast/types.ts';
 import type { TeamOverview } from '../../console/src/api/overview/types.ts';
 import type { CheckoutSession, Plan } from '../../console/src/api/subscription/types.ts';
 import type { Team, TeamInvitation, TeamInvitationAccepted, TeamInvitationPreview, TeamMember, TeamMemberRemoved, TeamSeats } from '../../console/src/api/team/types.ts';
@@ -256,6 +256,7 @@ describe('the console reads answers as the API documents them', () => {
     expectTypeOf<Wire<typeof Answers.RequestLogPage>>().toExtend<RequestLogPage>();
     expectTypeOf<Wire<typeof Answers.DemoTeam>>().toExtend<DemoTeam>();
     expectTypeOf<Wire<typeof Answers.TeamOverview>>().toExtend<TeamOverview>();
+    expectTypeOf<Wire<typeof Answers.StoredForecast>>().toExtend<StoredForecast>();
     expectTypeOf<Wire<typeof Answers.GroupInvitationAccepted>>().toExtend<{ group: SyntheticGroup }>();
     expectTypeOf<Wire<typeof Answers.Group>>().toExtend<SyntheticGroup>();
     expectTypeOf<Wire<typeof Answers.AddedMembers>>().toExtend<AddedMembers>();
@@ -266,8 +267,6 @@ describe('the console reads answers as the API documents them', () => {
     expectTypeOf<Wire<typeof Answers.CreatedKey>>().toExtend<CreatedKey>();
     expectTypeOf<Wire<typeof Answers.IssuedKey>>().toExtend<IssuedKey>();
     expectTypeOf<Wire<typeof Answers.RevokedKey>>().toExtend<RevokedKey>();
-    expectTypeOf<Wire<typeof Answers.AlertChannel>>().toExtend<AlertChannel>();
-    expectTypeOf<Wire<typeof Answers.AlertEvent>>().toExtend<AlertEvent>();
     expectTypeOf<Wire<typeof Answers.Budget>>().toExtend<Budget>();
     expectTypeOf<Wire<typeof Answers.AdvisorInsights>>().toExtend<AdvisorInsights>();
     expectTypeOf<Wire<typeof Answers.AdvisorRun>>().toExtend<AdvisorRun>();
