@@ -3,11 +3,13 @@
  * read side costs at size. Starts a whole Spendgate (its API on a loopback port), signs a
  * team up through the API, then
  *  1. ingest — writes N usage events spread over the last 30 days (request sizes from the
- *     Azure trace, 5 groups × 4 keys × 6 models) through the meter's own statement
+ *     Azure trace, 5 groups × 4 keys × 6 models, the OpenAI and Anthropic ones through a
+ *     connection each) through the meter's own statement
  *     (insertUsageEvents: the events and their hourly and daily rollups), 4 writers of
  *     1,000-event batches, and reports events per second;
- *  2. reads — calls each usage call over the 30 days C times over HTTP, one at a time, and
- *     reports p50 / p95 / max in ms.
+ *  2. reads — calls each usage call over the 30 days C times over HTTP, one at a time (the
+ *     older calls — a group's, a connection's, the connection list's and the overview's
+ *     month — and the export's file by day too), and reports p50 / p95 / max in ms.
  * scaled: PostgreSQL + Redis from DATABASE_URL / REDIS_URL (a database of its own is
  * created in that PostgreSQL and dropped after). Prints one table; JSON to bench/results/.
  */
@@ -70,6 +72,13 @@ const app = await buildApp(config);
 const base = await app.listen({ port: 0, host: '127.0.0.1' });
 const db = app.runtime.stores.sql.db;
 
+/** A file download (the export): the whole body read, as a client saving it would. */
+async function download(route: string, token: string): Promise<void> {
+  const response = await fetch(`${base}/api${route}`, { headers: { authorization: `Bearer ${token}` } });
+  await response.text();
+  if (!response.ok) throw new Error(`GET ${route}: ${response.status}`);
+}
+
 async function api<T>(method: string, route: string, token?: string, body?: unknown): Promise<T> {
   const response = await fetch(`${base}/api${route}`, {
     method,
@@ -109,6 +118,13 @@ try {
     groups.push({ id: group.id, keys });
   }
 
+  // The team's own provider accounts: OpenAI and Anthropic requests go through them, Google's through Spendgate's.
+  const connections: Record<string, string> = {};
+  for (const provider of ['openai', 'anthropic']) {
+    const created = await api<{ newConnection: { id: string } }>('POST', '/provider/connections', token, { teamId: team.id, provider, name: provider, apiKey: `sk-bench-${provider}` });
+    connections[provider] = created.newConnection.id;
+  }
+
   const models = [
     ['openai', 'gpt-4o'],
     ['openai', 'gpt-4o-mini'],
@@ -129,7 +145,7 @@ try {
       team_id: team.id,
       group_id: group.id,
       key_id: group.keys[Math.floor(index / groups.length) % group.keys.length]!,
-      connection_id: null,
+      connection_id: connections[provider] ?? null,
       provider,
       model,
       endpoint: 'chat.completions',
@@ -179,13 +195,20 @@ try {
     ['by key', `/usage/distribution/group?teamId=${team.id}&${range}&by=key`],
     ['one group by key', `/usage/distribution/specific?groupId=${groups[0]!.id}&${range}`],
     ['request log page', `/usage/requests?teamId=${team.id}&${range}`],
+    ['group (/usage/group)', `/usage/group?groupId=${groups[0]!.id}&${range}&endDate=${new Date().toISOString().slice(0, 10)}`],
+    ['group usage', `/synthetic-group/${groups[0]!.id}/usage?${range}`],
+    ['connection usage', `/provider/connections/${connections.openai}/usage?${range}`],
+    ['connection list', `/provider/connections?teamId=${team.id}`],
+    ['overview (month)', `/usage/team?teamId=${team.id}`],
+    ['export by day', `/usage/export?teamId=${team.id}&${range}&granularity=day`],
   ];
   const reads = [];
   for (const [name, route] of calls) {
     const times: number[] = [];
     for (let call = 0; call < CALLS; call += 1) {
       const started = performance.now();
-      await api('GET', route, token);
+      if (route.startsWith('/usage/export')) await download(route, token);
+      else await api('GET', route, token);
       times.push(performance.now() - started);
     }
     times.sort((a, b) => a - b);

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import type { z } from 'zod';
 import type { AdvisorInsight, AdvisorInsights, AdvisorRun } from '../../console/src/api/advisor/types.ts';
 import type { OtpAnswer, ProfileAnswer, SessionAnswer } from '../../console/src/api/auth/types.ts';
+import type { AlertChannel, AlertEvent } from '../../console/src/api/alerts/types.ts';
 import type { Budget } from '../../console/src/api/budgets/types.ts';
 import type { ContactFormAnswer } from '../../console/src/api/contact-form/types.ts';
 import type { Connection, ConnectionTested, ListedConnection, Provider } from '../../console/src/api/connections/types.ts';
@@ -267,6 +268,8 @@ describe('the console reads answers as the API documents them', () => {
     expectTypeOf<Wire<typeof Answers.CreatedKey>>().toExtend<CreatedKey>();
     expectTypeOf<Wire<typeof Answers.IssuedKey>>().toExtend<IssuedKey>();
     expectTypeOf<Wire<typeof Answers.RevokedKey>>().toExtend<RevokedKey>();
+    expectTypeOf<Wire<typeof Answers.AlertChannel>>().toExtend<AlertChannel>();
+    expectTypeOf<Wire<typeof Answers.AlertEvent>>().toExtend<AlertEvent>();
     expectTypeOf<Wire<typeof Answers.Budget>>().toExtend<Budget>();
     expectTypeOf<Wire<typeof Answers.AdvisorInsights>>().toExtend<AdvisorInsights>();
     expectTypeOf<Wire<typeof Answers.AdvisorRun>>().toExtend<AdvisorRun>();

@@ -3,6 +3,7 @@
 import type { ComponentType } from 'react';
 import { AccountScreen } from './account/AccountScreen.tsx';
 import { AdvisorScreen } from './advisor/AdvisorScreen.tsx';
+import { AlertsScreen } from './alerts/AlertsScreen.tsx';
 import { AcceptInviteScreen } from './auth/AcceptInviteScreen.tsx';
 import { ForgotPasswordScreen } from './auth/ForgotPasswordScreen.tsx';
 import { LoginScreen } from './auth/LoginScreen.tsx';
@@ -43,4 +44,5 @@ export const screens: Record<DashboardScreenName, ComponentType> = {
   addGroup: AddGroupScreen,
   requestDetail: RequestDetailScreen,
   advisor: AdvisorScreen,
+  alerts: AlertsScreen,
 };

@@ -1,7 +1,8 @@
 // alert-deliver: sends one alert to one channel — e-mail over SMTP (printed to the log
 // when no SMTP_URL is set), a Slack incoming webhook (Block Kit), a Teams Workflows
 // webhook (an Adaptive Card) or an SMS through Twilio's Messages API with the official
-// SDK. The delivery is claimed first (one sender at a time, never after it succeeded);
+// SDK. The delivery is claimed first (one sender at a time, never after it succeeded; a
+// run finding it held by another is retried later, in case that one dies);
 // every attempt is recorded with its outcome. A refusal that another try cannot mend
 // (a 4xx other than 408/429, a deleted channel) fails at once; others are retried by the
 // queue's backoff until the last attempt.
@@ -11,6 +12,7 @@ import {
   alertChannelSecretScope,
   claimAlertDelivery,
   type Envelope,
+  findAlertDeliveryStatus,
   findTeamDataKey,
   type MailConfig,
   type OutboundGuard,
@@ -129,7 +131,12 @@ export function createAlertDeliverProcessor(deps: AlertDeliveryDeps) {
 
   return async (job: AlertDeliverJob, meta: { attempt: number }): Promise<void> => {
     const claimed = await claimAlertDelivery(deps.sql.db, job.deliveryId, now(), CLAIM_LEASE_MS);
-    if (!claimed) return;
+    if (!claimed) {
+      // Done already (or gone): nothing to send. Held by another run: try again after it, in case that run dies.
+      const status = await findAlertDeliveryStatus(deps.sql.db, job.deliveryId);
+      if (status === 'pending' || status === 'retrying') throw new Error(`Alert delivery ${job.deliveryId} is being sent by another run`);
+      return;
+    }
     const record = (status: 'sent' | 'logged' | 'retrying' | 'failed', statusCode?: number, error?: string) =>
       recordAlertAttempt(deps.sql.db, { deliveryId: claimed.id, attempt: claimed.attempts, at: now(), status, statusCode, error });
     try {

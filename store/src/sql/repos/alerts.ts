@@ -126,6 +126,11 @@ export async function claimAlertDelivery(db: Db, id: string, now: Date, leaseMs:
   return { ...claimed, alert, channel };
 }
 
+/** A delivery's status, or undefined when there is no such delivery. */
+export async function findAlertDeliveryStatus(db: Db, id: string) {
+  return (await db.selectFrom('alert_deliveries').select('status').where('id', '=', id).executeTakeFirst())?.status;
+}
+
 /** Records one attempt's outcome and sets the delivery's status (the lease is let go). */
 export async function recordAlertAttempt(
   db: Db,

@@ -1,0 +1,35 @@
+// Alert channel mutations: add, send a test, delete. Each refreshes the team's channels
+// and history.
+import { mutationOptions, type QueryClient } from '@tanstack/react-query';
+import { apiData } from '../client.ts';
+import { alertKeys } from './queries.ts';
+import type { AlertChannel, AlertChannelInput } from './types.ts';
+
+export const ADD_ALERT_CHANNEL_FAILED = 'Failed to add the alert channel';
+export const TEST_ALERT_CHANNEL_FAILED = 'Failed to send the test alert';
+export const DELETE_ALERT_CHANNEL_FAILED = 'Failed to delete the alert channel';
+
+const refreshAlerts = (queryClient: QueryClient) => () => queryClient.invalidateQueries({ queryKey: alertKeys.all });
+
+export const addAlertChannelMutation = (queryClient: QueryClient) =>
+  mutationOptions({
+    mutationKey: ['alerts', 'add-channel'],
+    mutationFn: (input: AlertChannelInput) => apiData<AlertChannel>('POST', '/alerts/channels', { body: input, fallback: ADD_ALERT_CHANNEL_FAILED }),
+    onSuccess: refreshAlerts(queryClient),
+  });
+
+export const testAlertChannelMutation = (queryClient: QueryClient) =>
+  mutationOptions({
+    mutationKey: ['alerts', 'test-channel'],
+    mutationFn: (channel: Pick<AlertChannel, 'id' | 'teamId'>) =>
+      apiData<{ alertId: string; deliveryId: string }>('POST', `/alerts/channels/${channel.id}/test`, { query: { teamId: channel.teamId }, fallback: TEST_ALERT_CHANNEL_FAILED }),
+    onSuccess: refreshAlerts(queryClient),
+  });
+
+export const deleteAlertChannelMutation = (queryClient: QueryClient) =>
+  mutationOptions({
+    mutationKey: ['alerts', 'delete-channel'],
+    mutationFn: (channel: Pick<AlertChannel, 'id' | 'teamId'>) =>
+      apiData<null>('DELETE', `/alerts/channels/${channel.id}`, { query: { teamId: channel.teamId }, fallback: DELETE_ALERT_CHANNEL_FAILED }),
+    onSuccess: refreshAlerts(queryClient),
+  });

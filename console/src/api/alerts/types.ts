@@ -1,0 +1,53 @@
+// Spend alerts as /api/alerts answers them: a team's channels (never their secrets) and its
+// alerts, newest first, each with one delivery per channel and every attempt at it.
+export type AlertChannelKind = 'email' | 'slack' | 'teams' | 'sms';
+export type AlertDeliveryStatus = 'pending' | 'retrying' | 'sent' | 'logged' | 'failed';
+
+export interface AlertChannel {
+  id: string;
+  teamId: string;
+  kind: AlertChannelKind;
+  name: string;
+  /** Where it sends: addresses, the SMS number, or the webhook's host. */
+  target: string;
+  createdAt: string;
+}
+
+export interface AlertDeliveryAttempt {
+  attempt: number;
+  at: string;
+  outcome: 'sent' | 'logged' | 'failed';
+  statusCode: number | null;
+  error: string | null;
+}
+
+export interface AlertDelivery {
+  id: string;
+  channelId: string | null;
+  channelKind: AlertChannelKind;
+  channelName: string;
+  idempotencyKey: string;
+  status: AlertDeliveryStatus;
+  attempts: AlertDeliveryAttempt[];
+  lastError: string | null;
+  sentAt: string | null;
+}
+
+export interface AlertEvent {
+  id: string;
+  teamId: string;
+  kind: 'threshold' | 'test';
+  budgetId: string | null;
+  thresholdPercent: number | null;
+  window: string | null;
+  subject: string;
+  message: string;
+  createdAt: string;
+  deliveries: AlertDelivery[];
+}
+
+/** What adds a channel: the fields of its kind. */
+export type AlertChannelInput =
+  | { kind: 'email'; teamId: string; name: string; addresses: string[] }
+  | { kind: 'slack' | 'teams'; teamId: string; name: string; webhookUrl: string }
+  | { kind: 'sms'; teamId: string; name: string; accountSid: string; authToken: string; from: string; to: string };

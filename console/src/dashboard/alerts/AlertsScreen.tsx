@@ -1,0 +1,274 @@
+/**
+ * /dashboard/alerts: where a team's budget alerts go and what was sent. Channels are
+ * listed with a test button; team admins add and delete them (e-mail on every plan; Slack,
+ * Microsoft Teams and SMS on Enterprise). Below, every alert, newest first, with each
+ * channel's delivery: its status and each attempt. The team shown is the URL's `team`,
+ * else the user's first. Thresholds are set on each budget (alert at 50, 80, 100 %).
+ */
+import { decide, type TeamRole } from '@spendgate/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useNavigate, useSearch } from '@tanstack/react-router';
+import { type FormEvent, useState } from 'react';
+import { addAlertChannelMutation, deleteAlertChannelMutation, testAlertChannelMutation } from '../../api/alerts/mutations.ts';
+import { alertChannelsQuery, alertHistoryQuery } from '../../api/alerts/queries.ts';
+import type { AlertChannel, AlertChannelKind, AlertDelivery, AlertEvent } from '../../api/alerts/types.ts';
+import { myTeamsQuery } from '../../api/team/queries.ts';
+import { ConfirmDialog } from '../ui/ConfirmDialog.tsx';
+import { SelectInput, TextInput } from '../ui/Field.tsx';
+import { EmptyState, ScreenFrame } from '../ui/ScreenFrame.tsx';
+import { ErrorState, LoadingState } from '../ui/States.tsx';
+import { CHANNEL_KIND_LABELS, type ChannelFields, channelInput, NEW_CHANNEL_FIELDS } from './channel-form.ts';
+import './alerts.css';
+
+const alertTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+
+const STATUS_LABELS: Record<AlertDelivery['status'], string> = { pending: 'Sending', retrying: 'Retrying', sent: 'Sent', logged: 'Logged (no SMTP)', failed: 'Failed' };
+
+function ChannelForm({ teamId, onDone }: { teamId: string; onDone: () => void }) {
+  const queryClient = useQueryClient();
+  const add = useMutation(addAlertChannelMutation(queryClient));
+  const [fields, setFields] = useState<ChannelFields>(NEW_CHANNEL_FIELDS);
+  const set = (field: keyof ChannelFields) => (event: { target: { value: string } }) => setFields({ ...fields, [field]: event.target.value });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    add.mutate(channelInput(teamId, fields), { onSuccess: onDone });
+  };
+  return (
+    <form className="alert-channel-form" onSubmit={submit} aria-label="Add an alert channel">
+      <div className="alert-channel-form__row">
+        <SelectInput label="Kind" id="channel-kind" value={fields.kind} onChange={set('kind')} hint="Slack, Microsoft Teams and SMS are on the Enterprise plan.">
+          {(Object.keys(CHANNEL_KIND_LABELS) as AlertChannelKind[]).map((kind) => (
+            <option key={kind} value={kind}>
+              {CHANNEL_KIND_LABELS[kind]}
+            </option>
+          ))}
+        </SelectInput>
+        <TextInput label="Name" id="channel-name" required maxLength={80} value={fields.name} onChange={set('name')} placeholder="Finance" />
+      </div>
+      {fields.kind === 'email' && (
+        <TextInput label="Addresses" id="channel-addresses" required value={fields.addresses} onChange={set('addresses')} hint="Up to 10, separated by commas." placeholder="finance@example.com" />
+      )}
+      {(fields.kind === 'slack' || fields.kind === 'teams') && (
+        <TextInput
+          label="Webhook URL"
+          id="channel-webhook"
+          type="url"
+          required
+          value={fields.webhookUrl}
+          onChange={set('webhookUrl')}
+          hint={fields.kind === 'slack' ? 'A Slack incoming webhook (Apps › Incoming Webhooks). Stored encrypted.' : 'A Teams Workflows webhook ("Send webhook alerts to a channel"). Stored encrypted.'}
+        />
+      )}
+      {fields.kind === 'sms' && (
+        <>
+          <div className="alert-channel-form__row">
+            <TextInput label="Twilio account SID" id="channel-sid" required value={fields.accountSid} onChange={set('accountSid')} placeholder="AC…" />
+            <TextInput label="Twilio auth token" id="channel-token" type="password" autoComplete="off" required value={fields.authToken} onChange={set('authToken')} hint="Stored encrypted, never shown again." />
+          </div>
+          <div className="alert-channel-form__row">
+            <TextInput label="From" id="channel-from" required value={fields.from} onChange={set('from')} hint="Your Twilio number, e.g. +15005550006." />
+            <TextInput label="To" id="channel-to" required value={fields.to} onChange={set('to')} hint="E.164, e.g. +447700900123." />
+          </div>
+        </>
+      )}
+      {add.error && (
+        <p className="alert alert--error" role="alert">
+          {add.error.message}
+        </p>
+      )}
+      <div className="alert-channel-form__actions">
+        <button type="button" className="button button--ghost button--small" onClick={onDone}>
+          Cancel
+        </button>
+        <button type="submit" className="button button--primary button--small" disabled={add.isPending}>
+          {add.isPending ? 'Adding…' : 'Add channel'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function ChannelRow({ channel, canManage }: { channel: AlertChannel; canManage: boolean }) {
+  const queryClient = useQueryClient();
+  const test = useMutation(testAlertChannelMutation(queryClient));
+  const remove = useMutation(deleteAlertChannelMutation(queryClient));
+  const [deleting, setDeleting] = useState(false);
+  return (
+    <li className="alert-channel">
+      <div className="alert-channel__text">
+        <p className="alert-channel__name">
+          <strong>{channel.name}</strong> <span className="alert-channel__kind">{CHANNEL_KIND_LABELS[channel.kind]}</span>
+        </p>
+        <p className="alert-channel__target">{channel.target}</p>
+        {test.isSuccess && <p className="alert-channel__note">Test alert queued: its delivery shows in the history below.</p>}
+        {test.error && (
+          <p className="alert alert--error" role="alert">
+            {test.error.message}
+          </p>
+        )}
+      </div>
+      {canManage && (
+        <div className="alert-channel__actions">
+          <button type="button" className="button button--ghost button--small" onClick={() => test.mutate(channel)} disabled={test.isPending} aria-label={`Send test to ${channel.name}`}>
+            {test.isPending ? 'Sending…' : 'Send test'}
+          </button>
+          <button type="button" className="button button--danger button--small" onClick={() => setDeleting(true)} aria-label={`Delete ${channel.name}`}>
+            Delete
+          </button>
+        </div>
+      )}
+      {deleting && (
+        <ConfirmDialog
+          title={`Delete ${channel.name}?`}
+          confirmLabel="Delete channel"
+          destructive
+          busy={remove.isPending}
+          error={remove.error?.message}
+          onConfirm={() => remove.mutate(channel, { onSuccess: () => setDeleting(false) })}
+          onCancel={() => setDeleting(false)}
+        >
+          Alerts will no longer go to it. What was sent stays in the history.
+        </ConfirmDialog>
+      )}
+    </li>
+  );
+}
+
+function ChannelsPanel({ teamId, canManage }: { teamId: string; canManage: boolean }) {
+  const channels = useQuery(alertChannelsQuery(teamId));
+  const [adding, setAdding] = useState(false);
+  return (
+    <section className="alerts-panel" aria-labelledby="alert-channels-title">
+      <header className="alerts-panel__header">
+        <h2 id="alert-channels-title">Channels</h2>
+        {canManage && !adding && (
+          <button type="button" className="button button--primary button--small" onClick={() => setAdding(true)}>
+            Add channel
+          </button>
+        )}
+      </header>
+      {!canManage && <p className="alerts-panel__note">Read only: team admins add, test and delete channels.</p>}
+      {adding && <ChannelForm teamId={teamId} onDone={() => setAdding(false)} />}
+      {channels.isPending ? (
+        <LoadingState label="Loading channels…" />
+      ) : channels.isError ? (
+        <ErrorState error={channels.error} onRetry={() => channels.refetch()} retrying={channels.isFetching} />
+      ) : channels.data.length === 0 ? (
+        <p className="alerts-panel__empty">No channel yet: alerts are recorded below but sent nowhere. Add an e-mail address to start.</p>
+      ) : (
+        <ul className="alert-channels">
+          {channels.data.map((channel) => (
+            <ChannelRow key={channel.id} channel={channel} canManage={canManage} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function DeliveryRow({ delivery }: { delivery: AlertDelivery }) {
+  const last = delivery.attempts.at(-1);
+  return (
+    <li className="alert-delivery">
+      <span className="alert-delivery__channel">
+        {delivery.channelName} <span className="alert-channel__kind">{CHANNEL_KIND_LABELS[delivery.channelKind]}</span>
+      </span>
+      <span className={`alert-delivery__status alert-delivery__status--${delivery.status}`}>{STATUS_LABELS[delivery.status]}</span>
+      <span className="alert-delivery__attempts">
+        {delivery.attempts.length === 1 ? '1 attempt' : `${delivery.attempts.length} attempts`}
+        {last?.statusCode ? `, last answered ${last.statusCode}` : ''}
+      </span>
+      {delivery.lastError && <span className="alert-delivery__error">{delivery.lastError}</span>}
+    </li>
+  );
+}
+
+function AlertItem({ alert }: { alert: AlertEvent }) {
+  return (
+    <li className="alert-event">
+      <div className="alert-event__top">
+        <h3 className="alert-event__subject">{alert.subject}</h3>
+        <time className="alert-event__time" dateTime={alert.createdAt}>
+          {alertTime.format(new Date(alert.createdAt))}
+        </time>
+      </div>
+      <p className="alert-event__message">{alert.message}</p>
+      {alert.deliveries.length === 0 ? (
+        <p className="alerts-panel__note">Sent nowhere: the team had no channel its plan allows.</p>
+      ) : (
+        <ul className="alert-deliveries" aria-label="Deliveries">
+          {alert.deliveries.map((delivery) => (
+            <DeliveryRow key={delivery.id} delivery={delivery} />
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
+
+function HistoryPanel({ teamId }: { teamId: string }) {
+  const history = useQuery(alertHistoryQuery(teamId));
+  return (
+    <section className="alerts-panel" aria-labelledby="alert-history-title">
+      <header className="alerts-panel__header">
+        <h2 id="alert-history-title">History</h2>
+      </header>
+      {history.isPending ? (
+        <LoadingState label="Loading alerts…" />
+      ) : history.isError ? (
+        <ErrorState error={history.error} onRetry={() => history.refetch()} retrying={history.isFetching} />
+      ) : history.data.length === 0 ? (
+        <p className="alerts-panel__empty">No alert yet. A budget alerts once per window at each of its thresholds (50, 80 and 100 % unless set otherwise).</p>
+      ) : (
+        <ol className="alert-events">
+          {history.data.map((alert) => (
+            <AlertItem key={alert.id} alert={alert} />
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+export function AlertsScreen() {
+  const navigate = useNavigate();
+  const search = useSearch({ strict: false }) as { team?: unknown };
+  const teams = useQuery(myTeamsQuery());
+  const team = teams.data?.find((candidate) => candidate.id === search.team) ?? teams.data?.[0];
+
+  const content = () => {
+    if (teams.isPending) return <LoadingState label="Loading your teams…" />;
+    if (teams.isError) return <ErrorState error={teams.error} title="Your teams could not be loaded" onRetry={() => teams.refetch()} retrying={teams.isFetching} />;
+    if (!team) return <EmptyState icon="bell" title="No team yet" text="Alerts belong to a team: create or join one in Settings › Team first." />;
+    const canManage = decide('budget.manage', { teamRole: (team.role ?? null) as TeamRole | null }) === 'allowed';
+    return (
+      <div className="alerts-layout">
+        <ChannelsPanel teamId={team.id} canManage={canManage} />
+        <HistoryPanel teamId={team.id} />
+      </div>
+    );
+  };
+
+  return (
+    <ScreenFrame
+      title="Alerts"
+      description="Budget alerts and where they go: e-mail on every plan; Slack, Microsoft Teams and SMS on Enterprise."
+      actions={
+        teams.data && teams.data.length > 1 && team ? (
+          <label className="alerts-team">
+            Team
+            <select value={team.id} onChange={(event) => navigate({ to: '.', search: { team: event.target.value } as never, replace: true })}>
+              {teams.data.map((candidate) => (
+                <option key={candidate.id} value={candidate.id}>
+                  {candidate.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : undefined
+      }
+    >
+      {content()}
+    </ScreenFrame>
+  );
+}
