@@ -193,6 +193,26 @@ for (const mode of testModes) {
         expect(group.body.data.budget).toBeNull();
       });
 
+      it('asks the worker for a first forecast when this month has none yet', async () => {
+        const team = await callApi(spendgate.url, 'POST', '/team/', { token, body: { name: 'New team', description: '' } });
+        const group = await callApi(spendgate.url, 'POST', '/synthetic-group', { token, body: { name: 'New', description: '', teamId: team.body.data.id } });
+        const key = randomUUID();
+        const db = spendgate.app.runtime.stores.sql.db;
+        await db
+          .insertInto('issued_keys')
+          .values({ id: key, team_id: team.body.data.id, group_id: group.body.data.id, connection_id: null, kind: 'optimised', name: 'new', key_hash: `hash-${key}`, key_prefix: 'sg_live_fnew', created_by: userId, settings: '{}' })
+          .execute();
+        await insertUsageEvents(db, [3, 2, 1].map((days) => usageEvent({ teamId: team.body.data.id, groupId: group.body.data.id, keyId: key }, days)));
+        expect((await get({ teamId: team.body.data.id })).body.data.forecast).toBeNull();
+        let forecast = null;
+        for (let tries = 0; tries < 100 && forecast === null; tries++) {
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          forecast = (await get({ teamId: team.body.data.id })).body.data.forecast;
+        }
+        // three days of history: the labelled seasonal-naive fallback
+        expect(forecast).toMatchObject({ fallback: true, method: 'seasonal-naive(1) fallback: 3 points' });
+      });
+
       it('answers null for a month not forecast, refuses bad queries naming the field, and hides other teams', async () => {
         expect((await get({ teamId: ids.team, period: '2020-01' })).body.data.forecast).toBeNull();
         const noScope = await get({});

@@ -4,7 +4,7 @@
 // them, so a three-year series never holds a request that arrives meanwhile.
 
 import { forecastSteps, localDay, NotFoundError, type SeriesForecast, sliced, ValidationError } from '@spendgate/core';
-import { readBacktest, readForecast, type SqlStore } from '@spendgate/store';
+import { type JobPayloads, type JobQueue, readBacktest, readForecast, type SqlStore } from '@spendgate/store';
 import type { Access } from './access.ts';
 
 /** Daily spend's seasonal candidate: the week (detected, not assumed). */
@@ -66,8 +66,10 @@ const periodOf = (day: string) => day.slice(0, 7);
 /**
  * The stored forecasts: a team's (its admins) or a group's (who may see the group) month —
  * the forecast, month-end projection, the month budget if one is set, and the backtest.
+ * Asked for this month before the scheduled job has forecast it (a new team, a server
+ * just started), it asks the worker for the team's forecast now (at most once an hour).
  */
-export function createForecastService(deps: { sql: SqlStore; access: Access; now?: () => Date }) {
+export function createForecastService(deps: { sql: SqlStore; access: Access; queue: JobQueue<JobPayloads>; now?: () => Date }) {
   const { db } = deps.sql;
   return {
     async stored(userId: string, query: { teamId?: string | undefined; groupId?: string | undefined; period?: string | undefined }) {
@@ -82,9 +84,14 @@ export function createForecastService(deps: { sql: SqlStore; access: Access; now
         throw new ValidationError('teamId', 'teamId or groupId is required');
       }
       const team = await db.selectFrom('teams').select('time_zone').where('id', '=', teamId).executeTakeFirstOrThrow();
-      const period = query.period ?? periodOf(localDay(deps.now?.() ?? new Date(), team.time_zone));
+      const now = deps.now?.() ?? new Date();
+      const thisMonth = periodOf(localDay(now, team.time_zone));
+      const period = query.period ?? thisMonth;
       const scopeId = query.groupId ?? teamId;
       const forecast = await readForecast(db, scopeId, period);
+      if (forecast === null && period === thisMonth) {
+        await deps.queue.enqueue('forecast', { teamId }, { jobId: `forecast-${teamId}-${now.toISOString().slice(0, 13)}` });
+      }
       const backtest = await readBacktest(db, scopeId);
       const budget = await db
         .selectFrom('budgets')

@@ -80,7 +80,7 @@ export async function createControlPlaneServices(deps: {
     audit: createAuditService({ sql, access }),
     pricing: createPricingService({ sql, access }),
     promptCaptures: createPromptCaptureService({ sql, access, plans, envelope: deps.envelope, keyCache: deps.keyCache, config }),
-    forecasts: createForecastService({ sql, access }),
+    forecasts: createForecastService({ sql, access, queue: deps.queue }),
     budgets: createBudgetService({ sql, access, ledger: deps.ledger, keyCache: deps.keyCache }),
     alerts: createAlertService({ sql, access, plans, envelope: deps.envelope, outbound: deps.outbound, queue: deps.queue }),
     site: createSiteContentService({ sql }),
