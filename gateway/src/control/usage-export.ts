@@ -35,7 +35,7 @@
  */
 import { pipeline, Readable } from 'node:stream';
 import { localDay, localDayStart, microsToDecimalString } from '@spendgate/core';
-import { type ExportedDayCell, type ExportedEvent, type UsageFilter, usageDayCells, usageEventPages } from '@spendgate/store';
+import { type ExportedDayCell, type ExportedEvent, type UsageFilter, type UsageMeasures, usageDayCells, usageEventPages } from '@spendgate/store';
 import { stringify } from 'csv-stringify';
 import { findProvider } from '../providers/registry.ts';
 import { type UsageDeps, type UsageQuery, usageScope } from './usage-analytics.ts';
@@ -121,26 +121,8 @@ export function exportColumns(format: ExportFormat, granularity: ExportGranulari
 
 type Row = Record<string, string | null>;
 
-/** One row's measures, whichever the granularity. */
-interface Measures {
-  requests: bigint;
-  errors: bigint;
-  estimatedRequests: bigint;
-  unpricedRequests: bigint;
-  inputTokens: bigint;
-  cachedReadTokens: bigint;
-  cacheWrite5mTokens: bigint;
-  cacheWrite1hTokens: bigint;
-  outputTokens: bigint;
-  reasoningTokens: bigint;
-  /** Null when nothing of the row could be priced. */
-  costMicros: bigint | null;
-  budgetSpendMicros: bigint | null;
-  billedMicros: bigint | null;
-}
-
 const money = (micros: bigint | null) => (micros === null ? null : microsToDecimalString(micros));
-const totalTokens = (m: Measures) => m.inputTokens + m.cachedReadTokens + m.cacheWrite5mTokens + m.cacheWrite1hTokens + m.outputTokens;
+const totalTokens = (m: UsageMeasures) => m.inputTokens + m.cachedReadTokens + m.cacheWrite5mTokens + m.cacheWrite1hTokens + m.outputTokens;
 
 /** A name a user chose, kept from being read as a formula by a spreadsheet. */
 function userText(value: string | null): string | null {
@@ -157,7 +139,7 @@ const nextMonth = (month: string) => {
   return number === 12 ? `${year + 1}-01` : `${year}-${String(number + 1).padStart(2, '0')}`;
 };
 
-function tokenCells(m: Measures) {
+function tokenCells(m: UsageMeasures) {
   return {
     input_tokens: m.inputTokens.toString(),
     cached_read_tokens: m.cachedReadTokens.toString(),
@@ -169,23 +151,13 @@ function tokenCells(m: Measures) {
   };
 }
 
-function eventMeasures(event: ExportedEvent): Measures {
+function eventMeasures(event: ExportedEvent): UsageMeasures {
   return {
     ...event,
     requests: 1n,
     errors: event.statusCode >= 400 ? 1n : 0n,
     estimatedRequests: event.estimated ? 1n : 0n,
     unpricedRequests: event.costMicros === null ? 1n : 0n,
-  };
-}
-
-function cellMeasures(cell: ExportedDayCell): Measures {
-  const unpriced = cell.unpricedRequests === cell.requests;
-  return {
-    ...cell,
-    costMicros: unpriced ? null : cell.costMicros,
-    budgetSpendMicros: unpriced ? null : cell.budgetSpendMicros,
-    billedMicros: unpriced ? null : cell.billedMicros,
   };
 }
 
@@ -208,7 +180,7 @@ export function createUsageExport(deps: UsageDeps) {
       /** The FOCUS columns of a row: its charge period, the month billing it, who and what. */
       const focusRow = (
         dims: { groupId: string; groupName: string | null; keyId: string; keyName: string | null; keyKind: string; provider: string; model: string },
-        m: Measures,
+        m: UsageMeasures,
         period: { start: Date; end: Date; day: string },
       ): Row => {
         const providerName = findProvider(dims.provider)?.name ?? dims.provider;
@@ -302,11 +274,10 @@ export function createUsageExport(deps: UsageDeps) {
       };
 
       const dayRow = (day: string, cell: ExportedDayCell): Row => {
-        const m = cellMeasures(cell);
         const meanLatency = cell.requests === 0n ? '0' : (cell.latencySumMs / cell.requests).toString();
         if (format === 'focus') {
           return {
-            ...focusRow(cell, m, { start: localDayStart(day, timeZone), end: localDayStart(nextDay(day), timeZone), day }),
+            ...focusRow(cell, cell, { start: localDayStart(day, timeZone), end: localDayStart(nextDay(day), timeZone), day }),
             x_LatencyMeanMs: meanLatency,
             x_LatencyMaxMs: String(cell.latencyMaxMs),
           };
@@ -322,10 +293,10 @@ export function createUsageExport(deps: UsageDeps) {
           model: userText(cell.model),
           requests: cell.requests.toString(),
           errors: cell.errors.toString(),
-          ...tokenCells(m),
-          list_cost_usd: money(m.costMicros),
-          budget_spend_gbp: money(m.budgetSpendMicros),
-          billed_gbp: money(m.billedMicros),
+          ...tokenCells(cell),
+          list_cost_usd: money(cell.costMicros),
+          budget_spend_gbp: money(cell.budgetSpendMicros),
+          billed_gbp: money(cell.billedMicros),
           estimated_requests: cell.estimatedRequests.toString(),
           unpriced_requests: cell.unpricedRequests.toString(),
           latency_mean_ms: meanLatency,

@@ -37,15 +37,8 @@ export interface ExportedEvent {
   latencyMs: number;
 }
 
-/** One day's usage of one group, key, provider and model (and the key's kind). */
-export interface ExportedDayCell {
-  groupId: string;
-  groupName: string | null;
-  keyId: string;
-  keyName: string | null;
-  keyKind: string;
-  provider: string;
-  model: string;
+/** What an export row measures, whichever its granularity (one request, or a day's cell). */
+export interface UsageMeasures {
   requests: bigint;
   errors: bigint;
   estimatedRequests: bigint;
@@ -56,9 +49,23 @@ export interface ExportedDayCell {
   cacheWrite1hTokens: bigint;
   outputTokens: bigint;
   reasoningTokens: bigint;
-  costMicros: bigint;
-  budgetSpendMicros: bigint;
-  billedMicros: bigint;
+  /** USD micros at list price; null when nothing of the row could be priced. */
+  costMicros: bigint | null;
+  /** GBP micros counted on budgets; null when nothing of the row could be priced. */
+  budgetSpendMicros: bigint | null;
+  /** GBP micros Spendgate charges; null when nothing of the row could be priced. */
+  billedMicros: bigint | null;
+}
+
+/** One day's usage of one group, key, provider and model (and the key's kind). */
+export interface ExportedDayCell extends UsageMeasures {
+  groupId: string;
+  groupName: string | null;
+  keyId: string;
+  keyName: string | null;
+  keyKind: string;
+  provider: string;
+  model: string;
   latencySumMs: bigint;
   latencyMaxMs: number;
 }
@@ -192,7 +199,10 @@ export async function usageDayCells(db: Kysely<Database>, filter: Omit<UsageFilt
     where ${usageConditions({ ...filter, from: dayStart, to: new Date(dayStart.getTime() + 1) }, 'cells', 'bucket_start')} and cells.grain = 'day'
     group by cells.group_id, groups.name, cells.key_id, keys.name, cells.key_kind, cells.provider, cells.model
     order by groups.name, cells.group_id, keys.name, cells.key_id, cells.provider, cells.model, cells.key_kind`.execute(db);
-  return rows.map((row) => ({
+  return rows.map((row) => {
+    // A cell none of whose requests could be priced has no amounts (unknown, never 0).
+    const amount = (micros: string) => (row.unpriced_requests === row.requests ? null : BigInt(micros));
+    return {
     groupId: row.group_id,
     groupName: row.group_name,
     keyId: row.key_id,
@@ -210,10 +220,11 @@ export async function usageDayCells(db: Kysely<Database>, filter: Omit<UsageFilt
     cacheWrite1hTokens: BigInt(row.cache_write_1h_tokens),
     outputTokens: BigInt(row.output_tokens),
     reasoningTokens: BigInt(row.reasoning_tokens),
-    costMicros: BigInt(row.cost_micros),
-    budgetSpendMicros: BigInt(row.budget_spend_micros),
-    billedMicros: BigInt(row.billed_micros),
+    costMicros: amount(row.cost_micros),
+    budgetSpendMicros: amount(row.budget_spend_micros),
+    billedMicros: amount(row.billed_micros),
     latencySumMs: BigInt(row.latency_sum_ms),
     latencyMaxMs: Number(row.latency_max_ms),
-  }));
+    };
+  });
 }
