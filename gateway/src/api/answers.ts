@@ -495,7 +495,8 @@ const AlertDelivery = z.strictObject({
 export const AlertEvent = z.strictObject({
   id: z.guid(),
   teamId: z.guid(),
-  kind: z.enum(['threshold', 'test']),
+  /** threshold: a budget's alert threshold; breach: the forecast projects the budget to run out; spike: a day far above its forecast; test: "Send test". */
+  kind: z.enum(['threshold', 'breach', 'spike', 'test']),
   budgetId: z.guid().nullable(),
   thresholdPercent: z.number().int().nullable(),
   /** The budget window it fired in (its first local day, or 'total'). */

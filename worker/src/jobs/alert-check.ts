@@ -1,20 +1,51 @@
 // alert-check: compares every budget's spend in its current window (the recorded usage
-// events, in the team's calendar) with its alert thresholds and records an alert for each
-// threshold reached — once per (budget, window, threshold): the alert's unique dedupe key
-// decides between checks that race, and a new window re-arms every threshold. Each new
-// alert gets a delivery per channel the team's plan allows, sent by `alert-deliver`.
-import { type BudgetSpend, budgetWindowAt, planTerms, type PlanSlug, thresholdAlertText, thresholdDedupeKey, thresholdsReached } from '@spendgate/core';
+// events, in the team's calendar) with its alert thresholds, and with the stored spend
+// forecast (slice D's `forecast` job) for a projected breach; and every team's and group's
+// spend of today and yesterday with that day's forecast for a spike. Each alert is recorded
+// once — per (budget, window, threshold), (budget, window) for a breach, (scope, day) for a
+// spike: the alert's unique dedupe key decides between checks that race, and a new window
+// re-arms it. Each new alert gets a delivery per channel the team's plan allows, sent by
+// `alert-deliver`.
 import {
+  addDays,
+  breachAlertText,
+  breachDedupeKey,
+  type BudgetSpend,
+  budgetWindowAt,
+  type ForecastBounds,
+  isSpendSpike,
+  localDay,
+  localDayStart,
+  planTerms,
+  type PlanSlug,
+  projectedBreach,
+  spikeAlertText,
+  spikeContributors,
+  spikeDedupeKey,
+  thresholdAlertText,
+  thresholdDedupeKey,
+  thresholdsReached,
+} from '@spendgate/core';
+import {
+  alertRecorded,
+  dailySpendMicros,
+  type ForecastDayRow,
   findTeamSubscription,
   firedThresholds,
   type JobPayloads,
   type JobQueue,
   listAlertChannels,
   listBudgetsWithAlerts,
+  listForecastsForAlerts,
+  readForecast,
   recordAlert,
+  spendByKeyAndModel,
   type SqlStore,
   sumBudgetSpend,
 } from '@spendgate/store';
+
+/** A spike's key and model are blamed against their mean day over this many days before it. */
+export const SPIKE_BASELINE_DAYS = 7;
 
 /** The channels of a team its plan lets alerts go to (e-mail on every plan; Slack, Teams, SMS on Enterprise). */
 export async function deliverableChannels(db: SqlStore['db'], teamId: string) {
@@ -28,49 +59,156 @@ export async function enqueueDeliveries(queue: Pick<JobQueue<JobPayloads>, 'enqu
   for (const deliveryId of deliveryIds) await queue.enqueue('alert-deliver', { deliveryId }, { jobId: `alert-deliver-${deliveryId}` });
 }
 
+const bounds = (day: ForecastDayRow): ForecastBounds => ({
+  date: day.date,
+  upper80Micros: day.upper80Micros === null ? null : BigInt(day.upper80Micros),
+  upper95Micros: day.upper95Micros === null ? null : BigInt(day.upper95Micros),
+});
+
+type AlertBudget = Awaited<ReturnType<typeof listBudgetsWithAlerts>>[number];
+
 export function createAlertCheckProcessor(deps: { sql: Pick<SqlStore, 'db'>; queue: Pick<JobQueue<JobPayloads>, 'enqueue'>; now?: () => Date }) {
   const { db } = deps.sql;
   const now = deps.now ?? (() => new Date());
-  return async (): Promise<void> => {
-    const at = now();
-    for (const budget of await listBudgetsWithAlerts(db)) {
-      const window = budgetWindowAt(budget.window, at, budget.time_zone);
-      const spentMicros = await sumBudgetSpend(db, { teamId: budget.team_id, scope: budget.scope, scopeId: budget.scope_id, from: window.start, to: window.end });
-      const spend: BudgetSpend = {
-        budgetId: budget.id,
-        scope: budget.scope,
-        scopeName: budget.scope_name,
-        window: budget.window,
-        windowLabel: window.label,
-        amountMicros: BigInt(budget.amount_micros),
-        spentMicros,
-        alertAt: budget.alert_at,
-      };
-      const reached = thresholdsReached(spend);
-      if (reached.length === 0) continue;
-      const fired = new Set(await firedThresholds(db, budget.id, window.label));
-      const due = reached.filter((percent) => !fired.has(percent));
-      if (due.length === 0) continue;
-      const channels = await deliverableChannels(db, budget.team_id);
-      for (const percent of due) {
-        const text = thresholdAlertText(spend, percent);
-        const recorded = await recordAlert(
-          db,
-          {
-            team_id: budget.team_id,
-            kind: 'threshold',
-            dedupe_key: thresholdDedupeKey(budget.id, window.label, percent),
-            budget_id: budget.id,
-            threshold_percent: percent,
-            window_label: window.label,
-            subject: text.subject,
-            message: text.text,
-            details: { scope: budget.scope, scopeId: budget.scope_id, scopeName: budget.scope_name, mode: budget.mode, window: budget.window, amountMicros: spend.amountMicros.toString(), spentMicros: spend.spentMicros.toString() },
-          },
-          channels,
+
+  async function record(alert: Parameters<typeof recordAlert>[1]): Promise<void> {
+    const recorded = await recordAlert(db, alert, await deliverableChannels(db, alert.team_id));
+    if (recorded) await enqueueDeliveries(deps.queue, recorded.deliveryIds);
+  }
+
+  async function checkThresholds(budget: AlertBudget, spend: BudgetSpend, details: Record<string, unknown>): Promise<void> {
+    const reached = thresholdsReached(spend);
+    if (reached.length === 0) return;
+    const fired = new Set(await firedThresholds(db, budget.id, spend.windowLabel));
+    for (const percent of reached.filter((percent) => !fired.has(percent))) {
+      const text = thresholdAlertText(spend, percent);
+      await record({
+        team_id: budget.team_id,
+        kind: 'threshold',
+        dedupe_key: thresholdDedupeKey(budget.id, spend.windowLabel, percent),
+        budget_id: budget.id,
+        threshold_percent: percent,
+        window_label: spend.windowLabel,
+        subject: text.subject,
+        message: text.text,
+        details,
+      });
+    }
+  }
+
+  /**
+   * A projected breach of a hard or soft cap (a downgrade budget switches models rather than
+   * running out) in a window with an end ('total' has none). Forecasts are stored for teams
+   * and groups only, so a key's budget, like any scope without a stored forecast covering
+   * today, gets no projected-breach alert (its thresholds still fire).
+   */
+  async function checkBreach(budget: AlertBudget, spend: BudgetSpend, window: { start: Date; end: Date }, at: Date, details: Record<string, unknown>): Promise<void> {
+    if (budget.mode === 'downgrade' || budget.scope === 'key') return;
+    const dedupeKey = breachDedupeKey(budget.id, spend.windowLabel);
+    if (await alertRecorded(db, budget.team_id, dedupeKey)) return;
+    const today = localDay(at, budget.time_zone);
+    const lastDay = localDay(new Date(window.end.getTime() - 1), budget.time_zone);
+    const scopeId = budget.scope === 'team' ? budget.team_id : budget.scope_id;
+    const periods = [...new Set([today.slice(0, 7), lastDay.slice(0, 7)])];
+    const forecasts = (await Promise.all(periods.map((period) => readForecast(db, scopeId, period)))).filter((forecast) => forecast !== null);
+    if (forecasts.length === 0) return;
+    const todayStart = localDayStart(today, budget.time_zone);
+    const spentTodayMicros = await sumBudgetSpend(db, { teamId: budget.team_id, scope: budget.scope, scopeId: budget.scope_id, from: todayStart, to: window.end });
+    const breach = projectedBreach({
+      amountMicros: spend.amountMicros,
+      spentBeforeTodayMicros: spend.spentMicros - spentTodayMicros,
+      spentTodayMicros,
+      today,
+      lastDay,
+      days: forecasts.flatMap((forecast) => forecast.days.map(bounds)),
+    });
+    if (!breach) return;
+    const text = breachAlertText(spend, breach);
+    await record({
+      team_id: budget.team_id,
+      kind: 'breach',
+      dedupe_key: dedupeKey,
+      budget_id: budget.id,
+      threshold_percent: null,
+      window_label: spend.windowLabel,
+      subject: text.subject,
+      message: text.text,
+      details: { ...details, breachDate: breach.date, projectedMicros: breach.projectedMicros.toString(), bound: 'upper80' },
+    });
+  }
+
+  async function checkBudget(budget: AlertBudget, at: Date): Promise<void> {
+    const window = budgetWindowAt(budget.window, at, budget.time_zone);
+    const spentMicros = await sumBudgetSpend(db, { teamId: budget.team_id, scope: budget.scope, scopeId: budget.scope_id, from: window.start, to: window.end });
+    const spend: BudgetSpend = {
+      budgetId: budget.id,
+      scope: budget.scope,
+      scopeName: budget.scope_name,
+      window: budget.window,
+      windowLabel: window.label,
+      amountMicros: BigInt(budget.amount_micros),
+      spentMicros,
+      alertAt: budget.alert_at,
+    };
+    const details = { scope: budget.scope, scopeId: budget.scope_id, scopeName: budget.scope_name, mode: budget.mode, window: budget.window, amountMicros: spend.amountMicros.toString(), spentMicros: spentMicros.toString() };
+    await checkThresholds(budget, spend, details);
+    if (window.start && window.end) await checkBreach(budget, spend, { start: window.start, end: window.end }, at, details);
+  }
+
+  /**
+   * Today's and yesterday's spend of each team and group with a stored forecast against that
+   * day's upper 95 % bound (today's spend so far already above the whole day's bound is a
+   * spike). Days the forecast holds only as actuals (re-forecast since) are not checked.
+   * Daily only: the stored forecasts are daily, so there is no hourly spike.
+   */
+  async function checkSpikes(at: Date): Promise<void> {
+    const utcToday = at.toISOString().slice(0, 10);
+    // Every team's today and yesterday lie within a day of UTC's.
+    const periods = [...new Set([addDays(utcToday, -2), utcToday, addDays(utcToday, 1)].map((day) => day.slice(0, 7)))];
+    for (const forecast of await listForecastsForAlerts(db, periods)) {
+      const today = localDay(at, forecast.time_zone);
+      for (const day of forecast.days.map(bounds)) {
+        if (day.upper95Micros === null || day.date > today || day.date < addDays(today, -1)) continue;
+        const dedupeKey = spikeDedupeKey(forecast.scope_id, day.date);
+        if (await alertRecorded(db, forecast.team_id, dedupeKey)) continue;
+        const [dayStart, dayEnd] = [localDayStart(day.date, forecast.time_zone), localDayStart(addDays(day.date, 1), forecast.time_zone)];
+        const scope = { teamId: forecast.team_id, groupId: forecast.group_id };
+        const actualMicros = (await dailySpendMicros(db, { ...scope, from: dayStart, to: dayEnd })).reduce((sum, bucket) => sum + bucket.micros, 0n);
+        if (!isSpendSpike(actualMicros, day.upper95Micros)) continue;
+        const baselineStart = localDayStart(addDays(day.date, -SPIKE_BASELINE_DAYS), forecast.time_zone);
+        const contributors = spikeContributors(
+          await spendByKeyAndModel(db, { ...scope, from: dayStart, to: dayEnd }),
+          await spendByKeyAndModel(db, { ...scope, from: baselineStart, to: dayStart }),
+          SPIKE_BASELINE_DAYS,
         );
-        if (recorded) await enqueueDeliveries(deps.queue, recorded.deliveryIds);
+        const scopeKind = forecast.group_id === null ? 'team' : 'group';
+        const text = spikeAlertText({ scope: scopeKind, scopeName: forecast.scope_name, date: day.date, actualMicros, upper95Micros: day.upper95Micros, contributors });
+        await record({
+          team_id: forecast.team_id,
+          kind: 'spike',
+          dedupe_key: dedupeKey,
+          budget_id: null,
+          threshold_percent: null,
+          window_label: day.date,
+          subject: text.subject,
+          message: text.text,
+          details: {
+            scope: scopeKind,
+            scopeId: forecast.scope_id,
+            scopeName: forecast.scope_name,
+            actualMicros: actualMicros.toString(),
+            upper95Micros: day.upper95Micros.toString(),
+            key: contributors?.key.name ?? null,
+            model: contributors?.model.name ?? null,
+          },
+        });
       }
     }
+  }
+
+  return async (): Promise<void> => {
+    const at = now();
+    for (const budget of await listBudgetsWithAlerts(db)) await checkBudget(budget, at);
+    await checkSpikes(at);
   };
 }

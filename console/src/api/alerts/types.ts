@@ -36,7 +36,8 @@ export interface AlertDelivery {
 export interface AlertEvent {
   id: string;
   teamId: string;
-  kind: 'threshold' | 'test';
+  /** threshold: a budget's alert threshold; breach: the forecast projects the budget to run out; spike: a day far above its forecast; test: "Send test". */
+  kind: 'threshold' | 'breach' | 'spike' | 'test';
   budgetId: string | null;
   thresholdPercent: number | null;
   window: string | null;

@@ -183,11 +183,16 @@ function DeliveryRow({ delivery }: { delivery: AlertDelivery }) {
   );
 }
 
+/** What raised an alert, as its tag in the history. */
+const ALERT_KIND_LABELS: Record<AlertEvent['kind'], string> = { threshold: 'Budget threshold', breach: 'Projected breach', spike: 'Spend spike', test: 'Test' };
+
 function AlertItem({ alert }: { alert: AlertEvent }) {
   return (
     <li className="alert-event">
       <div className="alert-event__top">
-        <h3 className="alert-event__subject">{alert.subject}</h3>
+        <h3 className="alert-event__subject">
+          <span className="alert-channel__kind">{ALERT_KIND_LABELS[alert.kind]}</span> {alert.subject}
+        </h3>
         <time className="alert-event__time" dateTime={alert.createdAt}>
           {alertTime.format(new Date(alert.createdAt))}
         </time>
@@ -218,7 +223,7 @@ function HistoryPanel({ teamId }: { teamId: string }) {
       ) : history.isError ? (
         <ErrorState error={history.error} onRetry={() => history.refetch()} retrying={history.isFetching} />
       ) : history.data.length === 0 ? (
-        <p className="alerts-panel__empty">No alert yet. A budget alerts once per window at each of its thresholds (50, 80 and 100 % unless set otherwise).</p>
+        <p className="alerts-panel__empty">No alert yet. A budget alerts once per window at each of its thresholds (50, 80 and 100 % unless set otherwise), and once when the spend forecast projects it to run out; a day far above its forecast alerts as a spend spike.</p>
       ) : (
         <ol className="alert-events">
           {history.data.map((alert) => (

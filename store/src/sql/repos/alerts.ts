@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import { sql } from 'kysely';
-import type { AlertChannelsTable, AlertDeliveryStatus, AlertEventsTable } from '../schema.ts';
+import type { AlertChannelsTable, AlertDeliveryStatus, AlertEventsTable, ForecastDayRow } from '../schema.ts';
 import type { Db } from './db.ts';
 
 /** Where a channel's secret is bound when sealed with the team's data key (beside connections' ids, never equal to one). */
@@ -63,6 +63,43 @@ export async function firedThresholds(db: Db, budgetId: string, windowLabel: str
     .where('kind', '=', 'threshold')
     .execute();
   return rows.map((row) => row.threshold_percent!);
+}
+
+/** Whether a team already has the alert with this dedupe key (a cheap look before working one out). */
+export async function alertRecorded(db: Db, teamId: string, dedupeKey: string): Promise<boolean> {
+  const row = await db.selectFrom('alert_events').select('id').where('team_id', '=', teamId).where('dedupe_key', '=', dedupeKey).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The stored forecasts (team and group scopes) of teams that are not demo teams, with the team's time zone and the scope's name. */
+export async function listForecastsForAlerts(db: Db, periods: readonly string[]) {
+  if (periods.length === 0) return [];
+  const rows = await db
+    .selectFrom('spend_forecasts as f')
+    .innerJoin('teams as t', 't.id', 'f.team_id')
+    .leftJoin('synthetic_groups as g', 'g.id', 'f.group_id')
+    .select(['f.scope_id', 'f.team_id', 'f.group_id', 'f.period', 'f.days', 't.time_zone', sql<string>`coalesce(g.name, t.name)`.as('scope_name')])
+    .where('t.is_demo', '=', false)
+    .where('f.period', 'in', [...periods])
+    .orderBy('f.scope_id')
+    .orderBy('f.period')
+    .execute();
+  return rows.map((row) => ({ ...row, days: typeof row.days === 'string' ? (JSON.parse(row.days) as ForecastDayRow[]) : row.days }));
+}
+
+/** Budget spend (GBP micros) per key and model of a team, or one of its groups, over the day rollups in [from, to). */
+export async function spendByKeyAndModel(db: Db, scope: { teamId: string; groupId: string | null; from: Date; to: Date }) {
+  let query = db
+    .selectFrom('usage_rollups as r')
+    .leftJoin('issued_keys as k', 'k.id', 'r.key_id')
+    .select(['r.key_id', sql<string>`coalesce(k.name, r.key_id::text)`.as('key_name'), 'r.model', sql<string>`sum(r.budget_spend_micros)::text`.as('micros')])
+    .where('r.team_id', '=', scope.teamId)
+    .where('r.grain', '=', 'day')
+    .where('r.bucket_start', '>=', scope.from)
+    .where('r.bucket_start', '<', scope.to);
+  if (scope.groupId !== null) query = query.where('r.group_id', '=', scope.groupId);
+  const rows = await query.groupBy(['r.key_id', 'k.name', 'r.model']).execute();
+  return rows.map((row) => ({ keyId: row.key_id, keyName: row.key_name, model: row.model, micros: BigInt(row.micros) }));
 }
 
 export interface AlertChannelRef {
