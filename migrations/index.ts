@@ -17,7 +17,7 @@ import * as promptCapture from './20261126_0004_prompt_capture.ts';
 import * as forecasts from './20261126_0005_forecasts.ts';
 import * as advisor from './20261126_0006_advisor.ts';
 import * as alerts from './20261126_0007_alerts.ts';
-import * as alertForecastKinds from './20261126_0009_alert_forecast_kinds.ts';
+import * as usageRequestFacts from './20261126_0008_usage_request_facts.ts';
 
 export const migrations: Record<string, Migration> = {
   '20261122_0001_accounts': accounts,
@@ -36,5 +36,5 @@ export const migrations: Record<string, Migration> = {
   '20261126_0005_forecasts': forecasts,
   '20261126_0006_advisor': advisor,
   '20261126_0007_alerts': alerts,
-  '20261126_0009_alert_forecast_kinds': alertForecastKinds,
+  '20261126_0008_usage_request_facts': usageRequestFacts,
 };

@@ -4,7 +4,8 @@
  * time zone; a counter the ledger does not know starts from the spend recorded in the
  * database), then record what it really used — priced with the catalog version in
  * force, settled on the ledger, and handed to the meter in a batch (the meter claims
- * each request id, so an event is counted once however often it is delivered).
+ * each request id, so an event is counted once however often it is delivered) with the
+ * output limit the caller asked and the SHA-256 of its body, hashed as the batch leaves.
  *
  * When the ledger is unreachable, a request under a hard budget is refused (503) at
  * once and any other goes through unreserved; its cost then goes to its budgets' counters
@@ -13,7 +14,8 @@
  * When the queue cannot take an event in time it goes to the usage outbox, which
  * delivers it later: no event is ever dropped.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import {AppError, 
   type Budget,
   budgetWindowAt,
@@ -93,6 +95,10 @@ export interface MeteredRequest {
   startedAt: Date;
   /** Set by admission: the ledger was unreachable and the request went through without a reservation. */
   unreserved?: boolean;
+  /** The body as the caller sent it: its SHA-256 goes on the usage event (the body never does). */
+  bodyBytes: Buffer;
+  /** The output limit the caller asked for per answer (max_tokens by surface); undefined when none. */
+  requestedOutputTokens: number | undefined;
 }
 
 /** What a request used and how it ended, as the data plane knows it when it is over. */
@@ -247,20 +253,30 @@ export function createMetering(deps: {
     inFlight.add(done);
   }
 
-  /** The usage events gathered for the next job: sent when full or `BATCH_WAIT_MS` after the first. */
-  let gathering: { events: UsageEventJob[]; timer: NodeJS.Timeout } | undefined;
+  /**
+   * The usage events gathered for the next job, with their request bodies: sent when full
+   * or `BATCH_WAIT_MS` after the first.
+   */
+  let gathering: { events: UsageEventJob[]; bodies: Buffer[]; timer: NodeJS.Timeout } | undefined;
 
   function sendGathered(): void {
     if (gathering === undefined) return;
     clearTimeout(gathering.timer);
-    const { events } = gathering;
+    const { events, bodies } = gathering;
     gathering = undefined;
-    track(sendBatch(events));
+    // Each body is hashed once, on a later turn of the event loop than the request that recorded it, so no answer waits for it.
+    track(
+      nextTurn().then(() => {
+        for (let index = 0; index < events.length; index++) events[index]!.bodySha256 = createHash('sha256').update(bodies[index]!).digest('hex');
+        return sendBatch(events);
+      }),
+    );
   }
 
-  function deliver(job: UsageEventJob): void {
-    gathering ??= { events: [], timer: setTimeout(sendGathered, BATCH_WAIT_MS) };
+  function deliver(job: UsageEventJob, body: Buffer): void {
+    gathering ??= { events: [], bodies: [], timer: setTimeout(sendGathered, BATCH_WAIT_MS) };
     gathering.events.push(job);
+    gathering.bodies.push(body);
     if (gathering.events.length >= MAX_BATCH) sendGathered();
   }
 
@@ -465,6 +481,7 @@ export function createMetering(deps: {
         fxRatePpm: bill.fxRatePpm.toString(),
         budgetSpendMicros: spent.toString(),
         route: outcome.route ?? 'requested',
+        requestedOutputTokens: request.requestedOutputTokens,
       };
       if (request.unreserved) {
         track(
@@ -479,7 +496,7 @@ export function createMetering(deps: {
           }),
         );
       }
-      deliver(job);
+      deliver(job, request.bodyBytes);
       if (principal.settings.rateLimit?.tokensPerMinute !== undefined) {
         track(
           deps.rateLimiter.addTokens(principal.keyId, totalTokens(outcome.usage)).catch((error: unknown) => {

@@ -146,6 +146,8 @@ export async function relay(principal: Principal, response: ServerResponse, call
     provider: first.upstream.adapter.catalogProvider,
     endpoint: call.endpoint,
     startedAt,
+    bodyBytes: call.bodyBytes,
+    requestedOutputTokens: call.maxOutputTokens || undefined,
   };
   const { remainingMicros, rateLimitHeaders, downgradeBudgetId, outputCap } = await deps.metering.admit(metered, {
     candidates: exchanges.map((exchange) => ({ provider: exchange.upstream.adapter.catalogProvider, model: exchange.model })),

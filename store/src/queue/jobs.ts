@@ -32,6 +32,10 @@ export interface UsageEventJob {
   budgetSpendMicros: string;
   /** How the model was chosen, e.g. `requested` or `auto: …` (see x-spendgate-route). */
   route: string;
+  /** SHA-256 of the request body as the caller sent it, hex (duplicate requests); never the body. */
+  bodySha256?: string;
+  /** The output limit the caller asked for, per answer; absent when none was asked. */
+  requestedOutputTokens?: number;
 }
 
 /** Usage events handed over together: the gateway sends what its requests recorded in a few milliseconds as one job. */

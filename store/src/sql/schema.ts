@@ -182,6 +182,10 @@ export interface UsageEventsTable {
   budget_spend_micros: Int8 | null;
   /** How the request was routed, e.g. `requested`, `auto: cost 0.6 …`, `fallback: …`. */
   route: string | null;
+  /** SHA-256 of the request body as sent, hex (migration 20261126_0008); the body itself is never stored. */
+  body_sha256: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The output limit the caller asked for (max_tokens / max_completion_tokens / max_output_tokens); null when none. */
+  requested_output_tokens: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** The sums of the usage events of one team, hour or day, and dimension (migration 20261126_0001). */
@@ -392,11 +396,11 @@ export interface AlertChannelSettings {
   to?: string;
 }
 
-/** An alert that fired: unique per (team, dedupe key), so a threshold or breach fires once per window, a spike once per scope and day. */
+/** An alert that fired: unique per (team, dedupe key), so a threshold fires once per window. */
 export interface AlertEventsTable {
   id: string;
   team_id: string;
-  kind: 'threshold' | 'breach' | 'spike' | 'test';
+  kind: 'threshold' | 'test';
   dedupe_key: string;
   budget_id: string | null;
   threshold_percent: number | null;

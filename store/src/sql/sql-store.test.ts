@@ -184,6 +184,8 @@ for (const backend of sqlBackends) {
         billing_rule: 'byok-free',
         budget_spend_micros: 0n,
         route: 'requested; failover: gpt-4o 503 x3 -> claude-haiku-4-5',
+        body_sha256: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9',
+        requested_output_tokens: 16_384,
       };
       expect(await insertUsageEvents(store.db, [given])).toBe(1);
       const stored = await store.db.selectFrom('usage_events').selectAll().where('request_id', '=', given.request_id).executeTakeFirstOrThrow();

@@ -53,6 +53,17 @@ for (const backend of sqlBackends) {
       expect(rows.every((row) => row.cost_micros === 75n && row.billed_micros === 0n && row.fx_rate_ppm === 750_000n)).toBe(true);
     });
 
+    it('writes the body hash and the output limit asked, and null for an event without them', async () => {
+      const meter = createMeterProcessor({ sql });
+      const hash = 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9';
+      await meter({ events: [{ ...job('facts-1'), bodySha256: hash, requestedOutputTokens: 4_096 }, job('facts-2')] });
+      const rows = (await listUsageEvents(sql.db, TEAM)).filter((row) => row.request_id.startsWith('facts-'));
+      expect(rows.map(({ request_id, body_sha256, requested_output_tokens }) => ({ request_id, body_sha256, requested_output_tokens }))).toEqual([
+        { request_id: 'facts-1', body_sha256: hash, requested_output_tokens: 4_096 },
+        { request_id: 'facts-2', body_sha256: null, requested_output_tokens: null },
+      ]);
+    });
+
     it('writes the good events of a batch with one that cannot be written, and fails for it', async () => {
       const meter = createMeterProcessor({ sql });
       const bad = { ...job('bad-1'), occurredAt: 'not a date' };
