@@ -18,6 +18,7 @@ import * as forecasts from './20261126_0005_forecasts.ts';
 import * as advisor from './20261126_0006_advisor.ts';
 import * as alerts from './20261126_0007_alerts.ts';
 import * as usageRequestFacts from './20261126_0008_usage_request_facts.ts';
+import * as alertForecastKinds from './20261126_0009_alert_forecast_kinds.ts';
 
 export const migrations: Record<string, Migration> = {
   '20261122_0001_accounts': accounts,
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '20261126_0006_advisor': advisor,
   '20261126_0007_alerts': alerts,
   '20261126_0008_usage_request_facts': usageRequestFacts,
+  '20261126_0009_alert_forecast_kinds': alertForecastKinds,
 };

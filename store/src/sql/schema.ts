@@ -396,11 +396,11 @@ export interface AlertChannelSettings {
   to?: string;
 }
 
-/** An alert that fired: unique per (team, dedupe key), so a threshold fires once per window. */
+/** An alert that fired: unique per (team, dedupe key), so a threshold or breach fires once per window, a spike once per scope and day. */
 export interface AlertEventsTable {
   id: string;
   team_id: string;
-  kind: 'threshold' | 'test';
+  kind: 'threshold' | 'breach' | 'spike' | 'test';
   dedupe_key: string;
   budget_id: string | null;
   threshold_percent: number | null;
