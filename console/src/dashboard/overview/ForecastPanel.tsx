@@ -30,9 +30,9 @@ function chartOption(days: ForecastDay[]): ChartOption {
   const band = (name: string, stack: string, data: (number | null)[], opacity: number) =>
     ({ name, type: 'line', stack, data, symbol: 'none', lineStyle: { opacity: 0 }, areaStyle: { opacity }, tooltip: { show: false } }) as const;
   return {
-    grid: { left: 48, right: 16, top: 32, bottom: 32 },
+    grid: { left: 48, right: 16, top: 56, bottom: 32 },
     tooltip: { trigger: 'axis' },
-    legend: { data: ['Actual', 'Forecast', '80 % band', '95 % band'] },
+    legend: { top: 0, data: ['Actual', 'Forecast', '80 % band', '95 % band'] },
     xAxis: { type: 'category', data: days.map((day) => day.date.slice(8)) },
     yAxis: { type: 'value', axisLabel: { formatter: '£{value}' } },
     series: [
