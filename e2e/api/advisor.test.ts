@@ -1,16 +1,19 @@
 /**
  * The AI advisor through the API, in every run mode: generate finds a cheaper model and an
- * idle key in a team's own usage, with the amounts worked by hand; each finding is charged
+ * idle key in a team's own usage, with the amounts worked by hand, and repeated requests and
+ * output limits far above the answers in requests sent through the data plane (whose usage
+ * events carry the body's SHA-256 and the limit asked); each finding is charged
  * the plan's price once (again on a second run, and under concurrent runs: never twice);
  * applying revokes the idle key and, a few days on, measures the realised saving; and the
  * contract's edges — roles, other teams (404), bad input naming the field.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { insertUsageEvents } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
 import { signUp } from '../support/sign-up.ts';
-import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
+import { issueByokKey, signUpTeam } from '../data-plane/tenant.ts';
+import { callApi, type RunningSpendgate, startSpendgate, testModes, usageWritten } from '../support/spendgate.ts';
 import { usageEvent } from '../support/usage-events.ts';
 
 const DAY_MS = 86_400_000;
@@ -148,6 +151,95 @@ for (const mode of testModes) {
       const badModel = await generate({ teamId: ids.team, wording: { connectionId, model: 'has spaces' } });
       expect([badModel.status, badModel.body.field]).toEqual([400, 'wording.model']);
       await callApi(spendgate.url, 'DELETE', `/provider/connections/${connectionId}`, { token: admin.token });
+    });
+
+    it('finds repeated requests and output limits far above the answers, from what the data plane recorded', async () => {
+      const tenant = await signUpTeam(spendgate.url, `advisor-facts-${mode}@example.com`);
+      const plaintext = await issueByokKey(spendgate.url, tenant, { provider: 'openai', apiKey: 'sk-fake-upstream', baseUrl: fake.url });
+      const send = (body: string) =>
+        fetch(`${spendgate.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${plaintext}`, 'content-type': 'application/json' }, body });
+      const repeated = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Summarise the release notes' }], max_tokens: 4096 });
+      // Each answer: 100,000 prompt and 500 output tokens of gpt-4o ($0.25 + $0.005 = $0.255 → £0.19125).
+      fake.controlHeaders['x-fake-usage'] = JSON.stringify({ prompt_tokens: 100_000, completion_tokens: 500, cached_tokens: 0, reasoning_tokens: 0 });
+      try {
+        const answers = await Promise.all([
+          ...Array.from({ length: 12 }, () => send(repeated)),
+          ...Array.from({ length: 10 }, (_, index) =>
+            send(JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: `Question ${index}` }], max_completion_tokens: 4096 })),
+          ),
+        ]);
+        expect(answers.map((answer) => answer.status)).toEqual(Array(22).fill(200));
+      } finally {
+        delete fake.controlHeaders['x-fake-usage'];
+      }
+      await usageWritten(spendgate);
+      const recordedEvents = () => db().selectFrom('usage_events').select(['body_sha256', 'requested_output_tokens']).where('team_id', '=', tenant.teamId).execute();
+      // On a loaded machine a batch the queue is slow to take goes through the outbox, a little later.
+      await expect.poll(async () => (await recordedEvents()).length, { timeout: 30_000 }).toBe(22);
+      const events = await recordedEvents();
+      expect(events.filter((event) => event.body_sha256 === createHash('sha256').update(repeated).digest('hex'))).toHaveLength(12);
+      expect(new Set(events.map((event) => event.body_sha256)).size).toBe(11);
+      expect(events.every((event) => event.requested_output_tokens === 4096)).toBe(true);
+
+      const run = await generate({ teamId: tenant.teamId }, tenant.token);
+      const served = 'gpt-4o-2024-08-06'; // the snapshot the provider names in its answer, as recorded
+      expect(run.status, JSON.stringify(run.body)).toBe(200);
+      const byKind = (kind: string) => run.body.data.insights.find((insight: { kind: string }) => insight.kind === kind);
+      // 11 repeats × £0.19125 = £2.10375, all answerable from a cache; over the trial's 7 days × 30/7 = £9.016071 a month (half-up).
+      expect(byKind('duplicate-requests')).toMatchObject({
+        currentCost: '2.103750',
+        counterfactualCost: '0.000000',
+        estimatedMonthlySaving: '9.016071',
+        confidence: 'medium',
+        evidence: { requests: 11, facts: { repeatedBodies: 1 } },
+        change: { action: 'manual', instruction: `Cache the answers to repeated ${served} requests of key openai and serve repeats from the cache` },
+      });
+      // 22 requests asked for 4,096 output tokens and got 500: each reserves 4,096 × $10/M = $0.04096 → £0.03072 of output; at a
+      // limit of 1,024 (2 × 500 rounded up to 256s) $0.01024 → £0.00768. Spend is what it is either way: 22 × £0.19125 = £4.2075.
+      expect(byKind('oversized-output-limit')).toMatchObject({
+        currentCost: '4.207500',
+        counterfactualCost: '4.207500',
+        estimatedMonthlySaving: '0.000000',
+        confidence: 'high',
+        evidence: { requests: 22, facts: { largestRequestedOutputTokens: 4096, largestOutputTokens: 500, suggestedCap: 1024, reservedOutputMicros: 30_720, reservedOutputAtCapMicros: 7_680 } },
+        change: { action: 'manual', instruction: `Set max_tokens to 1024 on ${served} requests of key openai` },
+      });
+      expect(byKind('oversized-output-limit').text).toBe(
+        '22 requests cost £4.2075 asking for up to 4,096 output tokens; the longest answer was 500. Each request reserves £0.03072 of output on its budgets ' +
+          '(£0.00768 at a limit of 1,024), so a hard budget refuses or caps requests sooner. Spend does not change.',
+      );
+      // Applied, a lower limit has no spend to measure.
+      const applied = await apply(byKind('oversized-output-limit').id, tenant.token);
+      expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+      expect(applied.body.data).toMatchObject({ realisedMonthlySaving: null });
+      expect(applied.body.data.appliedAt).not.toBeNull();
+
+      // Each surface's own output limit is recorded with its body's hash; an embedding asks for none.
+      const surfaces = [
+        ['/v1/messages', JSON.stringify({ model: 'gpt-4o', max_tokens: 700, messages: [{ role: 'user', content: 'Hello' }] })],
+        ['/v1/responses', JSON.stringify({ model: 'gpt-4o', input: 'Hello', max_output_tokens: 300 })],
+        ['/v1/embeddings', JSON.stringify({ model: 'text-embedding-3-small', input: 'Hello' })],
+      ] as const;
+      for (const [path, body] of surfaces) {
+        const answer = await fetch(`${spendgate.url}${path}`, { method: 'POST', headers: { 'x-api-key': plaintext, 'content-type': 'application/json' }, body });
+        expect(answer.status, `${path}: ${await answer.text()}`).toBe(200);
+      }
+      await usageWritten(spendgate);
+      const surfaceEvents = () => db()
+        .selectFrom('usage_events')
+        .select(['endpoint', 'body_sha256', 'requested_output_tokens'])
+        .where('team_id', '=', tenant.teamId)
+        .where('endpoint', 'in', ['messages', 'responses', 'embeddings'])
+        .orderBy('endpoint')
+        .execute();
+      await expect.poll(async () => (await surfaceEvents()).length, { timeout: 30_000 }).toBe(3);
+      const recorded = await surfaceEvents();
+      const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+      expect(recorded).toEqual([
+        { endpoint: 'embeddings', body_sha256: sha256(surfaces[2][1]), requested_output_tokens: null },
+        { endpoint: 'messages', body_sha256: sha256(surfaces[0][1]), requested_output_tokens: 700 },
+        { endpoint: 'responses', body_sha256: sha256(surfaces[1][1]), requested_output_tokens: 300 },
+      ]);
     });
 
     it('analyses only the named groups, keys and days', async () => {

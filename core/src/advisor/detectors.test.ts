@@ -6,9 +6,13 @@ import {
   type AdvisorInput,
   detectCheaperModel,
   detectCheaperProvider,
+  detectDuplicates,
   detectFindings,
   detectIdle,
+  detectOversizedOutputLimits,
   detectReasoningHeavy,
+  type OutputLimitSlice,
+  type RepeatSlice,
   type UsageSlice,
 } from './detectors.ts';
 import { acceptRewording, describeFinding, rewordingPrompt } from './wording.ts';
@@ -36,6 +40,8 @@ const input = (overrides: Partial<AdvisorInput>): AdvisorInput => ({
   at,
   windowDays: 30,
   slices: [],
+  repeats: [],
+  outputLimits: [],
   keys: [],
   connections: [],
   ...overrides,
@@ -167,6 +173,78 @@ describe('idle keys and connections', () => {
   it('saves no fee on a plan with unlimited optimised keys', () => {
     const keys = [1, 2, 3].map((n) => ({ id: `k${n}`, name: `k${n}`, kind: 'optimised' as const, createdAt: daysBefore(40), lastUsedAt: null }));
     expect(detectIdle(input({ plan: planTerms('enterprise'), keys })).map((f) => f.monthlySavingMicros)).toEqual([0n, 0n, 0n]);
+  });
+});
+
+describe('duplicate requests (the same body sent again)', () => {
+  const repeat = (overrides: Partial<RepeatSlice>): RepeatSlice => ({ ...slice({ usage: plainUsage(400_000, 40_000) }), requests: 40, repeatedBodies: 8, ...overrides });
+
+  it('prices the repeats as the saving of caching their answers', () => {
+    const [finding, ...others] = detectDuplicates(input({ windowDays: 10, repeats: [repeat({})] }));
+    expect(others).toHaveLength(0);
+    // 40 repeats on gpt-4o: 0.4M × $2.50 + 0.04M × $10 = $1.40 → £1.05, all saved from a cache; × 30 / 10 days = £3.15 a month.
+    expect(finding).toMatchObject({
+      kind: 'duplicate-requests',
+      fingerprint: 'duplicate-requests:key-1:openai:gpt-4o',
+      currentCostMicros: 1_050_000n,
+      counterfactualCostMicros: 0n,
+      monthlySavingMicros: 3_150_000n,
+      confidence: 'medium',
+      evidence: { requests: 40, exampleRequestIds: ['req-3', 'req-2', 'req-1'], facts: { repeatedBodies: 8 } },
+      change: { action: 'manual', instruction: 'Cache the answers to repeated gpt-4o requests of key backend and serve repeats from the cache' },
+    });
+    expect(describeFinding(finding!)).toEqual({
+      title: 'Key backend sends the same gpt-4o requests again',
+      text: '8 request bodies were sent more than once: the 40 repeats cost £1.05. Caching their answers would save about £3.15 a month.',
+    });
+  });
+
+  it('finds nothing under 10 repeats, for unpriced models or repeats that cost nothing', () => {
+    const repeats = [repeat({ requests: 9 }), repeat({ model: 'in-house-llm' }), repeat({ usage: plainUsage(0, 0) })];
+    expect(detectDuplicates(input({ repeats }))).toEqual([]);
+  });
+});
+
+describe('output limits far above the outputs seen', () => {
+  const limits = (overrides: Partial<OutputLimitSlice>): OutputLimitSlice => ({
+    ...slice({ requests: 300, usage: plainUsage(300_000, 60_000) }),
+    smallestRequestedOutputTokens: 4_096,
+    largestRequestedOutputTokens: 16_384,
+    largestOutputTokens: 700,
+    ...overrides,
+  });
+
+  it('prices the output each request reserves at the limit asked and at twice the longest answer', () => {
+    const [finding, ...others] = detectOversizedOutputLimits(input({ outputLimits: [limits({})] }));
+    expect(others).toHaveLength(0);
+    // Spend as billed either way: 0.3M × $2.50 + 0.06M × $10 = $1.35 → £1.0125; nothing saved.
+    // Reserved per request: 16,384 × $10 / 1M = $0.16384 → £0.12288; at a cap of 1,536 (2 × 700 rounded up to 256s): $0.01536 → £0.01152.
+    expect(finding).toMatchObject({
+      kind: 'oversized-output-limit',
+      fingerprint: 'oversized-output-limit:key-1:openai:gpt-4o',
+      currentCostMicros: 1_012_500n,
+      counterfactualCostMicros: 1_012_500n,
+      monthlySavingMicros: 0n,
+      confidence: 'high',
+      evidence: {
+        requests: 300,
+        facts: { largestRequestedOutputTokens: 16_384, largestOutputTokens: 700, suggestedCap: 1_536, reservedOutputMicros: 122_880, reservedOutputAtCapMicros: 11_520 },
+      },
+      change: { action: 'manual', instruction: 'Set max_tokens to 1536 on gpt-4o requests of key backend' },
+    });
+    expect(describeFinding(finding!)).toEqual({
+      title: 'Key backend asks gpt-4o for far more output than it gets',
+      text:
+        '300 requests cost £1.0125 asking for up to 16,384 output tokens; the longest answer was 700. Each request reserves £0.12288 of output on its budgets ' +
+        '(£0.01152 at a limit of 1,536), so a hard budget refuses or caps requests sooner. Spend does not change.',
+    });
+  });
+
+  it('finds nothing when a limit asked is under 4 × the longest answer, or on fewer than 20 requests', () => {
+    const outputLimits = [limits({ smallestRequestedOutputTokens: 2_799 }), limits({ requests: 19 }), limits({ model: 'in-house-llm' })];
+    expect(detectOversizedOutputLimits(input({ outputLimits }))).toEqual([]);
+    // Exactly 4 × 700 is far enough.
+    expect(detectOversizedOutputLimits(input({ outputLimits: [limits({ smallestRequestedOutputTokens: 2_800 })] }))).toHaveLength(1);
   });
 });
 

@@ -15,7 +15,7 @@ import type { PlanTerms } from '../plans.ts';
 import { findPrice, type PriceCatalog } from '../pricing/catalog.ts';
 import { priceRequest } from '../pricing/price-request.ts';
 import { MODEL_PROFILES, modelProfile } from '../routing/profiles.ts';
-import type { Usage } from '../usage.ts';
+import { plainUsage, type Usage } from '../usage.ts';
 
 /** One key's usage of one model through one connection (or Spendgate's accounts) over the window. */
 export interface UsageSlice {
@@ -29,6 +29,25 @@ export interface UsageSlice {
   usage: Usage;
   /** The newest few request ids, shown as evidence. */
   exampleRequestIds: string[];
+}
+
+/**
+ * A key's requests that repeated a body it had sent before in the window (the same
+ * SHA-256 of the bytes sent), summed per key × connection × provider × model: `requests`
+ * and `usage` are the repeats' only (each body's first send is not counted).
+ */
+export interface RepeatSlice extends UsageSlice {
+  /** Distinct bodies sent more than once. */
+  repeatedBodies: number;
+}
+
+/** A key's answered requests that asked for an output limit, per key × connection × provider × model. */
+export interface OutputLimitSlice extends UsageSlice {
+  /** The smallest and largest output limits asked (max_tokens, max_completion_tokens or max_output_tokens). */
+  smallestRequestedOutputTokens: number;
+  largestRequestedOutputTokens: number;
+  /** The longest answer seen, in output tokens (reasoning included). */
+  largestOutputTokens: number;
 }
 
 export interface AdvisorKey {
@@ -54,12 +73,23 @@ export interface AdvisorInput {
   at: Date;
   windowDays: number;
   slices: readonly UsageSlice[];
+  /** Repeated request bodies (empty when the meter recorded no body hashes). */
+  repeats: readonly RepeatSlice[];
+  /** Output limits asked against outputs seen. */
+  outputLimits: readonly OutputLimitSlice[];
   /** The team's live keys and connections (idleness, and which providers it can reach). */
   keys: readonly AdvisorKey[];
   connections: readonly AdvisorConnection[];
 }
 
-export type FindingKind = 'cheaper-model' | 'reasoning-heavy' | 'cheaper-provider' | 'idle-key' | 'idle-connection';
+export type FindingKind =
+  | 'cheaper-model'
+  | 'reasoning-heavy'
+  | 'cheaper-provider'
+  | 'duplicate-requests'
+  | 'oversized-output-limit'
+  | 'idle-key'
+  | 'idle-connection';
 export type Confidence = 'high' | 'medium' | 'low';
 
 /** What to change: a key's revocation (one click, through the keys API) or a change in the caller's code or setup. */
@@ -94,6 +124,14 @@ export const IDLE_DAYS = 30;
 export const REASONING_SHARE_THRESHOLD = 0.5;
 /** The counterfactual of a lower reasoning effort: this fraction of the reasoning tokens kept. */
 export const REASONING_KEPT_AT_LOW_EFFORT = { numerator: 1, denominator: 2 } as const;
+/** A key × model's repeats are worth caching from this many on. */
+export const MIN_REPEATS = 10;
+/** An output limit is "far above" the outputs seen when the smallest asked is at least this many times the longest answer. */
+export const OUTPUT_LIMIT_FACTOR = 4;
+/** Outputs are judged on at least this many answered requests. */
+export const MIN_OUTPUT_LIMIT_REQUESTS = 20;
+/** Suggested caps are multiples of this many tokens. */
+const OUTPUT_CAP_STEP = 256;
 /** At least this many requests make a model or provider finding `medium` confidence rather than `low`. */
 const MEDIUM_CONFIDENCE_REQUESTS = 100;
 const DAY_MS = 86_400_000;
@@ -243,6 +281,83 @@ export function detectCheaperProvider(input: AdvisorInput): Finding[] {
   return findings;
 }
 
+/**
+ * The same body sent again by a key: a cache in front of the model (or the caller reusing
+ * its answer) would have served every repeat for nothing, so the repeats' cost is the
+ * saving. Medium confidence: the bodies are byte for byte the same, but whether an answer
+ * may be reused (sampling, time-dependent prompts) is the caller's to judge.
+ */
+export function detectDuplicates(input: AdvisorInput): Finding[] {
+  const findings: Finding[] = [];
+  for (const repeat of input.repeats) {
+    if (repeat.requests < MIN_REPEATS) continue;
+    const current = spendOf(input, repeat, repeat.provider, repeat.model);
+    if (current === undefined || current === 0n) continue;
+    findings.push({
+      kind: 'duplicate-requests',
+      fingerprint: `duplicate-requests:${repeat.keyId}:${repeat.provider}:${repeat.model}`,
+      subject: subjectOf(repeat),
+      evidence: {
+        requests: repeat.requests,
+        exampleRequestIds: repeat.exampleRequestIds,
+        facts: { model: repeat.model, keyName: repeat.keyName, repeatedBodies: repeat.repeatedBodies },
+      },
+      currentCostMicros: current,
+      counterfactualCostMicros: 0n,
+      monthlySavingMicros: monthly(current, input.windowDays),
+      confidence: 'medium',
+      change: { action: 'manual', instruction: `Cache the answers to repeated ${repeat.model} requests of key ${repeat.keyName} and serve repeats from the cache` },
+    });
+  }
+  return findings;
+}
+
+/**
+ * An output limit far above every answer seen: providers bill the output produced, so
+ * spend does not change, but admission reserves each request's worst case (the prompt
+ * plus the limit asked) on the key's budgets, so near a hard budget's cap requests are
+ * capped or refused (402) while most of the reservation goes unused. The finding prices
+ * the output reserved per request at the largest limit asked and at a cap of twice the
+ * longest answer (rounded up to 256 tokens). No key setting caps output tokens, so the
+ * change is the caller's.
+ */
+export function detectOversizedOutputLimits(input: AdvisorInput): Finding[] {
+  const findings: Finding[] = [];
+  for (const limits of input.outputLimits) {
+    if (limits.requests < MIN_OUTPUT_LIMIT_REQUESTS || limits.smallestRequestedOutputTokens < OUTPUT_LIMIT_FACTOR * Math.max(limits.largestOutputTokens, 1)) continue;
+    const suggestedCap = Math.max(OUTPUT_CAP_STEP, Math.ceil((2 * limits.largestOutputTokens) / OUTPUT_CAP_STEP) * OUTPUT_CAP_STEP);
+    const spend = spendOf(input, limits, limits.provider, limits.model);
+    const reserved = spendOf(input, limits, limits.provider, limits.model, plainUsage(0, limits.largestRequestedOutputTokens));
+    const reservedAtCap = spendOf(input, limits, limits.provider, limits.model, plainUsage(0, suggestedCap));
+    if (spend === undefined || reserved === undefined || reservedAtCap === undefined) continue;
+    findings.push({
+      kind: 'oversized-output-limit',
+      fingerprint: `oversized-output-limit:${limits.keyId}:${limits.provider}:${limits.model}`,
+      subject: subjectOf(limits),
+      evidence: {
+        requests: limits.requests,
+        exampleRequestIds: limits.exampleRequestIds,
+        facts: {
+          model: limits.model,
+          keyName: limits.keyName,
+          largestRequestedOutputTokens: limits.largestRequestedOutputTokens,
+          smallestRequestedOutputTokens: limits.smallestRequestedOutputTokens,
+          largestOutputTokens: limits.largestOutputTokens,
+          suggestedCap,
+          reservedOutputMicros: Number(reserved),
+          reservedOutputAtCapMicros: Number(reservedAtCap),
+        },
+      },
+      currentCostMicros: spend,
+      counterfactualCostMicros: spend,
+      monthlySavingMicros: 0n,
+      confidence: 'high',
+      change: { action: 'manual', instruction: `Set max_tokens to ${suggestedCap} on ${limits.model} requests of key ${limits.keyName}` },
+    });
+  }
+  return findings;
+}
+
 const idleDays = (thing: { createdAt: Date; lastUsedAt: Date | null }, at: Date) =>
   Math.floor((at.getTime() - (thing.lastUsedAt ?? thing.createdAt).getTime()) / DAY_MS);
 
@@ -295,7 +410,14 @@ export function detectIdle(input: AdvisorInput): Finding[] {
 /** Every detector's findings, largest monthly saving first. */
 export function detectFindings(input: AdvisorInput): Finding[] {
   if (!Number.isInteger(input.windowDays) || input.windowDays < 1) throw new RangeError('windowDays must be a whole number of days, at least 1');
-  return [...detectCheaperModel(input), ...detectCheaperProvider(input), ...detectReasoningHeavy(input), ...detectIdle(input)].sort((a, b) =>
+  return [
+    ...detectCheaperModel(input),
+    ...detectCheaperProvider(input),
+    ...detectReasoningHeavy(input),
+    ...detectDuplicates(input),
+    ...detectOversizedOutputLimits(input),
+    ...detectIdle(input),
+  ].sort((a, b) =>
     a.monthlySavingMicros === b.monthlySavingMicros ? a.fingerprint.localeCompare(b.fingerprint) : a.monthlySavingMicros > b.monthlySavingMicros ? -1 : 1,
   );
 }

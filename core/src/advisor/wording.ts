@@ -35,6 +35,16 @@ export function describeFinding(finding: Finding): Wording {
         title: `Reasoning is ${facts.reasoningSharePercent}% of ${facts.model}'s cost`,
         text: `${window}; ${Number(facts.reasoningTokens).toLocaleString('en-GB')} of ${Number(facts.outputTokens).toLocaleString('en-GB')} output tokens were reasoning. A lower reasoning effort that halves them would cost ${gbp(finding.counterfactualCostMicros)}: ${saving}.`,
       };
+    case 'duplicate-requests':
+      return {
+        title: `Key ${facts.keyName} sends the same ${facts.model} requests again`,
+        text: `${Number(facts.repeatedBodies).toLocaleString('en-GB')} request bodies were sent more than once: the ${requests.toLocaleString('en-GB')} repeats cost ${gbp(finding.currentCostMicros)}. Caching their answers would save ${saving}.`,
+      };
+    case 'oversized-output-limit':
+      return {
+        title: `Key ${facts.keyName} asks ${facts.model} for far more output than it gets`,
+        text: `${window} asking for up to ${Number(facts.largestRequestedOutputTokens).toLocaleString('en-GB')} output tokens; the longest answer was ${Number(facts.largestOutputTokens).toLocaleString('en-GB')}. Each request reserves ${gbp(BigInt(facts.reservedOutputMicros!))} of output on its budgets (${gbp(BigInt(facts.reservedOutputAtCapMicros!))} at a limit of ${Number(facts.suggestedCap).toLocaleString('en-GB')}), so a hard budget refuses or caps requests sooner. Spend does not change.`,
+      };
     case 'idle-key':
       return {
         title: `Key ${facts.keyName} has been idle ${facts.idleDays} days`,

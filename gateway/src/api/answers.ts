@@ -514,7 +514,7 @@ export const AlertTestStarted = z.strictObject({ alertId: z.guid(), deliveryId: 
 /** One insight: what a detector found, its evidence and amounts (GBP decimal strings), its change, price and realised saving. */
 export const AdvisorInsight = z.strictObject({
   id: z.guid(),
-  kind: z.enum(['cheaper-model', 'reasoning-heavy', 'cheaper-provider', 'idle-key', 'idle-connection']),
+  kind: z.enum(['cheaper-model', 'reasoning-heavy', 'cheaper-provider', 'duplicate-requests', 'oversized-output-limit', 'idle-key', 'idle-connection']),
   title: z.string(),
   text: z.string(),
   subject: z.strictObject({ keyId: z.guid().nullable(), connectionId: z.guid().nullable(), provider: z.string().nullable(), model: z.string().nullable() }),

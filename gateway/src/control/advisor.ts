@@ -29,6 +29,8 @@ import {
   type AdvisorInsightsTable,
   advisorConnections,
   advisorKeys,
+  advisorOutputLimitSlices,
+  advisorRepeatSlices,
   advisorUsageSlices,
   findInsightById,
   listInsights,
@@ -69,7 +71,8 @@ export function createAdvisor(deps: AdvisorDeps) {
       const key = await db.selectFrom('issued_keys').select('revoked_at').where('id', '=', change.keyId).executeTakeFirst();
       return key?.revoked_at ? insight.monthly_saving_micros : 0n;
     }
-    if (insight.kind === 'idle-connection') return null;
+    // A connection's deletion and a lower output limit change no spend to measure.
+    if (insight.kind === 'idle-connection' || insight.kind === 'oversized-output-limit') return null;
     const appliedAt = insight.applied_at.getTime();
     const daysSince = Math.floor((now().getTime() - appliedAt) / DAY_MS);
     if (daysSince < 1) return null;
@@ -150,8 +153,10 @@ export function createAdvisor(deps: AdvisorDeps) {
       const { from, to } = scope.filter('day');
       const analysed = { teamId: scope.teamId, from, to, groupIds, keyIds };
       const whole = groupIds.length === 0 && keyIds.length === 0;
-      const [slices, keys, connections] = await Promise.all([
+      const [slices, repeats, outputLimits, keys, connections] = await Promise.all([
         advisorUsageSlices(db, analysed),
+        advisorRepeatSlices(db, analysed),
+        advisorOutputLimitSlices(db, analysed),
         advisorKeys(db, analysed),
         whole ? advisorConnections(db, scope.teamId) : Promise.resolve([]),
       ]);
@@ -161,6 +166,8 @@ export function createAdvisor(deps: AdvisorDeps) {
         at: to.getTime() < now().getTime() ? to : now(),
         windowDays: days(scope.startDate, scope.endDate),
         slices: slices.map((slice) => ({ ...slice, keyKind: slice.keyKind as KeyKind })),
+        repeats: repeats.map((slice) => ({ ...slice, keyKind: slice.keyKind as KeyKind })),
+        outputLimits: outputLimits.map((slice) => ({ ...slice, keyKind: slice.keyKind as KeyKind })),
         keys,
         connections,
       });

@@ -30,7 +30,8 @@ const CONFIDENCE_LABELS: Record<AdvisorInsight['confidence'], string> = { high: 
 function RealisedSaving({ insight }: { insight: AdvisorInsight }) {
   if (insight.appliedAt === null) return <dd>Not applied yet</dd>;
   if (insight.realisedMonthlySaving === null) {
-    return <dd>{insight.kind === 'idle-connection' ? 'Not measurable' : 'Measuring (after a full day)'}</dd>;
+    const unmeasurable = insight.kind === 'idle-connection' || insight.kind === 'oversized-output-limit';
+    return <dd>{unmeasurable ? 'Not measurable' : 'Measuring (after a full day)'}</dd>;
   }
   return <dd>{gbp(insight.realisedMonthlySaving)} a month</dd>;
 }

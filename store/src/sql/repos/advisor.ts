@@ -1,5 +1,6 @@
 // The AI advisor's reads and writes: a team's usage over a window summed per key ×
-// connection × provider × model (what the detectors take), its live keys and connections
+// connection × provider × model (what the detectors take; also only the requests that
+// repeated a body, and the output limits asked against the outputs seen), its live keys and connections
 // with when each last served a request, the insights (recorded once per finding, so a
 // finding found again is refreshed, never charged again) and the spend on one subject
 // around an applied change.
@@ -32,37 +33,37 @@ function scopeConditions(scope: AdvisorScope) {
 
 /** The scope's usage summed per key, connection, provider and model, with the newest request ids of each. */
 export async function advisorUsageSlices(db: Db, scope: AdvisorScope) {
-  const { rows } = await sql<{
-    key_id: string;
-    key_name: string;
-    key_kind: string;
-    connection_id: string | null;
-    provider: string;
-    model: string;
-    requests: string;
-    input_tokens: string;
-    cached_read_tokens: string;
-    cache_write_5m_tokens: string;
-    cache_write_1h_tokens: string;
-    output_tokens: string;
-    reasoning_tokens: string;
-    example_request_ids: string[];
-  }>`
+  const { rows } = await sql<SliceRow>`
     select e.key_id, k.name as key_name, e.key_kind, e.connection_id, e.provider, e.model,
-      count(*)::text as requests,
-      sum(e.input_tokens)::text as input_tokens,
-      sum(e.cached_read_tokens)::text as cached_read_tokens,
-      sum(e.cache_write_5m_tokens)::text as cache_write_5m_tokens,
-      sum(e.cache_write_1h_tokens)::text as cache_write_1h_tokens,
-      sum(e.output_tokens)::text as output_tokens,
-      sum(e.reasoning_tokens)::text as reasoning_tokens,
-      (array_agg(e.request_id order by e.occurred_at desc, e.request_id desc))[1:${sql.lit(EXAMPLE_REQUESTS)}] as example_request_ids
+      ${summedColumns}
     from usage_events e
     join issued_keys k on k.id = e.key_id and k.team_id = e.team_id
     where ${scopeConditions(scope)}
     group by e.key_id, k.name, e.key_kind, e.connection_id, e.provider, e.model
     order by e.key_id, e.provider, e.model, e.connection_id`.execute(db);
-  return rows.map((row) => ({
+  return rows.map(sliceOf);
+}
+
+/** A summed slice's row: who, where, how many, the tokens, the newest request ids. */
+interface SliceRow {
+  key_id: string;
+  key_name: string;
+  key_kind: string;
+  connection_id: string | null;
+  provider: string;
+  model: string;
+  requests: string;
+  input_tokens: string;
+  cached_read_tokens: string;
+  cache_write_5m_tokens: string;
+  cache_write_1h_tokens: string;
+  output_tokens: string;
+  reasoning_tokens: string;
+  example_request_ids: string[];
+}
+
+function sliceOf(row: SliceRow) {
+  return {
     keyId: row.key_id,
     keyName: row.key_name,
     keyKind: row.key_kind,
@@ -79,6 +80,61 @@ export async function advisorUsageSlices(db: Db, scope: AdvisorScope) {
       reasoningTokens: Number(row.reasoning_tokens),
     },
     exampleRequestIds: row.example_request_ids,
+  };
+}
+
+/** A slice's summed columns, over the events aliased `e`. */
+const summedColumns = sql`
+  count(*)::text as requests,
+  sum(e.input_tokens)::text as input_tokens,
+  sum(e.cached_read_tokens)::text as cached_read_tokens,
+  sum(e.cache_write_5m_tokens)::text as cache_write_5m_tokens,
+  sum(e.cache_write_1h_tokens)::text as cache_write_1h_tokens,
+  sum(e.output_tokens)::text as output_tokens,
+  sum(e.reasoning_tokens)::text as reasoning_tokens,
+  (array_agg(e.request_id order by e.occurred_at desc, e.request_id desc))[1:${sql.lit(EXAMPLE_REQUESTS)}] as example_request_ids`;
+
+/**
+ * The scope's answered requests that repeated a body their key had sent before in the
+ * window (same SHA-256), summed per key, connection, provider and model: each body's
+ * first send is left out, so the sums are the repeats'.
+ */
+export async function advisorRepeatSlices(db: Db, scope: AdvisorScope) {
+  const { rows } = await sql<SliceRow & { repeated_bodies: string }>`
+    with sent as (
+      select e.*, row_number() over (partition by e.key_id, e.body_sha256 order by e.occurred_at, e.request_id) as send
+      from usage_events e
+      where ${scopeConditions(scope)} and e.body_sha256 is not null and e.status_code < 400
+    )
+    select e.key_id, k.name as key_name, e.key_kind, e.connection_id, e.provider, e.model,
+      ${summedColumns},
+      count(distinct e.body_sha256)::text as repeated_bodies
+    from sent e
+    join issued_keys k on k.id = e.key_id and k.team_id = e.team_id
+    where e.send > 1
+    group by e.key_id, k.name, e.key_kind, e.connection_id, e.provider, e.model
+    order by e.key_id, e.provider, e.model, e.connection_id`.execute(db);
+  return rows.map((row) => ({ ...sliceOf(row), repeatedBodies: Number(row.repeated_bodies) }));
+}
+
+/** The scope's answered requests that asked for an output limit, per key, connection, provider and model: the limits asked and the longest answer. */
+export async function advisorOutputLimitSlices(db: Db, scope: AdvisorScope) {
+  const { rows } = await sql<SliceRow & { smallest_requested: number; largest_requested: number; largest_output: string }>`
+    select e.key_id, k.name as key_name, e.key_kind, e.connection_id, e.provider, e.model,
+      ${summedColumns},
+      min(e.requested_output_tokens) as smallest_requested,
+      max(e.requested_output_tokens) as largest_requested,
+      max(e.output_tokens)::text as largest_output
+    from usage_events e
+    join issued_keys k on k.id = e.key_id and k.team_id = e.team_id
+    where ${scopeConditions(scope)} and e.requested_output_tokens is not null and e.status_code < 400
+    group by e.key_id, k.name, e.key_kind, e.connection_id, e.provider, e.model
+    order by e.key_id, e.provider, e.model, e.connection_id`.execute(db);
+  return rows.map((row) => ({
+    ...sliceOf(row),
+    smallestRequestedOutputTokens: Number(row.smallest_requested),
+    largestRequestedOutputTokens: Number(row.largest_requested),
+    largestOutputTokens: Number(row.largest_output),
   }));
 }
 
