@@ -30,13 +30,18 @@ export interface RunningSpendgate {
 }
 
 /**
- * Waits until the usage of every request answered so far is written: the gateway's
- * bookkeeping handed to the queue, then the queue's jobs done.
+ * Waits until the usage of every request answered so far is written: the requests under
+ * way ended (a caller may have read a stream's last byte before the gateway records it),
+ * the gateway's bookkeeping handed to the queue, then the queue's jobs done.
  */
 export async function usageWritten(spendgate: RunningSpendgate): Promise<void> {
+  await spendgate.app.dataPlane.idle(USAGE_WRITTEN_DEADLINE_MS);
   await spendgate.app.runtime.metering.settled();
   await spendgate.app.runtime.stores.queue.drain();
 }
+
+/** How long `usageWritten` waits for requests under way (a stream a test left open never ends). */
+const USAGE_WRITTEN_DEADLINE_MS = 2_000;
 
 /** The same configuration (database, Redis, secrets) as environment, and the same Redis prefix. */
 export interface PeerSettings {

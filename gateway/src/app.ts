@@ -26,6 +26,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The stores and services this app runs on. */
     runtime: Runtime;
+    /** The /v1 data plane's handler; `idle` waits for the requests under way to be metered. */
+    dataPlane: DataPlaneHandler;
   }
 }
 
@@ -67,6 +69,7 @@ export async function buildApp(config: Config, options: RuntimeOptions & { logSt
   });
 
   serveDataPlane = dataPlane({ ...runtime, log: app.log });
+  app.decorate('dataPlane', serveDataPlane);
   await app.register(controlPlane(runtime), { prefix: '/api' });
 
   if (consoleBuild) await serveConsole(app, consoleBuild);
