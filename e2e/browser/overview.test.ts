@@ -5,8 +5,11 @@
  * is recorded, the panels' figures equal the usage calls' answers (totals, tokens by
  * category, top keys, the request log linking each request to its detail); filters put
  * in the URL reach every panel; Export downloads the CSV and the FOCUS file with the
- * session's token. Screenshots of the empty and the demo overview at 1280 and 390 px,
- * light and dark, with no sideways scroll and no critical or serious axe-core violation.
+ * session's token. The forecast panel shows the month the API answers once the worker
+ * has forecast the new team. A team member who is not its
+ * admin sees their group's usage (as the API answers it to them), not a refusal. Screenshots
+ * of the empty and the demo overview at 1280 and 390 px, light and dark (and the member's),
+ * with no sideways scroll and no critical or serious axe-core violation.
  */
 import { readFile, rm } from 'node:fs/promises';
 import { type Currency, decimalToMicros, formatMoney, money } from '@spendgate/core';
@@ -14,7 +17,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callApi, type RunningSpendgate, startSpendgate, testModes, usageWritten } from '../support/spendgate.ts';
 import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium } from './support/chromium.ts';
-import { type BrowserProfiles, browserProfiles, checkPage, signUpTeamAdmin, type TeamAdmin } from './support/session.ts';
+import { type BrowserProfiles, browserProfiles, checkPage, invitationToken, signUpTeamAdmin, signUpUser, type TeamAdmin } from './support/session.ts';
 
 if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
 
@@ -24,6 +27,7 @@ const THEMES = ['light', 'dark'] as const;
 /** An API amount as the console writes it: exact, its currency's symbol. */
 const amount = (decimal: string, currency: Currency) => formatMoney(money(decimalToMicros(decimal)!, currency));
 const count = (value: number) => value.toLocaleString('en-GB');
+const gbpMicros = (micros: string) => formatMoney(money(BigInt(micros), 'GBP'));
 
 describe.skipIf(!hasChromium)('the overview dashboard', () => {
   let consoleDir: string;
@@ -42,8 +46,8 @@ describe.skipIf(!hasChromium)('the overview dashboard', () => {
     let spendgate: RunningSpendgate;
     let admin: TeamAdmin;
     let profiles: BrowserProfiles;
-    const api = async (route: string) => {
-      const answer = await callApi(spendgate.url, 'GET', route, { token: admin.token });
+    const api = async (route: string, as: { token: string } = admin) => {
+      const answer = await callApi(spendgate.url, 'GET', route, { token: as.token });
       expect(answer.status, `${route}: ${JSON.stringify(answer.body)}`).toBe(200);
       return answer.body.data;
     };
@@ -127,12 +131,24 @@ describe.skipIf(!hasChromium)('the overview dashboard', () => {
       const firstLink = page.getByRole('region', { name: 'Requests' }).getByRole('link').first();
       expect(await firstLink.getAttribute('href')).toBe(`/dashboard/requests/${encodeURIComponent(log.items[0].requestId)}`);
 
+      // The forecast: a team made after the worker's scheduled run gets one once its overview asks for it (the API asks the worker).
+      const forecastPanel = (shown: Page) => shown.getByRole('region', { name: /^Forecast/ });
+      await forecastPanel(page).waitFor();
+      await expect.poll(async () => (await api(`/usage/cost/forecast?teamId=${demoTeamId}`)).forecast !== null, { timeout: 60_000 }).toBe(true);
+      const { forecast } = await api(`/usage/cost/forecast?teamId=${demoTeamId}`);
+      await page.reload();
+      const forecastFigure = (term: string) => forecastPanel(page).locator('.forecast-figures > div').filter({ has: page.getByRole('term').filter({ hasText: term }) }).getByRole('definition');
+      await forecastFigure('Spent so far').waitFor();
+      expect(await forecastFigure('Spent so far').textContent()).toBe(gbpMicros(forecast.actualMicros));
+      expect((await forecastFigure('Projected month-end').textContent())?.startsWith(`${gbpMicros(forecast.projectedMicros)}80 %: ${gbpMicros(forecast.lower80Micros)}`)).toBe(true);
+
       // Screenshots of the demo overview, both widths and themes, its charts drawn.
       for (const width of WIDTHS) {
         for (const theme of THEMES) {
           const shown = await open(`/dashboard?team=${demoTeamId}`, { width, theme });
           await shown.getByRole('region', { name: 'Spend over time' }).locator('figure.chart svg text').first().waitFor({ state: 'attached' });
           await shown.getByRole('region', { name: 'Top keys' }).locator('figure.chart svg text').first().waitFor({ state: 'attached' });
+          await forecastPanel(shown).locator('figure.chart svg text').first().waitFor({ state: 'attached' });
           await shown.getByRole('region', { name: 'Requests' }).getByRole('link').first().waitFor();
           await checkPage(shown, `overview-demo-${mode}-${theme}-${width}`);
           await shown.context().close();
@@ -170,6 +186,32 @@ describe.skipIf(!hasChromium)('the overview dashboard', () => {
         expect(lines[0]).toMatch(header);
         expect(lines.length).toBeGreaterThan(1);
         await narrowed.getByText(`Downloaded ${download.suggestedFilename()}.`).waitFor();
+      }
+
+      // A team member who is not its admin, an observer of one of the demo's groups: their group's usage, not the team's refusal.
+      const member = await signUpUser(spendgate.url, `overview-member-${mode}@example.com`, { name: 'Mo Member' });
+      const watched = (await api(`/synthetic-group?teamId=${demoTeamId}`))[1] as { id: string; name: string };
+      const invited = await callApi(spendgate.url, 'POST', `/synthetic-group/${watched.id}/invite`, { token: admin.token, body: { email: member.email, role: 'OBSERVER' } });
+      expect(invited.status, JSON.stringify(invited.body)).toBe(201);
+      const accepted = await callApi(spendgate.url, 'POST', '/synthetic-group/accept-invite', { token: member.token, body: { token: await invitationToken(spendgate.url, member.email) } });
+      expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+      expect((await callApi(spendgate.url, 'GET', `/usage/group/specific?teamId=${demoTeamId}`, { token: member.token })).status).toBe(403);
+      const theirs = await api(`/usage/group/specific?teamId=${demoTeamId}&groupId=${watched.id}`, member);
+      expect(theirs.requests).toBeLessThan(totals.requests);
+      for (const [width, theme] of [
+        [1280, 'light'],
+        [390, 'dark'],
+      ] as const) {
+        const seen = await profiles.open(`/dashboard?team=${demoTeamId}`, { width, theme, as: member });
+        await seen.getByRole('region', { name: 'Usage in this range' }).getByText(amount(theirs.totalCost, 'GBP'), { exact: true }).waitFor();
+        expect(await figure(seen, 'Usage in this range', 'Requests')).toBe(count(theirs.requests));
+        expect(await seen.getByLabel('Group', { exact: true }).inputValue()).toBe(watched.id);
+        expect(await seen.getByLabel('Group', { exact: true }).locator('option').allTextContents()).toEqual([watched.name]);
+        await forecastPanel(seen).waitFor();
+        await seen.getByRole('region', { name: 'Requests' }).getByRole('link').first().waitFor();
+        expect(await seen.getByText(/Only team admins/).count()).toBe(0);
+        await checkPage(seen, `overview-member-${mode}-${theme}-${width}`);
+        await seen.context().close();
       }
       expect(profiles.pageErrors).toEqual([]);
     }, 600_000);

@@ -7,22 +7,13 @@
  * the group's admins' and maintainers'; budgets its team admins'.)
  */
 import { rm } from 'node:fs/promises';
-import { listOutboxMail } from '@spendgate/store';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
 import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium } from './support/chromium.ts';
-import { type BrowserProfiles, browserProfiles, checkPage, type SignedUpUser, signUpTeamAdmin, signUpUser, type TeamAdmin } from './support/session.ts';
+import { type BrowserProfiles, browserProfiles, checkPage, invitationToken, type SignedUpUser, signUpTeamAdmin, signUpUser, type TeamAdmin } from './support/session.ts';
 
 if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
-
-/** The token of the newest invitation link mailed to `email`. */
-async function invitationToken(spendgate: RunningSpendgate, email: string): Promise<string> {
-  const newest = (await listOutboxMail(spendgate.app.runtime.stores.sql.db, email)).at(-1);
-  const token = newest && /accept-invite\?token=([A-Za-z0-9_-]+)/.exec(newest.text_body)?.[1];
-  if (!token) throw new Error(`no group invitation mailed to ${email}: ${newest?.text_body}`);
-  return token;
-}
 
 describe.skipIf(!hasChromium)('group roles in the console', () => {
   let consoleDir: string;
@@ -71,7 +62,7 @@ describe.skipIf(!hasChromium)('group roles in the console', () => {
         expect(sent.status, JSON.stringify(sent.body)).toBe(201);
       }
       // The maintainer accepts through the API; the observer, below, in the browser.
-      const accepted = await api(maintainer, 'POST', '/synthetic-group/accept-invite', { token: await invitationToken(spendgate, maintainer.email) });
+      const accepted = await api(maintainer, 'POST', '/synthetic-group/accept-invite', { token: await invitationToken(spendgate.url, maintainer.email) });
       expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
     }, 120_000);
 
@@ -116,7 +107,7 @@ describe.skipIf(!hasChromium)('group roles in the console', () => {
 
     it('an Observer joins through the invitation link, sees the group read-only, and the API refuses every change', async () => {
       // Opened signed out: logging in from the invitation comes back to it.
-      const invitation = `/groups/accept-invite?token=${await invitationToken(spendgate, observer.email)}`;
+      const invitation = `/groups/accept-invite?token=${await invitationToken(spendgate.url, observer.email)}`;
       const page = await openAs(null, invitation);
       await page.getByRole('link', { name: 'Log in' }).click();
       const login = page.getByRole('form', { name: 'Login' });

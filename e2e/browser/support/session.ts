@@ -12,7 +12,7 @@
  *   await checkPage(page, 'overview-dark-390');
  */
 import path from 'node:path';
-import { upsertSubscription } from '@spendgate/store';
+import { listOutboxMail, upsertSubscription } from '@spendgate/store';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { signUp } from '../../support/sign-up.ts';
@@ -63,6 +63,14 @@ export async function signUpTeamAdmin(base: string, email: string, options: Team
   const team = await callApi(base, 'POST', '/team/', { token: signedUp.token, body: teamFields });
   expect(team.status, JSON.stringify(team.body)).toBe(201);
   return { ...signedUp, teamId: team.body.data.id };
+}
+
+/** The token of the newest group invitation link mailed to `email` by the Spendgate at `base`. */
+export async function invitationToken(base: string, email: string): Promise<string> {
+  const newest = (await listOutboxMail(runningAt(base).app.runtime.stores.sql.db, email)).at(-1);
+  const token = newest && /accept-invite\?token=([A-Za-z0-9_-]+)/.exec(newest.text_body)?.[1];
+  if (!token) throw new Error(`no group invitation mailed to ${email}: ${newest?.text_body}`);
+  return token;
 }
 
 export interface OpenOptions {

@@ -3,7 +3,8 @@
  * first-run checklist (each step ticked from real data, onboarding.ts) and snippets for
  * the `openai` and `@anthropic-ai/sdk` clients; before any usage, a button that loads a
  * demo team; once the first request is recorded, the FinOps overview (UsageOverview.tsx)
- * under the filters of the URL. The team shown is the URL's `team`, else the user's
+ * under the filters of the URL (a team's whole usage for its admins, one of their groups'
+ * for its other members). The team shown is the URL's `team`, else the user's
  * first. Both refresh themselves, so a first request appears within seconds without a
  * reload.
  */
@@ -159,11 +160,12 @@ export function OverviewScreen() {
     const data = overview.data;
     const setUp = data ? isSetUp(data) : false;
     const hasUsage = Boolean(data?.setup.firstRequestAt);
+    const teamRole = (team?.role ?? null) as TeamRole | null;
     return (
       <div className="overview">
-        {!setUp && <Checklist hasTeam={Boolean(team)} overview={data} mayConnect={!team || decide('connection.manage', { teamRole: (team.role ?? null) as TeamRole | null }) === 'allowed'} />}
+        {!setUp && <Checklist hasTeam={Boolean(team)} overview={data} mayConnect={!team || decide('connection.manage', { teamRole }) === 'allowed'} />}
         {!hasUsage && <DemoData />}
-        {team && hasUsage && <UsageOverview teamId={team.id} search={search} />}
+        {team && hasUsage && <UsageOverview teamId={team.id} search={search} teamWide={decide('team.usage.view', { teamRole }) === 'allowed'} />}
         {team && <Snippets issuedKey={issuedKey} />}
       </div>
     );

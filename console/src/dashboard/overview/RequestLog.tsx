@@ -1,9 +1,10 @@
 /**
  * The request log on the overview: the filtered range's requests newest first, a page
- * at a time (GET /usage/requests, keyset cursor), each linking to its detail screen
- * (/dashboard/requests/<requestId>). An unpriced request says so instead of a cost.
+ * at a time (GET /usage/requests, keyset cursor), each linking through the router to its
+ * detail screen (/dashboard/requests/$requestId). An unpriced request says so instead of a cost.
  */
 import { useInfiniteQuery } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
 import { requestLogQuery } from '../../api/usage/queries.ts';
 import type { RequestLogItem, UsageFilters } from '../../api/usage/types.ts';
 import { countText } from '../connections/format.ts';
@@ -48,9 +49,9 @@ export function RequestLog({ filters }: { filters: UsageFilters }) {
                   {items.map((item) => (
                     <tr key={item.requestId}>
                       <th scope="row">
-                        <a href={`/dashboard/requests/${encodeURIComponent(item.requestId)}`} aria-label={`Request ${item.requestId} at ${timeText(item.occurredAt)}`}>
+                        <Link to="/dashboard/requests/$requestId" params={{ requestId: item.requestId }} aria-label={`Request ${item.requestId} at ${timeText(item.occurredAt)}`}>
                           {timeText(item.occurredAt)}
-                        </a>
+                        </Link>
                       </th>
                       <td>
                         {item.keyName ?? 'Deleted key'}

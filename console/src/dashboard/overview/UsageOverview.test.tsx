@@ -4,7 +4,9 @@
 // never shown as £0, the filters read from and written to the URL and sent to every
 // call, each panel's loading, error (spec §8 fallbacks) and empty state, the export
 // fetched with the session's token and saved as a Blob, and the demo button of an
-// empty team switching to the team it made.
+// empty team switching to the team it made. The month's forecast sits among the panels
+// (the team's, or the group's when filtered to one). A team member who is not its admin
+// sees one of their groups (their first, or the URL's), picked among those groups only.
 import { microsToDecimalString } from '@spendgate/core';
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -18,6 +20,7 @@ const TEAM = { id: '11111111-1111-4111-8111-111111111111', name: 'Platform', des
 const DEMO_TEAM_ID = '22222222-2222-4222-8222-222222222222';
 const KEY_ID = '33333333-3333-4333-8333-333333333333';
 const GROUP_ID = '44444444-4444-4444-8444-444444444444';
+const OTHER_GROUP_ID = '66666666-6666-4666-8666-666666666666';
 const scope = { teamId: TEAM.id, startDate: '2026-10-28', endDate: '2026-11-26', timeZone: 'Europe/London' };
 const amount = (micros: bigint) => microsToDecimalString(micros);
 
@@ -108,6 +111,10 @@ let answers: Record<string, (url: URL) => Response>;
 /** Every usage call the page made (but the setup's /usage/team), by path. */
 let calls: URL[];
 const ok = (data: unknown) => jsonResponse(200, { success: true, data, message: 'ok' });
+const group = (id: string, name: string, role: string) => ({ id, teamId: TEAM.id, name, description: '', createdAt: TEAM.createdAt, role, syntheticGroupUsers: [] });
+/** No forecast made yet for the scope asked (teamId or groupId), as GET /usage/cost/forecast answers it. */
+const noForecast = (url: URL) =>
+  ok({ teamId: TEAM.id, groupId: url.searchParams.get('groupId'), period: '2026-11', timeZone: 'Europe/London', forecast: null, budget: null, backtest: null });
 const overview = (firstRequestAt: string | null) => ({
   teamId: TEAM.id,
   setup: { connections: 1, groups: 1, keys: 1, firstRequestAt },
@@ -120,7 +127,8 @@ beforeEach(() => {
   answers = {
     '/api/team/': () => ok([TEAM]),
     '/api/usage/team': () => ok(overview('2026-11-02T10:00:00.000Z')),
-    '/api/synthetic-group': () => ok([{ id: GROUP_ID, teamId: TEAM.id, name: 'Checkout', description: '', createdAt: TEAM.createdAt, role: 'ADMIN', syntheticGroupUsers: [] }]),
+    '/api/synthetic-group': () => ok([group(GROUP_ID, 'Checkout', 'ADMIN')]),
+    '/api/usage/cost/forecast': noForecast,
     '/api/usage/group/specific': () => ok(summary),
     '/api/usage/cost/group': () => ok(series),
     '/api/usage/cost/group/specific': () => ok(month),
@@ -177,6 +185,10 @@ describe('the overview of a team with usage', () => {
     expect(spend.getByRole('row', { name: '2026-11-26 £1.25 $1.58 12 480' })).toBeTruthy();
     expect(spend.queryByRole('row', { name: /2026-11-25/ })).toBeNull();
 
+    // The team's forecast, not made yet for this team.
+    expect(await (await panel('Forecast: November 2026')).findByText(/^No forecast yet/)).toBeTruthy();
+    expect(Object.fromEntries(calls.find((url) => url.pathname === '/api/usage/cost/forecast')!.searchParams)).toEqual({ teamId: TEAM.id });
+
     const thisMonth = await panel('This month against last');
     expect(thisMonth.getByRole('img', { name: 'Spend this month, day by day and cumulative: £3.50, against £9.00 last month' })).toBeTruthy();
     expect(thisMonth.getByRole('row', { name: '2 £3.50 £9.00' })).toBeTruthy();
@@ -194,10 +206,15 @@ describe('the overview of a team with usage', () => {
 
   it('pages the request log, links each request to its detail and never shows an unpriced one as £0', async () => {
     const user = userEvent.setup();
-    await renderInSite(<OverviewScreen />, { at: `/?team=${TEAM.id}` });
+    const { router } = await renderInSite(<OverviewScreen />, { at: `/?team=${TEAM.id}` });
     const log = await panel('Requests');
     const priced = await log.findByRole('link', { name: 'Request req-priced at 2026-11-26 09:15:02' });
     expect(priced.getAttribute('href')).toBe('/dashboard/requests/req-priced');
+    // A router link: clicked, the page moves without a reload.
+    await user.click(priced);
+    await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard/requests/req-priced'));
+    await router.history.back();
+    await waitFor(() => expect(router.state.location.pathname).toBe('/'));
     const unpricedRow = log.getByRole('link', { name: /req-unpriced/ }).closest('tr') as HTMLElement;
     expect(within(unpricedRow).getByText('Unpriced')).toBeTruthy();
     expect(within(unpricedRow).getByText('Estimated')).toBeTruthy();
@@ -215,7 +232,8 @@ describe('the overview of a team with usage', () => {
     const { router } = await renderInSite(<OverviewScreen />, { at: `/?team=${TEAM.id}&start=2026-11-01&end=2026-11-20&model=gpt-4o&key=not-a-key&granularity=week` });
     await panel('Spend over time');
     await waitFor(() => expect(calls.length).toBeGreaterThan(5));
-    for (const url of calls) {
+    // The forecast is the team's month, whatever the filters (checked on its own below).
+    for (const url of calls.filter((call) => call.pathname !== '/api/usage/cost/forecast')) {
       expect(url.searchParams.get('teamId'), url.pathname).toBe(TEAM.id);
       expect(url.searchParams.get('model'), url.pathname).toBe('gpt-4o');
       // A malformed key id is dropped, not sent to fail.
@@ -227,6 +245,12 @@ describe('the overview of a team with usage', () => {
     expect(calls.find((url) => url.pathname === '/api/usage/cost/group')?.searchParams.get('granularity')).toBe('day');
     expect((screen.getByLabelText('From') as HTMLInputElement).value).toBe('2026-11-01');
     expect((screen.getByLabelText('Model') as HTMLSelectElement).value).toBe('gpt-4o');
+
+    calls = [];
+    // Filtered to a group, the forecast is the group's.
+    await user.selectOptions(screen.getByLabelText('Group'), GROUP_ID);
+    await waitFor(() => expect(calls.some((url) => url.pathname === '/api/usage/cost/forecast' && url.searchParams.get('groupId') === GROUP_ID)).toBe(true));
+    await user.selectOptions(screen.getByLabelText('Group'), '');
 
     calls = [];
     await user.selectOptions(screen.getByLabelText('Provider'), 'openai');
@@ -294,6 +318,67 @@ describe('the overview of a team with usage', () => {
     await user.click(empty.getByRole('button', { name: 'Load demo data' }));
     expect(await empty.findByText(/Demo team made: Demo team\. Its 5,400 sample requests over 90 days appear here within seconds\./)).toBeTruthy();
     await waitFor(() => expect(router.state.location.search).toEqual({ team: DEMO_TEAM_ID }));
+  });
+});
+
+describe('the overview of a team member who is not its admin', () => {
+  const member = { ...TEAM, role: 'MEMBER' };
+  beforeEach(() => {
+    answers['/api/team/'] = () => ok([member]);
+    // GET /synthetic-group lists only the groups a member may view.
+    answers['/api/synthetic-group'] = () => ok([group(GROUP_ID, 'Checkout', 'OBSERVER'), group(OTHER_GROUP_ID, 'Search', 'MAINTAINER')]);
+    // The team's whole usage is for its admins: a call without a group the member may view is refused, as the API does.
+    for (const path of ['/api/usage/group/specific', '/api/usage/cost/group', '/api/usage/cost/group/specific', '/api/usage/distribution/group', '/api/usage/requests', '/api/usage/cost/forecast']) {
+      const allowed = answers[path]!;
+      answers[path] = (url) =>
+        [GROUP_ID, OTHER_GROUP_ID].includes(url.searchParams.get('groupId') ?? '')
+          ? allowed(url)
+          : jsonResponse(403, { success: false, data: null, message: "Only team admins can see the whole team's usage: ask for a group's" });
+    }
+  });
+
+  it('shows their first group, every panel asking for it, and lets them pick another of theirs', async () => {
+    const user = userEvent.setup();
+    const { router } = await renderInSite(<OverviewScreen />, { at: `/?team=${TEAM.id}` });
+    const totals = await panel('Usage in this range');
+    await totals.findByText('Spend', { selector: 'dt' });
+    expect(figure(totals, 'Spend')).toBe('£9007199254.740993');
+    expect(await (await panel('Forecast: November 2026')).findByText(/^No forecast yet/)).toBeTruthy();
+    expect(await (await panel('Requests')).findByRole('link', { name: /req-priced/ })).toBeTruthy();
+    expect(screen.queryByText(/Only team admins/)).toBeNull();
+    for (const url of calls) expect(url.searchParams.get('groupId'), url.pathname).toBe(GROUP_ID);
+
+    // The picker holds their groups only: no "All groups", which would be refused.
+    const picker = screen.getByLabelText('Group') as HTMLSelectElement;
+    expect(picker.value).toBe(GROUP_ID);
+    expect([...picker.options].map((option) => option.textContent)).toEqual(['Checkout', 'Search']);
+    // Their default group is no filter of theirs: nothing to clear.
+    expect(screen.queryByRole('button', { name: 'Clear filters' })).toBeNull();
+
+    calls = [];
+    await user.selectOptions(picker, OTHER_GROUP_ID);
+    await waitFor(() => expect(router.state.location.search).toEqual({ team: TEAM.id, group: OTHER_GROUP_ID }));
+    await waitFor(() => expect(calls.some((url) => url.pathname === '/api/usage/cost/forecast' && url.searchParams.get('groupId') === OTHER_GROUP_ID)).toBe(true));
+    expect(calls.filter((url) => url.searchParams.get('groupId') !== OTHER_GROUP_ID)).toEqual([]);
+  });
+
+  it('shows the URL’s group when it is one of theirs, else their first', async () => {
+    await renderInSite(<OverviewScreen />, { at: `/?team=${TEAM.id}&group=${OTHER_GROUP_ID}` });
+    expect(((await screen.findByLabelText('Group')) as HTMLSelectElement).value).toBe(OTHER_GROUP_ID);
+    cleanup();
+    calls = [];
+    await renderInSite(<OverviewScreen />, { at: `/?team=${TEAM.id}&group=77777777-7777-4777-8777-777777777777` });
+    expect(((await screen.findByLabelText('Group')) as HTMLSelectElement).value).toBe(GROUP_ID);
+    await waitFor(() => expect(calls.length).toBeGreaterThan(3));
+    for (const url of calls) expect(url.searchParams.get('groupId'), url.pathname).toBe(GROUP_ID);
+  });
+
+  it('says so when they are in none of the team’s groups, calling no usage at all', async () => {
+    answers['/api/synthetic-group'] = () => ok([]);
+    await renderInSite(<OverviewScreen />, { at: `/?team=${TEAM.id}` });
+    expect(await (await panel('No group to show')).findByText(/The team’s whole usage is for its admins/)).toBeTruthy();
+    expect(screen.queryByRole('heading', { name: 'Usage in this range' })).toBeNull();
+    expect(calls).toEqual([]);
   });
 });
 

@@ -2,8 +2,10 @@
  * The FinOps part of the overview for a team with usage: the filters (kept in the URL,
  * filters.ts), an export of what they select (CSV or FOCUS 1.2), and the panels —
  * totals with unpriced and estimated requests called out, spend over time, this month
- * against last, tokens by category, spend by model and provider, top keys and the
- * request log. Stacked on a phone, two columns on a wide screen.
+ * against last, the month's forecast (ForecastPanel.tsx), tokens by category, spend by
+ * model and provider, top keys and the request log. Stacked on a phone, two columns on a
+ * wide screen. The team's whole usage is for its admins: anyone else sees one of the
+ * groups they may view (the URL's group, else their first), picked from those groups.
  */
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
@@ -11,8 +13,11 @@ import { groupsQuery } from '../../api/groups/queries.ts';
 import { exportMutation } from '../../api/usage/mutations.ts';
 import { usageDistributionQuery } from '../../api/usage/queries.ts';
 import type { ExportFormat, UsageFilters } from '../../api/usage/types.ts';
+import type { SyntheticGroup } from '../../api/groups/types.ts';
 import { SelectInput, TextInput } from '../ui/Field.tsx';
+import { ErrorState, LoadingState } from '../ui/States.tsx';
 import { FILTER_NAMES, type FilterName, type OverviewSearch, usageFiltersOf, withFilter } from './filters.ts';
+import { ForecastPanel } from './ForecastPanel.tsx';
 import { RequestLog } from './RequestLog.tsx';
 import { DistributionPanel, MonthPanel, SpendPanel, SummaryPanel, TokensPanel } from './UsagePanels.tsx';
 
@@ -22,19 +27,35 @@ function choices(items: { key: string; label: string }[] | undefined, chosen: st
   return chosen && !listed.some((item) => item.key === chosen) ? [...listed, { key: chosen, label: chosen }] : listed;
 }
 
-function FiltersBar({ teamId, search, onChange }: { teamId: string; search: OverviewSearch; onChange: (next: OverviewSearch) => void }) {
+/**
+ * `search`: the filters shown (with a group viewer's group filled in); `active`: whether
+ * the URL holds any, so that Clear filters has something to clear.
+ */
+function FiltersBar({
+  teamId,
+  search,
+  active,
+  teamWide,
+  onChange,
+}: {
+  teamId: string;
+  search: OverviewSearch;
+  active: boolean;
+  teamWide: boolean;
+  onChange: (next: OverviewSearch) => void;
+}) {
   const set = (name: FilterName, value: string) => onChange(withFilter(search, name, value));
   const filters = usageFiltersOf(teamId, search);
+  // The groups the caller may view: a team admin's are all of the team's.
   const groups = useQuery(groupsQuery({ teamId }));
   // The same calls as the panels below (one request each): the choices are what the range holds.
   const keys = useQuery(usageDistributionQuery(filters, 'key'));
   const models = useQuery(usageDistributionQuery(filters, 'model'));
   const providers = useQuery(usageDistributionQuery(filters, 'provider'));
   const range = keys.data ?? models.data;
-  const active = FILTER_NAMES.some((name) => search[name] !== undefined);
-  const select = (name: FilterName, label: string, all: string, options: { key: string; label: string }[]) => (
+  const select = (name: FilterName, label: string, all: string | null, options: { key: string; label: string }[]) => (
     <SelectInput label={label} id={`filter-${name}`} value={search[name] ?? ''} onChange={(event) => set(name, event.target.value)}>
-      <option value="">{all}</option>
+      {all !== null && <option value="">{all}</option>}
       {options.map((option) => (
         <option key={option.key} value={option.key}>
           {option.label}
@@ -49,7 +70,7 @@ function FiltersBar({ teamId, search, onChange }: { teamId: string; search: Over
       {select(
         'group',
         'Group',
-        'All groups',
+        teamWide ? 'All groups' : null,
         choices(
           groups.data?.map((group) => ({ key: group.id, label: group.name })),
           search.group,
@@ -97,7 +118,33 @@ function ExportButtons({ filters }: { filters: UsageFilters }) {
   );
 }
 
-export function UsageOverview({ teamId, search }: { teamId: string; search: OverviewSearch }) {
+/** The group a group viewer's overview shows: the URL's when they may view it, else their first. */
+export function viewedGroup(groups: Pick<SyntheticGroup, 'id'>[], chosen: string | undefined): string | undefined {
+  return groups.find((group) => group.id === chosen)?.id ?? groups[0]?.id;
+}
+
+/** `teamWide`: the caller may see the team's whole usage (a team admin); else only their groups'. */
+export function UsageOverview({ teamId, search, teamWide }: { teamId: string; search: OverviewSearch; teamWide: boolean }) {
+  const groups = useQuery({ ...groupsQuery({ teamId }), enabled: !teamWide });
+  const active = FILTER_NAMES.some((name) => search[name] !== undefined);
+  if (teamWide) return <Panels teamId={teamId} search={search} teamWide active={active} />;
+  if (groups.isPending) return <LoadingState label="Loading your groups…" />;
+  if (groups.isError) return <ErrorState error={groups.error} title="Your groups could not be loaded" onRetry={() => groups.refetch()} retrying={groups.isFetching} />;
+  const group = viewedGroup(groups.data, search.group);
+  if (group === undefined) {
+    return (
+      <section className="overview-panel" aria-labelledby="no-group-title">
+        <div className="overview-panel__header">
+          <h2 id="no-group-title">No group to show</h2>
+        </div>
+        <p className="overview-panel__text">The team’s whole usage is for its admins. Once you are in one of its groups, that group’s usage shows here.</p>
+      </section>
+    );
+  }
+  return <Panels teamId={teamId} search={{ ...search, group }} teamWide={false} active={active} />;
+}
+
+function Panels({ teamId, search, teamWide, active }: { teamId: string; search: OverviewSearch; teamWide: boolean; active: boolean }) {
   const navigate = useNavigate();
   const filters = usageFiltersOf(teamId, search);
   // Every filter change replaces the URL's search, so a link or a reload shows the same view.
@@ -105,13 +152,14 @@ export function UsageOverview({ teamId, search }: { teamId: string; search: Over
   return (
     <>
       <section className="overview-panel" aria-label="Filters and export">
-        <FiltersBar teamId={teamId} search={search} onChange={change} />
+        <FiltersBar teamId={teamId} search={search} active={active} teamWide={teamWide} onChange={change} />
         <ExportButtons filters={filters} />
       </section>
       <SummaryPanel filters={filters} />
       <SpendPanel filters={filters} granularity={search.granularity ?? 'day'} />
+      {/* A team's or a group's month: the key, model and provider filters do not narrow it. */}
+      <ForecastPanel teamId={teamId} groupId={search.group} />
       <MonthPanel filters={filters} />
-      {/* The forecast (ForecastPanel.tsx) takes its place here, beside this month against last, once it lands. */}
       <TokensPanel filters={filters} />
       <DistributionPanel filters={filters} by="model" />
       <DistributionPanel filters={filters} by="provider" />
