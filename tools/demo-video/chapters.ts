@@ -6,7 +6,11 @@
 export interface Chapter {
   title: string;
   sentences: string[];
-  /** Console paths shown one after another, each scrolled through; `group:` opens the first synthetic group. */
+  /**
+   * What is shown, one after another, each scrolled through: a console path (`#id` scrolls to
+   * that element instead), `group:` opens the first synthetic group, `click:<name>` presses
+   * the button of that name on the screen shown.
+   */
   screens: string[];
 }
 
@@ -40,7 +44,7 @@ export const CHAPTERS: Chapter[] = [
       'Each tip shows its evidence, what the cheaper choice would have cost, and the saving per month, in pounds.',
       "One click applies it to the key's settings, and the saving actually realised is measured afterwards, beside the estimate.",
     ],
-    screens: ['/dashboard/advisor'],
+    screens: ['/dashboard/advisor', 'click:Generate tips'],
   },
   {
     title: 'Forecasting',
@@ -49,7 +53,7 @@ export const CHAPTERS: Chapter[] = [
       'The month-end projection is set against the budget, so an overrun shows before it happens.',
       'And the forecast shows its own track record: how close it came over the last eight weeks.',
     ],
-    screens: ['/dashboard#forecast'],
+    screens: ['/dashboard#forecast-title'],
   },
   {
     title: 'Governance',

@@ -140,13 +140,16 @@ async function scrollThrough(page: Page, ms: number): Promise<void> {
 async function show(page: Page, screen: string, url: string): Promise<void> {
   if (screen === 'group:') {
     await page.locator('main a[href^="/dashboard/synthetic-groups?"]').first().click();
+  } else if (screen.startsWith('click:')) {
+    await page.evaluate(() => window.scrollTo({ top: 0 }));
+    await page.getByRole('button', { name: screen.slice('click:'.length) }).click();
   } else {
     await page.goto(`${url}${screen}`);
   }
   await page.locator('main').first().waitFor();
   await page.waitForLoadState('networkidle');
   const anchor = screen.split('#')[1];
-  if (anchor) await page.locator(`#${anchor}`).scrollIntoViewIfNeeded().catch(() => undefined);
+  if (anchor) await page.locator(`#${anchor}`).evaluate((element) => element.closest('section')?.scrollIntoView({ block: 'start' }));
 }
 
 /** Walks one chapter's screens for as long as its narration lasts; answers its recorded times. */

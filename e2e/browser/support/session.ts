@@ -98,7 +98,8 @@ export function browserProfiles(browser: Browser, base: string): BrowserProfiles
     pageErrors,
     consoleErrors,
     async open(route, options = {}) {
-      const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 900 } });
+      // Reduced motion: charts are drawn at once, so screenshots show them whole.
+      const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 900 }, reducedMotion: 'reduce' });
       contexts.push(context);
       context.setDefaultTimeout(20_000);
       await context.addInitScript(
