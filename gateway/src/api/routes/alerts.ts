@@ -7,9 +7,10 @@ import type { AlertService } from '../../control/alerts.ts';
 import { useZod } from '../../zod-provider.ts';
 import { AlertChannel, AlertEvent, AlertTestStarted, answer } from '../answers.ts';
 import { ok } from '../reply.ts';
+import { text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
 
-const Name = z.string().trim().min(1, 'must not be empty').max(80, 'must be at most 80 characters');
+const Name = text(80).min(1, 'must not be empty');
 const TeamId = z.uuid('must be a team id');
 const Phone = z.string().refine(isE164, 'must be a phone number in E.164 form, e.g. +447700900123');
 const WebhookUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048, 'must be at most 2048 characters');

@@ -7,6 +7,7 @@
  * The keys are Spendgate-managed (optimised) keys whose plaintext nobody ever saw.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { ConflictError, type PriceCatalog, planTerms, priceRequest, type Usage } from '@spendgate/core';
 import {
   findUserByEmail,
@@ -155,6 +156,8 @@ export function createDemoService(deps: { sql: SqlStore; queue: JobQueue<JobPayl
         batch = [];
       };
       for (let index = 0; index < DEMO_DAYS; index += 1) {
+        // A day at a time, so making the sample holds no other request for long.
+        await yieldToEventLoop();
         const dayStart = new Date(today - (DEMO_DAYS - 1 - index) * DAY_MS);
         const day = demoDay(requests, cursor, dayStart, requestsOnDay(index, DEMO_DAYS, dayStart), random);
         cursor = day.cursor;
