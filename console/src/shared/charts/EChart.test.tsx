@@ -17,7 +17,8 @@ it('draws the option in the current theme inside a described figure', async () =
     <EChart label="Requests per day" height={200} option={{ xAxis: { type: 'category', data: ['Mon', 'Tue'] }, yAxis: { type: 'value' }, series: [{ type: 'bar', data: [3, 5] }] }} />,
   );
   expect(screen.getByRole('img', { name: 'Requests per day' })).toBeTruthy();
-  await waitFor(() => expect(container.querySelector('.echarts-for-react')).not.toBeNull());
+  // ECharts is imported lazily: on a loaded machine that takes more than waitFor's default second
+  await waitFor(() => expect(container.querySelector('.echarts-for-react')).not.toBeNull(), { timeout: 10_000 });
   const chart = container.querySelector<HTMLElement>('.echarts-for-react')!;
   expect(chart.style.height).toBe('200px');
   // the bars, in the dark palette's first colour
