@@ -21,6 +21,7 @@ import type { AddedMembers, GroupInvitation, MemberRemoved, MemberRoleChanged, S
 import type { CreatedKey, GroupWithKeys, IssuedKey, RevokedKey } from '../../console/src/api/keys/types.ts';
 import type { StoredForecast } from '../../console/src/api/forecast/types.ts';
 import type { TeamOverview } from '../../console/src/api/overview/types.ts';
+import type { PromptCapture, PromptCaptureSettings, RequestDetail } from '../../console/src/api/requests/types.ts';
 import type { CheckoutSession, Plan } from '../../console/src/api/subscription/types.ts';
 import type { Team, TeamInvitation, TeamInvitationAccepted, TeamInvitationPreview, TeamMember, TeamMemberRemoved, TeamSeats } from '../../console/src/api/team/types.ts';
 import type { DemoTeam, RequestLogPage, UsageDistribution, UsageMonthToDate, UsageSeries, UsageTotals } from '../../console/src/api/usage/types.ts';
@@ -255,6 +256,9 @@ describe('the console reads answers as the API documents them', () => {
     expectTypeOf<Wire<typeof Answers.UsageMonthToDate>>().toExtend<UsageMonthToDate>();
     expectTypeOf<Wire<typeof Answers.UsageDistribution>>().toExtend<UsageDistribution>();
     expectTypeOf<Wire<typeof Answers.RequestLogPage>>().toExtend<RequestLogPage>();
+    expectTypeOf<Wire<typeof Answers.RequestLogEntry>>().toExtend<RequestDetail>();
+    expectTypeOf<Wire<typeof Answers.PromptCaptureView>>().toExtend<PromptCapture>();
+    expectTypeOf<Wire<typeof Answers.PromptCaptureSettings>>().toExtend<PromptCaptureSettings>();
     expectTypeOf<Wire<typeof Answers.DemoTeam>>().toExtend<DemoTeam>();
     expectTypeOf<Wire<typeof Answers.TeamOverview>>().toExtend<TeamOverview>();
     expectTypeOf<Wire<typeof Answers.StoredForecast>>().toExtend<StoredForecast>();
