@@ -20,6 +20,7 @@ import { connectionsQuery } from '../../api/connections/queries.ts';
 import { myTeamsQuery } from '../../api/team/queries.ts';
 import { countText } from '../connections/format.ts';
 import { EmptyState, ScreenFrame } from '../ui/ScreenFrame.tsx';
+import { TeamPicker } from '../ui/TeamPicker.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
 import './advisor.css';
 
@@ -188,18 +189,7 @@ export function AdvisorScreen() {
       description="Where your team could spend less, found in its own usage and priced with the list prices it pays. Each new tip is charged once at your plan's price."
       actions={
         <>
-          {teams.data && teams.data.length > 1 && team && (
-            <label className="advisor-team">
-              Team
-              <select value={team.id} onChange={(event) => navigate({ to: '/dashboard/advisor', search: { team: event.target.value }, replace: true })}>
-                {teams.data.map((candidate) => (
-                  <option key={candidate.id} value={candidate.id}>
-                    {candidate.name}
-                  </option>
-                ))}
-              </select>
-            </label>
-          )}
+          <TeamPicker teams={teams.data} teamId={team?.id} onPick={(id) => navigate({ to: '/dashboard/advisor', search: { team: id }, replace: true })} />
           {isAdmin && (
             <button type="button" className="button button--primary" disabled={generate.isPending} onClick={() => run(team.id)}>
               {generate.isPending ? 'Generating…' : 'Generate tips'}

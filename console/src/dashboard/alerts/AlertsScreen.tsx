@@ -16,6 +16,7 @@ import { myTeamsQuery } from '../../api/team/queries.ts';
 import { ConfirmDialog } from '../ui/ConfirmDialog.tsx';
 import { SelectInput, TextInput } from '../ui/Field.tsx';
 import { EmptyState, ScreenFrame } from '../ui/ScreenFrame.tsx';
+import { TeamPicker } from '../ui/TeamPicker.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
 import { CHANNEL_KIND_LABELS, type ChannelFields, channelInput, NEW_CHANNEL_FIELDS } from './channel-form.ts';
 import './alerts.css';
@@ -258,20 +259,7 @@ export function AlertsScreen() {
     <ScreenFrame
       title="Alerts"
       description="Budget alerts and where they go: e-mail on every plan; Slack, Microsoft Teams and SMS on Enterprise."
-      actions={
-        teams.data && teams.data.length > 1 && team ? (
-          <label className="alerts-team">
-            Team
-            <select value={team.id} onChange={(event) => navigate({ to: '.', search: { team: event.target.value } as never, replace: true })}>
-              {teams.data.map((candidate) => (
-                <option key={candidate.id} value={candidate.id}>
-                  {candidate.name}
-                </option>
-              ))}
-            </select>
-          </label>
-        ) : undefined
-      }
+      actions={<TeamPicker teams={teams.data} teamId={team?.id} onPick={(id) => navigate({ to: '.', search: { team: id } as never, replace: true })} />}
     >
       {content()}
     </ScreenFrame>

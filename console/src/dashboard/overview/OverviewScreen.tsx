@@ -21,6 +21,7 @@ import { Icon } from '../../shared/ui/Icon.tsx';
 import { countText } from '../connections/format.ts';
 import { CopyField } from '../ui/CopyField.tsx';
 import { ScreenFrame } from '../ui/ScreenFrame.tsx';
+import { TeamPicker } from '../ui/TeamPicker.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
 import { readOverviewSearch } from './filters.ts';
 import { anthropicSnippet, checklist, gatewayOrigin, KEY_PLACEHOLDER, openAISnippet } from './onboarding.ts';
@@ -175,20 +176,7 @@ export function OverviewScreen() {
     <ScreenFrame
       title={`Welcome${user?.name ? `, ${user.name}` : ''}`}
       description="Usage, cost and forecasts across every provider your team uses."
-      actions={
-        teams.data && teams.data.length > 1 && team ? (
-          <label className="overview-team">
-            Team
-            <select value={team.id} onChange={(event) => navigate({ to: '/dashboard', search: { team: event.target.value } as never, replace: true })}>
-              {teams.data.map((candidate) => (
-                <option key={candidate.id} value={candidate.id}>
-                  {candidate.name}
-                </option>
-              ))}
-            </select>
-          </label>
-        ) : undefined
-      }
+      actions={<TeamPicker teams={teams.data} teamId={team?.id} onPick={(id) => navigate({ to: '/dashboard', search: { team: id } as never, replace: true })} />}
     >
       {content()}
     </ScreenFrame>

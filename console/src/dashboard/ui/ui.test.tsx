@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 // The shared dashboard pieces as a person meets them: the error state's Retry, the
 // confirmation dialog's focus, Escape and buttons, the copy field's announcement, the
-// progress bar's amounts.
+// progress bar's amounts, the team picker's choice.
 import { cleanup, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
@@ -10,6 +10,7 @@ import { ConfirmDialog } from './ConfirmDialog.tsx';
 import { CopyField } from './CopyField.tsx';
 import { ProgressBar } from './ProgressBar.tsx';
 import { ErrorState, LoadingState } from './States.tsx';
+import { TeamPicker } from './TeamPicker.tsx';
 
 afterEach(cleanup);
 
@@ -128,5 +129,26 @@ describe('ProgressBar', () => {
     const bar = screen.getByRole('progressbar', { name: 'Key budget' });
     expect(bar.getAttribute('aria-valuenow')).toBe('100');
     expect(bar.getAttribute('aria-valuetext')).toBe('100%: $12.00 spent of $10.00');
+  });
+});
+
+describe('TeamPicker', () => {
+  const teams = [
+    { id: 't1', name: 'Research' },
+    { id: 't2', name: 'Support' },
+  ];
+
+  it('is not shown to someone in one team', () => {
+    const { container } = render(<TeamPicker teams={teams.slice(0, 1)} teamId="t1" onPick={vi.fn()} />);
+    expect(container.innerHTML).toBe('');
+  });
+
+  it('shows the current team and hands over the one picked', async () => {
+    const pick = vi.fn();
+    render(<TeamPicker teams={teams} teamId="t1" onPick={pick} />);
+    const select = screen.getByRole<HTMLSelectElement>('combobox', { name: 'Team' });
+    expect(select.value).toBe('t1');
+    await userEvent.selectOptions(select, 'Support');
+    expect(pick).toHaveBeenCalledWith('t2');
   });
 });
