@@ -120,4 +120,26 @@ describe.each(sqlBackends)('alert check on %s', (backend) => {
     expect(await listAlertHistory(sql.db, quiet.teamId, 50)).toEqual([]);
     expect(await listAlertHistory(sql.db, demo.teamId, 50)).toEqual([]);
   });
+
+  it('reads spend from the rollups and fires at the same event the events would: a +05:30 day, part-hours at both ends', async () => {
+    const { teamId, spend } = await team('free-trial');
+    await sql.db.updateTable('teams').set({ time_zone: 'Asia/Kolkata' }).where('id', '=', teamId).execute();
+    // Kolkata's 2026-03-10 is [2026-03-09T18:30Z, 2026-03-10T18:30Z): £10 daily, alerts at 50/80/100 %.
+    const at = (iso: string) => new Date(iso);
+    const check = async () => {
+      await checker(at('2026-03-10T18:20:00Z')).check();
+      return (await listAlertHistory(sql.db, teamId, 50)).map((alert) => alert.threshold_percent).sort();
+    };
+    await spend(at('2026-03-09T18:29:59.999Z'), 1, 6_000_000n); // the day before, in the part-hour before midnight
+    await spend(at('2026-03-10T18:30:00Z'), 1, 6_000_000n); // the day after
+    await spend(at('2026-03-09T18:30:00Z'), 1, 2_000_000n); // midnight, in the part-hour after it
+    await spend(at('2026-03-10T12:00:00Z'), 1, 2_999_999n); // a whole hour's cell
+    expect(await check()).toEqual([]); // £4.999999
+    await spend(at('2026-03-10T18:29:59.999Z'), 1, 1n); // the day's last instant: exactly £5
+    expect(await check()).toEqual([50]);
+    await spend(at('2026-03-10T18:10:00Z'), 1, 2_999_999n); // £7.999999
+    expect(await check()).toEqual([50]);
+    await spend(at('2026-03-09T18:59:00Z'), 1, 1n); // £8
+    expect(await check()).toEqual([50, 80]);
+  });
 });

@@ -1,5 +1,5 @@
-// alert-check: compares every budget's spend in its current window (the recorded usage
-// events, in the team's calendar) with its alert thresholds, and with the stored spend
+// alert-check: compares every budget's spend in its current window (in the team's calendar,
+// read from the usage rollups: sumBudgetSpend) with its alert thresholds, and with the stored spend
 // forecast (slice D's `forecast` job) for a projected breach; and every team's and group's
 // spend of today and yesterday with that day's forecast for a spike. Each alert is recorded
 // once — per (budget, window, threshold), (budget, window) for a breach, (scope, day) for a

@@ -11,7 +11,7 @@ import type { NewUsageEvent } from '../schema.ts';
 import { insertGroup } from './groups.ts';
 import { insertIssuedKey } from './keys.ts';
 import { insertTeam } from './teams.ts';
-import { insertUsageEvents } from './usage.ts';
+import { insertUsageEvents, sumBudgetSpend } from './usage.ts';
 import { recomputeRollups, reconcileRollups, rollupDistribution, sumRollups } from './usage-rollups.ts';
 import { insertUser } from './users.ts';
 
@@ -219,6 +219,44 @@ for (const backend of sqlBackends) {
       }
       // Another team's filter finds nothing of these.
       expect((await sumRollups(store.db, { ...december, teamId: randomUUID(), grain: 'day', connectionId: connectionA })).requests).toBe(0n);
+    });
+
+    it('gives a budget’s spend in any window exactly as the events sum it: whole hours from the cells, part-hours from the events', async () => {
+      // January: a spread of events, some on a UTC hour's edge, one unpriced, a few of key B.
+      const times = ['2027-01-05T00:00:00Z', '2027-01-05T18:29:59.999Z', '2027-01-05T18:30:00Z', '2027-01-05T18:45:00Z', '2027-01-05T19:00:00Z', '2027-01-06T07:59:59Z', '2027-01-06T18:31:00Z'];
+      await insertUsageEvents(
+        store.db,
+        times.map((at, index) => event(at, { key_id: index % 3 === 0 ? ids.keyB : ids.keyA, budget_spend_micros: index === 4 ? null : BigInt(1_000_003 * (index + 1)) })),
+      );
+      /** The old reading: every event of the scope in [from, to). */
+      const fromEvents = async (scope: 'key' | 'group' | 'team', scopeId: string, from: Date | null, to: Date | null) => {
+        let query = store.db.selectFrom('usage_events').select(sql<string>`coalesce(sum(budget_spend_micros), 0)::text`.as('spent')).where('team_id', '=', ids.team);
+        if (scope === 'key') query = query.where('key_id', '=', scopeId);
+        if (scope === 'group') query = query.where('group_id', '=', scopeId);
+        if (from) query = query.where('occurred_at', '>=', from);
+        if (to) query = query.where('occurred_at', '<', to);
+        return BigInt((await query.executeTakeFirstOrThrow()).spent);
+      };
+      const at = (iso: string) => new Date(iso);
+      const windows: [Date | null, Date | null][] = [
+        [null, null],
+        [at('2027-01-01T00:00:00Z'), at('2027-02-01T00:00:00Z')], // whole hours only
+        [at('2027-01-04T18:30:00Z'), at('2027-01-05T18:30:00Z')], // a Kolkata day: part-hours at both ends
+        [at('2027-01-05T18:30:00Z'), at('2027-01-06T18:30:00Z')],
+        [at('2027-01-05T18:30:00Z'), at('2027-01-05T18:50:00Z')], // inside one hour
+        [at('2027-01-05T18:45:00Z'), at('2027-01-05T19:00:00.001Z')], // crossing one hour's end
+        [at('2027-01-05T18:29:59.999Z'), at('2027-01-05T18:30:00Z')], // one millisecond
+        [at('2027-01-05T18:30:00Z'), null],
+        [null, at('2027-01-05T18:30:00Z')],
+      ];
+      for (const [scope, scopeId] of [['team', ids.team], ['group', ids.group], ['key', ids.keyA], ['key', ids.keyB]] as const) {
+        for (const [from, to] of windows) {
+          const expected = await fromEvents(scope, scopeId, from, to);
+          expect([scope, from?.toISOString(), to?.toISOString(), await sumBudgetSpend(store.db, { teamId: ids.team, scope, scopeId, from, to })]).toEqual([scope, from?.toISOString(), to?.toISOString(), expected]);
+        }
+      }
+      // The Kolkata day of the 6th: 18:30:00 (3,000,009), 18:45 (4,000,012), 19:00 (unpriced) and 07:59:59 (6,000,018) UTC.
+      expect(await sumBudgetSpend(store.db, { teamId: ids.team, scope: 'team', scopeId: ids.team, from: windows[3]![0], to: windows[3]![1] })).toBe(13_000_039n);
     });
   });
 }

@@ -98,24 +98,59 @@ export async function listUsageEvents(db: Kysely<Database>, teamId: string) {
   return db.selectFrom('usage_events').selectAll().where('team_id', '=', teamId).orderBy('occurred_at').execute();
 }
 
+const HOUR_MS = 3_600_000;
+const hourFloor = (at: Date) => new Date(Math.floor(at.getTime() / HOUR_MS) * HOUR_MS);
+const hourCeiling = (at: Date) => new Date(Math.ceil(at.getTime() / HOUR_MS) * HOUR_MS);
+
 /**
  * What a budget has counted in a window: the GBP micros settled on the ledger for the
  * team's events in [from, to) (unbounded when null), narrowed to the budget's key or group.
- * The spend ledger starts its counters from this.
+ * The spend ledger starts its counters from this, and the alert check reads it each minute.
+ *
+ * Read from the rollups, which the meter writes in the statement that records the events
+ * (so they agree at every commit and nothing is behind), hence the cost grows with the
+ * window's hours, not its requests: the whole UTC hours of the window from the hourly
+ * cells, and the events of the part-hours at its edges (a time zone whose offset is not
+ * whole hours, e.g. +05:30) from usage_events, all in one statement (one snapshot). Not
+ * the daily cells, except for an unbounded window: they are cut at the team's midnights
+ * in the time zone it had when they were written, which a later change of zone leaves
+ * where they were. Events pruned past their retention still count in their cells.
  */
 export async function sumBudgetSpend(
   db: Kysely<Database>,
   budget: { teamId: string; scope: 'key' | 'group' | 'team'; scopeId: string; from: Date | null; to: Date | null },
 ): Promise<bigint> {
-  let query = db
-    .selectFrom('usage_events')
-    .select(sql<bigint>`coalesce(sum(budget_spend_micros), 0)::bigint`.as('spent'))
-    .where('team_id', '=', budget.teamId);
-  if (budget.scope === 'key') query = query.where('key_id', '=', budget.scopeId);
-  if (budget.scope === 'group') query = query.where('group_id', '=', budget.scopeId);
-  if (budget.from) query = query.where('occurred_at', '>=', budget.from);
-  if (budget.to) query = query.where('occurred_at', '<', budget.to);
-  return BigInt((await query.executeTakeFirstOrThrow()).spent);
+  const inScope = (table: 'usage_rollups' | 'usage_events') => {
+    const column = (name: string) => sql.ref(`${table}.${name}`);
+    const scope = budget.scope === 'key' ? sql` and ${column('key_id')} = ${budget.scopeId}` : budget.scope === 'group' ? sql` and ${column('group_id')} = ${budget.scopeId}` : sql``;
+    return sql`${column('team_id')} = ${budget.teamId}${scope}`;
+  };
+  const between = (column: RawBuilder<unknown>, from: Date | null, to: Date | null) =>
+    sql.join([sql`true`, ...(from ? [sql`${column} >= ${from}`] : []), ...(to ? [sql`${column} < ${to}`] : [])], sql` and `);
+  const cells = (grain: 'hour' | 'day', from: Date | null, to: Date | null) =>
+    sql`(select coalesce(sum(budget_spend_micros), 0) from usage_rollups where ${inScope('usage_rollups')} and grain = ${grain} and ${between(sql.ref('bucket_start'), from, to)})`;
+  const events = (spans: [Date, Date][]) =>
+    spans.length === 0
+      ? sql`0`
+      : sql`(select coalesce(sum(budget_spend_micros), 0) from usage_events where ${inScope('usage_events')} and (${sql.join(
+          spans.map(([from, to]) => sql`(occurred_at >= ${from} and occurred_at < ${to})`),
+          sql` or `,
+        )}))`;
+  let total: RawBuilder<unknown>;
+  if (budget.from === null && budget.to === null) total = cells('day', null, null);
+  else {
+    const hoursFrom = budget.from && hourCeiling(budget.from);
+    const hoursTo = budget.to && hourFloor(budget.to);
+    if (budget.from && budget.to && hoursFrom! > hoursTo!) total = events([[budget.from, budget.to]]);
+    else {
+      const edges: [Date, Date][] = [];
+      if (budget.from && budget.from < hoursFrom!) edges.push([budget.from, hoursFrom!]);
+      if (budget.to && hoursTo! < budget.to) edges.push([hoursTo!, budget.to]);
+      total = sql`${cells('hour', hoursFrom, hoursTo)} + ${events(edges)}`;
+    }
+  }
+  const { rows } = await sql<{ spent: string }>`select (${total})::text as spent`.execute(db);
+  return BigInt(rows[0]!.spent);
 }
 
 /** Which of a team's usage events a request-log page lists, newest first. */
