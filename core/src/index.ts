@@ -96,6 +96,8 @@ export {
   sliced,
   smape,
 } from './forecast/index.ts';
+export { classifyGpuSlots, countGpuSlots, DEFAULT_IDLE_RULES, type GpuSlot, type GpuSlotState, gpuTimeCostMicros, type IdleRules } from './gpu/idle.ts';
+export { COMPUTE_APPS_FIELDS, type GpuProcessSample, type GpuSample, type Parsed, parseDcgmMetrics, parseNvidiaSmiComputeApps, parseNvidiaSmiGpus } from './gpu/telemetry.ts';
 export { KEY_SETTING_LIMITS, type KeySettings, type RoutingWeights } from './key-settings.ts';
 export {
   LATENCY_BUCKET_BOUNDS_MS,
