@@ -9,13 +9,11 @@
  * no sideways scroll and no critical or serious axe-core violation.
  */
 import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import { insertUsageEvents } from '@spendgate/store';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
 import { usageEvent } from '../support/usage-events.ts';
-import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium } from './support/chromium.ts';
+import { browserSuite, CHROMIUM_PATH, hasChromium } from './support/chromium.ts';
 import { type BrowserProfiles, browserProfiles, checkPage, signUpTeamAdmin, type TeamAdmin } from './support/session.ts';
 
 if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
@@ -25,17 +23,7 @@ const THEMES = ['light', 'dark'] as const;
 const DAY_MS = 86_400_000;
 
 describe.skipIf(!hasChromium)('the AI advisor’s tips', () => {
-  let consoleDir: string;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [consoleDir, browser] = await Promise.all([buildConsole(), launchChromium()]);
-  }, 180_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    if (consoleDir) await rm(consoleDir, { recursive: true, force: true });
-  });
+  const suite = browserSuite();
 
   describe.each(testModes)('%s', (mode) => {
     let spendgate: RunningSpendgate;
@@ -44,8 +32,8 @@ describe.skipIf(!hasChromium)('the AI advisor’s tips', () => {
     const idleKey = randomUUID();
 
     beforeAll(async () => {
-      spendgate = await startSpendgate(mode, `browser-advisor-${mode}`, { consoleDir });
-      profiles = browserProfiles(browser, spendgate.url);
+      spendgate = await startSpendgate(mode, `browser-advisor-${mode}`, { consoleDir: suite.consoleDir });
+      profiles = browserProfiles(suite.browser, spendgate.url);
       admin = await signUpTeamAdmin(spendgate.url, `advised-${mode}@example.com`, { plan: 'growth' });
       const group = (await callApi(spendgate.url, 'POST', '/synthetic-group', { token: admin.token, body: { name: 'Support bot', description: '', teamId: admin.teamId } })).body.data.id as string;
       const busyKey = randomUUID();

@@ -6,31 +6,19 @@
  * deliveries; screenshots at 1280 and 390 px in light and dark with no sideways scroll and
  * no critical or serious axe-core violation.
  */
-import { rm } from 'node:fs/promises';
 import { insertUsageEvents, upsertSubscription } from '@spendgate/store';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMailSink, type MailSink } from '../api/support.ts';
 import { type FakeSlackWebhook, startFakeSlackWebhook } from '../fakes/slack-webhook.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
 import { usageEvent } from '../support/usage-events.ts';
-import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium } from './support/chromium.ts';
+import { browserSuite, CHROMIUM_PATH, hasChromium } from './support/chromium.ts';
 import { type BrowserProfiles, browserProfiles, checkPage, signUpTeamAdmin, type TeamAdmin } from './support/session.ts';
 
 if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
 
 describe.skipIf(!hasChromium)('the alerts screen', () => {
-  let consoleDir: string;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [consoleDir, browser] = await Promise.all([buildConsole(), launchChromium()]);
-  }, 180_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    if (consoleDir) await rm(consoleDir, { recursive: true, force: true });
-  });
+  const suite = browserSuite();
 
   describe.each(testModes)('%s', (mode) => {
     let spendgate: RunningSpendgate;
@@ -41,8 +29,8 @@ describe.skipIf(!hasChromium)('the alerts screen', () => {
 
     beforeAll(async () => {
       [mail, slack] = await Promise.all([startMailSink(), startFakeSlackWebhook()]);
-      spendgate = await startSpendgate(mode, `browser-alerts-${mode}`, { consoleDir, env: { SMTP_URL: mail.url } });
-      profiles = browserProfiles(browser, spendgate.url);
+      spendgate = await startSpendgate(mode, `browser-alerts-${mode}`, { consoleDir: suite.consoleDir, env: { SMTP_URL: mail.url } });
+      profiles = browserProfiles(suite.browser, spendgate.url);
       admin = await signUpTeamAdmin(spendgate.url, `alerts-${mode}@example.com`, { name: 'Fiona Finance', team: { name: 'Platform', description: '' } });
       await upsertSubscription(spendgate.app.runtime.stores.sql.db, { userId: admin.userId, planSlug: 'enterprise', status: 'active', trialEnd: null });
     }, 120_000);

@@ -5,13 +5,11 @@
  * its table as GET /usage/cost/forecast answers them. Screenshots at 1280 and 390 px,
  * light and dark, with no sideways scroll and no critical or serious axe-core violation.
  */
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { formatMoney, money } from '@spendgate/core';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callApi, type RunningSpendgate, startSpendgate, testModes, usageWritten } from '../support/spendgate.ts';
-import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium, SCREENSHOT_DIR } from './support/chromium.ts';
+import { browserSuite, CHROMIUM_PATH, hasChromium, SCREENSHOT_DIR } from './support/chromium.ts';
 import { type BrowserProfiles, browserProfiles, checkPage, signUpTeamAdmin, type TeamAdmin } from './support/session.ts';
 
 if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
@@ -19,17 +17,7 @@ if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absen
 const gbp = (micros: string) => formatMoney(money(BigInt(micros), 'GBP'));
 
 describe.skipIf(!hasChromium)('the forecast panel', () => {
-  let consoleDir: string;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [consoleDir, browser] = await Promise.all([buildConsole(), launchChromium()]);
-  }, 180_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    if (consoleDir) await rm(consoleDir, { recursive: true, force: true });
-  });
+  const suite = browserSuite();
 
   describe.each(testModes)('%s', (mode) => {
     let spendgate: RunningSpendgate;
@@ -39,8 +27,8 @@ describe.skipIf(!hasChromium)('the forecast panel', () => {
     const open = (options: { width?: number; theme?: 'light' | 'dark' } = {}) => profiles.open(`/dashboard?team=${demoTeamId}`, { ...options, as: admin });
 
     beforeAll(async () => {
-      spendgate = await startSpendgate(mode, `browser-forecast-${mode}`, { consoleDir });
-      profiles = browserProfiles(browser, spendgate.url);
+      spendgate = await startSpendgate(mode, `browser-forecast-${mode}`, { consoleDir: suite.consoleDir });
+      profiles = browserProfiles(suite.browser, spendgate.url);
       admin = await signUpTeamAdmin(spendgate.url, `forecast-browser-${mode}@example.com`, { name: 'Fay Forecast', plan: 'growth' });
       const demo = await callApi(spendgate.url, 'POST', '/demo/team', { token: admin.token });
       expect(demo.status, JSON.stringify(demo.body)).toBe(201);

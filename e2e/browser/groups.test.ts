@@ -8,14 +8,13 @@
  * Screenshots of the list, the form and the details at 1280 and 390 px, light and dark,
  * each without a critical or serious axe-core (WCAG 2.1 AA) violation or sideways scroll.
  */
-import { rm } from 'node:fs/promises';
 import { formatMoney, money } from '@spendgate/core';
 import { listOutboxMail, listUsageEvents } from '@spendgate/store';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes, usageWritten } from '../support/spendgate.ts';
-import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium } from './support/chromium.ts';
+import { browserSuite, CHROMIUM_PATH, hasChromium } from './support/chromium.ts';
 import { type BrowserProfiles, browserProfiles, checkPage, signUpTeamAdmin, type TeamAdmin } from './support/session.ts';
 
 if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
@@ -24,18 +23,7 @@ const WIDTHS = [1280, 390] as const;
 const THEMES = ['light', 'dark'] as const;
 
 describe.skipIf(!hasChromium)('the synthetic-group screens', () => {
-  let consoleDir: string;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    consoleDir = await buildConsole();
-    browser = await launchChromium();
-  }, 180_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    if (consoleDir) await rm(consoleDir, { recursive: true, force: true });
-  });
+  const suite = browserSuite();
 
   describe.each(testModes)('%s', (mode) => {
     let spendgate: RunningSpendgate;
@@ -61,8 +49,8 @@ describe.skipIf(!hasChromium)('the synthetic-group screens', () => {
     }
 
     beforeAll(async () => {
-      spendgate = await startSpendgate(mode, `browser-groups-${mode}`, { consoleDir });
-      profiles = browserProfiles(browser, spendgate.url);
+      spendgate = await startSpendgate(mode, `browser-groups-${mode}`, { consoleDir: suite.consoleDir });
+      profiles = browserProfiles(suite.browser, spendgate.url);
       fake = await startFakeOpenAI();
       // gpt-4o: 600 uncached × 2.5 + 400 cached × 1.25 + 200 output × 10 = 4,000 micro-USD.
       fake.controlHeaders['x-fake-usage'] = JSON.stringify({ prompt_tokens: 1000, completion_tokens: 200, cached_tokens: 400 });

@@ -10,15 +10,14 @@
  * and AI Connections are also shot at 1280 and 390 px in light and dark, checked for
  * sideways scrolling and by axe-core (no critical or serious WCAG 2.1 AA violation).
  */
-import { rm } from 'node:fs/promises';
 import { listOutboxMail } from '@spendgate/store';
 import OpenAI from 'openai';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
 import { mailedCode } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
-import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium } from './support/chromium.ts';
+import { browserSuite, CHROMIUM_PATH, hasChromium } from './support/chromium.ts';
 import { type BrowserProfiles, browserProfiles, checkPage } from './support/session.ts';
 
 if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
@@ -26,18 +25,15 @@ if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absen
 const PASSWORD = 'a long and unusual passphrase';
 
 describe.skipIf(!hasChromium)('the journey from sign-up to a metered, capped and revoked key', () => {
-  let consoleDir: string;
-  let browser: Browser;
+  const suite = browserSuite();
   let fake: FakeOpenAI;
 
   beforeAll(async () => {
-    [consoleDir, browser, fake] = await Promise.all([buildConsole(), launchChromium(), startFakeOpenAI()]);
+    fake = await startFakeOpenAI();
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
     await fake?.close();
-    if (consoleDir) await rm(consoleDir, { recursive: true, force: true });
   });
 
   describe.each(testModes)('%s', (mode) => {
@@ -46,8 +42,8 @@ describe.skipIf(!hasChromium)('the journey from sign-up to a metered, capped and
     const shoot = (page: Page, name: string) => checkPage(page, `journey-${name}-${mode}`);
 
     beforeAll(async () => {
-      spendgate = await startSpendgate(mode, `browser-journey-${mode}`, { consoleDir });
-      profiles = browserProfiles(browser, spendgate.url);
+      spendgate = await startSpendgate(mode, `browser-journey-${mode}`, { consoleDir: suite.consoleDir });
+      profiles = browserProfiles(suite.browser, spendgate.url);
     }, 120_000);
 
     afterAll(async () => {

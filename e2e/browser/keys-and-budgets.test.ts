@@ -11,14 +11,12 @@
  * BYOM key issued in the screen on the team's own endpoint serves the SDK. The first test
  * revokes its key and deletes its budget, so each test can also run on its own.
  */
-import { rm } from 'node:fs/promises';
 import OpenAI from 'openai';
-import type { Browser } from 'playwright-core';
 import { listOutboxMail, upsertSubscription } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes, usageWritten } from '../support/spendgate.ts';
-import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium } from './support/chromium.ts';
+import { browserSuite, CHROMIUM_PATH, hasChromium } from './support/chromium.ts';
 import { type BrowserProfiles, browserProfiles, checkPage, type OpenOptions, signUpTeamAdmin, signUpUser, type TeamAdmin } from './support/session.ts';
 
 if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
@@ -27,18 +25,15 @@ const WIDTHS = [1280, 390] as const;
 const THEMES = ['light', 'dark'] as const;
 
 describe.skipIf(!hasChromium)('the keys and budgets of a group', () => {
-  let consoleDir: string;
-  let browser: Browser;
+  const suite = browserSuite();
   let fake: FakeOpenAI;
 
   beforeAll(async () => {
-    [consoleDir, browser, fake] = await Promise.all([buildConsole(), launchChromium(), startFakeOpenAI()]);
+    fake = await startFakeOpenAI();
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
     await fake?.close();
-    if (consoleDir) await rm(consoleDir, { recursive: true, force: true });
   });
 
   describe.each(testModes)('%s', (mode) => {
@@ -51,8 +46,8 @@ describe.skipIf(!hasChromium)('the keys and budgets of a group', () => {
     const open = (route: string, options: OpenOptions = {}) => profiles.open(route, { as: tenant, ...options });
 
     beforeAll(async () => {
-      spendgate = await startSpendgate(mode, `browser-keys-${mode}`, { consoleDir });
-      profiles = browserProfiles(browser, spendgate.url);
+      spendgate = await startSpendgate(mode, `browser-keys-${mode}`, { consoleDir: suite.consoleDir });
+      profiles = browserProfiles(suite.browser, spendgate.url);
       const admin = await signUpTeamAdmin(spendgate.url, `keys-${mode}@example.com`, { password: 'a long and unusual passphrase', name: 'Data plane' });
       const group = await callAs(admin.token, 'POST', '/synthetic-group', { name: 'Gateway tests', description: '', teamId: admin.teamId });
       expect(group.status).toBe(201);

@@ -11,12 +11,12 @@
  * of the empty and the demo overview at 1280 and 390 px, light and dark (and the member's),
  * with no sideways scroll and no critical or serious axe-core violation.
  */
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, } from 'node:fs/promises';
 import { type Currency, decimalToMicros, formatMoney, money } from '@spendgate/core';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callApi, type RunningSpendgate, startSpendgate, testModes, usageWritten } from '../support/spendgate.ts';
-import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium } from './support/chromium.ts';
+import { browserSuite, CHROMIUM_PATH, hasChromium } from './support/chromium.ts';
 import { type BrowserProfiles, browserProfiles, checkPage, invitationToken, signUpTeamAdmin, signUpUser, type TeamAdmin } from './support/session.ts';
 
 if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
@@ -30,17 +30,7 @@ const count = (value: number) => value.toLocaleString('en-GB');
 const gbpMicros = (micros: string) => formatMoney(money(BigInt(micros), 'GBP'));
 
 describe.skipIf(!hasChromium)('the overview dashboard', () => {
-  let consoleDir: string;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [consoleDir, browser] = await Promise.all([buildConsole(), launchChromium()]);
-  }, 180_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    if (consoleDir) await rm(consoleDir, { recursive: true, force: true });
-  });
+  const suite = browserSuite();
 
   describe.each(testModes)('%s', (mode) => {
     let spendgate: RunningSpendgate;
@@ -62,8 +52,8 @@ describe.skipIf(!hasChromium)('the overview dashboard', () => {
         .textContent();
 
     beforeAll(async () => {
-      spendgate = await startSpendgate(mode, `browser-overview-${mode}`, { consoleDir });
-      profiles = browserProfiles(browser, spendgate.url);
+      spendgate = await startSpendgate(mode, `browser-overview-${mode}`, { consoleDir: suite.consoleDir });
+      profiles = browserProfiles(suite.browser, spendgate.url);
       // Growth: 90 days of look-back, so last month and the demo's whole range show.
       admin = await signUpTeamAdmin(spendgate.url, `overview-${mode}@example.com`, { name: 'Olga Overview', plan: 'growth' });
     }, 120_000);

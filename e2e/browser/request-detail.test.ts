@@ -6,12 +6,10 @@
  * Screenshots at 1280 and 390 px in light and dark, no sideways scroll, no critical or
  * serious axe-core violation.
  */
-import { rm } from 'node:fs/promises';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes, usageWritten } from '../support/spendgate.ts';
-import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium } from './support/chromium.ts';
+import { browserSuite, CHROMIUM_PATH, hasChromium } from './support/chromium.ts';
 import { type BrowserProfiles, browserProfiles, checkPage, signUpTeamAdmin, type TeamAdmin } from './support/session.ts';
 
 if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
@@ -19,17 +17,7 @@ if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absen
 const PROMPT = 'Write to jane.roe@example.com about card 4111 1111 1111 1111 and ticket ACME-88231';
 
 describe.skipIf(!hasChromium)('the request detail screen', () => {
-  let consoleDir: string;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [consoleDir, browser] = await Promise.all([buildConsole(), launchChromium()]);
-  }, 180_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    if (consoleDir) await rm(consoleDir, { recursive: true, force: true });
-  });
+  const suite = browserSuite();
 
   describe.each(testModes)('%s', (mode) => {
     let spendgate: RunningSpendgate;
@@ -52,8 +40,8 @@ describe.skipIf(!hasChromium)('the request detail screen', () => {
 
     beforeAll(async () => {
       fake = await startFakeOpenAI();
-      spendgate = await startSpendgate(mode, `browser-requests-${mode}`, { consoleDir });
-      profiles = browserProfiles(browser, spendgate.url);
+      spendgate = await startSpendgate(mode, `browser-requests-${mode}`, { consoleDir: suite.consoleDir });
+      profiles = browserProfiles(suite.browser, spendgate.url);
       admin = await signUpTeamAdmin(spendgate.url, `requests-${mode}@example.com`, { name: 'Rita Reviewer' });
       const connection = await api('POST', '/provider/connections', { teamId: admin.teamId, provider: 'openai', name: 'OpenAI', apiKey: 'sk-fake-upstream', baseUrl: fake.url });
       for (const name of ['capturing', 'quiet'] as const) {

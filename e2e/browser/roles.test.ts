@@ -6,28 +6,16 @@
  * admin sees every control, so the absences below are of controls that exist. (Keys are
  * the group's admins' and maintainers'; budgets its team admins'.)
  */
-import { rm } from 'node:fs/promises';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
-import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium } from './support/chromium.ts';
+import { browserSuite, CHROMIUM_PATH, hasChromium } from './support/chromium.ts';
 import { type BrowserProfiles, browserProfiles, checkPage, invitationToken, type SignedUpUser, signUpTeamAdmin, signUpUser, type TeamAdmin } from './support/session.ts';
 
 if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
 
 describe.skipIf(!hasChromium)('group roles in the console', () => {
-  let consoleDir: string;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    consoleDir = await buildConsole();
-    browser = await launchChromium();
-  }, 180_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    if (consoleDir) await rm(consoleDir, { recursive: true, force: true });
-  });
+  const suite = browserSuite();
 
   describe.each(testModes)('%s', (mode) => {
     let spendgate: RunningSpendgate;
@@ -45,8 +33,8 @@ describe.skipIf(!hasChromium)('group roles in the console', () => {
       callApi(spendgate.url, method, route, { token: who.token, ...(body === undefined ? {} : { body }) });
 
     beforeAll(async () => {
-      spendgate = await startSpendgate(mode, `browser-roles-${mode}`, { consoleDir });
-      profiles = browserProfiles(browser, spendgate.url);
+      spendgate = await startSpendgate(mode, `browser-roles-${mode}`, { consoleDir: suite.consoleDir });
+      profiles = browserProfiles(suite.browser, spendgate.url);
       // A paid plan: the trial's two seats would refuse the second invitation.
       admin = await signUpTeamAdmin(spendgate.url, emailOf('Ada'), { name: 'Ada', plan: 'growth' });
       maintainer = await signUpUser(spendgate.url, emailOf('Max'), { name: 'Max' });

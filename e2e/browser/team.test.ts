@@ -10,14 +10,12 @@
  * Screenshots of the Team, Account and invited register screens at 1280 and 390 px in
  * light and dark, with no sideways scroll and no critical or serious axe-core violation.
  */
-import { rm } from 'node:fs/promises';
 import { crc32, deflateSync } from 'node:zlib';
 import { listOutboxMail } from '@spendgate/store';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
-import { buildConsole, CHROMIUM_PATH, hasChromium, launchChromium } from './support/chromium.ts';
+import { browserSuite, CHROMIUM_PATH, hasChromium } from './support/chromium.ts';
 import { type BrowserProfiles, browserProfiles, checkPage, type OpenOptions, signUpTeamAdmin, signUpUser, type TeamAdmin } from './support/session.ts';
 
 if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
@@ -46,17 +44,7 @@ function solidPng(width: number, height: number, [red, green, blue]: [number, nu
 }
 
 describe.skipIf(!hasChromium)('the team and the account', () => {
-  let consoleDir: string;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [consoleDir, browser] = await Promise.all([buildConsole(), launchChromium()]);
-  }, 180_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    if (consoleDir) await rm(consoleDir, { recursive: true, force: true });
-  });
+  const suite = browserSuite();
 
   describe.each(testModes)('%s', (mode) => {
     let spendgate: RunningSpendgate;
@@ -78,8 +66,8 @@ describe.skipIf(!hasChromium)('the team and the account', () => {
     }
 
     beforeAll(async () => {
-      spendgate = await startSpendgate(mode, `browser-team-${mode}`, { consoleDir });
-      profiles = browserProfiles(browser, spendgate.url);
+      spendgate = await startSpendgate(mode, `browser-team-${mode}`, { consoleDir: suite.consoleDir });
+      profiles = browserProfiles(suite.browser, spendgate.url);
       // A paid plan: the trial's two free seats would stop the third member.
       admin = await signUpTeamAdmin(spendgate.url, `lead-${mode}@example.com`, {
         password: PASSWORD,

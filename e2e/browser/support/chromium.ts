@@ -1,14 +1,16 @@
 /**
  * Browser-test support: Debian's Chromium driven by playwright-core, the console built
- * once into a temporary folder, and where screenshots go (git-ignored).
+ * once into a temporary folder, and where screenshots go (git-ignored). `browserSuite()`
+ * gives a test file both for its whole run.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM_PATH);
@@ -43,4 +45,43 @@ export async function buildConsole(): Promise<string> {
   await run(['-c', 'vite.dashboard.config.ts', '--outDir', path.join(outDir, 'dashboard-app')]);
   await mkdir(SCREENSHOT_DIR, { recursive: true });
   return outDir;
+}
+
+/** What a browser test file's tests share: the built console and one Chromium. */
+export interface BrowserSuite {
+  readonly consoleDir: string;
+  readonly browser: Browser;
+}
+
+/**
+ * Builds the console and launches Chromium before the file's tests (in the describe it is
+ * called in) and removes both after them.
+ *
+ * @example
+ *   const suite = browserSuite();
+ *   // in a nested beforeAll: startSpendgate(mode, name, { consoleDir: suite.consoleDir });
+ *   //                        browserProfiles(suite.browser, spendgate.url)
+ */
+export function browserSuite(): BrowserSuite {
+  let consoleDir: string | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    [consoleDir, browser] = await Promise.all([buildConsole(), launchChromium()]);
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    if (consoleDir) await rm(consoleDir, { recursive: true, force: true });
+  });
+  const ready = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`browserSuite: ${what} is used before the suite's beforeAll ran`);
+    return value;
+  };
+  return {
+    get consoleDir() {
+      return ready(consoleDir, 'consoleDir');
+    },
+    get browser() {
+      return ready(browser, 'browser');
+    },
+  };
 }
