@@ -13,6 +13,7 @@ import type { Team } from '../../api/team/types.ts';
 import { useSession } from '../../shared/session.ts';
 import { ScreenFrame } from '../ui/ScreenFrame.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
+import { TeamPicker } from '../ui/TeamPicker.tsx';
 import { TeamBudget } from '../budgets/BudgetEntries.tsx';
 import { InviteMemberForm, ROLE_LABELS } from './InviteMemberForm.tsx';
 import { PendingInvitations } from './PendingInvitations.tsx';
@@ -71,20 +72,7 @@ function TeamDetails({ team, teams, onOpen }: { team: Team; teams: Team[]; onOpe
       description={team.description || `Your role: ${team.role && isTeamRole(team.role) ? ROLE_LABELS[team.role] : 'member'}.`}
       actions={
         <>
-          {teams.length > 1 && (
-            <div className="form-field team-switcher">
-              <label className="form-field__label" htmlFor="team-switcher">
-                Team
-              </label>
-              <select id="team-switcher" value={team.id} onChange={(event) => onOpen(teams.find((candidate) => candidate.id === event.target.value)!)}>
-                {teams.map((candidate) => (
-                  <option key={candidate.id} value={candidate.id}>
-                    {candidate.name}
-                  </option>
-                ))}
-              </select>
-            </div>
-          )}
+          <TeamPicker teams={teams} teamId={team.id} onPick={(id) => onOpen(teams.find((candidate) => candidate.id === id)!)} />
           <button type="button" className="button button--ghost" aria-expanded={addingTeam} onClick={() => setAddingTeam(!addingTeam)}>
             {addingTeam ? 'Close' : 'Create or join another team'}
           </button>
