@@ -79,6 +79,11 @@ export function localDay(at: Date, timeZone: string): string {
   return new Date(wallClockMs(at.getTime(), timeZone)).toISOString().slice(0, 10);
 }
 
+/** The wall-clock minute `at` falls on in `timeZone`, e.g. '2026-11-20 13:30'. */
+export function localMinute(at: Date, timeZone: string): string {
+  return new Date(wallClockMs(at.getTime(), timeZone)).toISOString().slice(0, 16).replace('T', ' ');
+}
+
 /** The instant the calendar day `day` (yyyy-mm-dd) starts in `timeZone`. */
 export function localDayStart(day: string, timeZone: string): Date {
   return localMidnight(new Date(`${day}T00:00:00Z`), timeZone);

@@ -108,17 +108,18 @@ export interface Contributor {
 }
 
 /**
- * The key and the model whose spend rose most on the spike day above their usual day — the
- * mean of the `baselineDays` days before it — ties to the first name; null without spend.
+ * The key and the model whose spend rose most in the spike's day (or hour) above their usual
+ * one — the mean of the `baselineLength` days (or hours) before it — ties to the first name;
+ * null without spend.
  */
-export function spikeContributors(day: readonly SpendCell[], baseline: readonly SpendCell[], baselineDays: number): { key: Contributor; model: Contributor } | null {
+export function spikeContributors(day: readonly SpendCell[], baseline: readonly SpendCell[], baselineLength: number): { key: Contributor; model: Contributor } | null {
   const top = (name: (cell: SpendCell) => string): Contributor | null => {
     const rise = new Map<string, bigint>();
-    for (const cell of day) rise.set(name(cell), (rise.get(name(cell)) ?? 0n) + cell.micros * BigInt(baselineDays));
+    for (const cell of day) rise.set(name(cell), (rise.get(name(cell)) ?? 0n) + cell.micros * BigInt(baselineLength));
     for (const cell of baseline) if (rise.has(name(cell))) rise.set(name(cell), rise.get(name(cell))! - cell.micros);
     let best: Contributor | null = null;
     for (const [candidate, scaled] of [...rise].sort(([a], [b]) => a.localeCompare(b))) {
-      const riseMicros = scaled >= 0n ? scaled / BigInt(baselineDays) : -((-scaled + BigInt(baselineDays) - 1n) / BigInt(baselineDays));
+      const riseMicros = scaled >= 0n ? scaled / BigInt(baselineLength) : -((-scaled + BigInt(baselineLength) - 1n) / BigInt(baselineLength));
       if (best === null || riseMicros > best.riseMicros) best = { name: candidate, riseMicros };
     }
     return best;

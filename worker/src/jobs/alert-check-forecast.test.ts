@@ -1,7 +1,8 @@
-// The forecast alerts of the alert check on a real database (PGlite, and PostgreSQL when
-// TEST_DATABASE_URL is set), on constructed stored forecasts and usage (the rollups follow
+// The forecast and spike alerts of the alert check on a real database (PGlite, and PostgreSQL
+// when TEST_DATABASE_URL is set), on constructed stored forecasts and usage (the rollups follow
 // the events): a projected breach fires once per budget window and names the day, a spend
-// spike once per scope and day and names the key and model; racing checks record one alert.
+// spike once per scope and day, or scope and hour, and names the key and model; racing checks
+// record one alert.
 import { randomUUID } from 'node:crypto';
 import {
   type ForecastDayRow,
@@ -53,15 +54,16 @@ describe.each(sqlBackends)('forecast alerts on %s', (backend) => {
       await insertIssuedKey(sql.db, { id: keys[name], team_id: teamId, group_id: groupId, connection_id: null, kind: 'optimised', name, key_hash: `h-${keys[name]}`, key_prefix: 'sg_live_a', created_by: user });
     }
     await insertAlertChannel(sql.db, { id: randomUUID(), team_id: teamId, kind: 'email', name: 'finance', settings: JSON.stringify({ addresses: ['fin@example.com'] }), secret_ciphertext: null, secret_key_version: null, created_by: user });
-    /** One request of `micros` GBP by `key` on `model`, at `at`. */
-    const spend = (at: string, key: 'chat' | 'batch', model: string, micros: bigint) =>
-      insertUsageEvents(sql.db, [
-        {
-          request_id: randomUUID(), occurred_at: new Date(at), team_id: teamId, group_id: groupId, key_id: keys[key]!, connection_id: null, provider: 'openai', model, endpoint: 'chat.completions',
+    /** One request of `micros` GBP by `key` on `model` at `at`, or at each of several times. */
+    const spend = (at: string | readonly string[], key: 'chat' | 'batch', model: string, micros: bigint) =>
+      insertUsageEvents(
+        sql.db,
+        [at].flat().map((time) => ({
+          request_id: randomUUID(), occurred_at: new Date(time), team_id: teamId, group_id: groupId, key_id: keys[key]!, connection_id: null, provider: 'openai', model, endpoint: 'chat.completions',
           status_code: 200, streamed: false, estimated: false, input_tokens: 10n, cached_read_tokens: 0n, cache_write_5m_tokens: 0n, cache_write_1h_tokens: 0n, output_tokens: 5n, reasoning_tokens: 0n,
           cost_micros: micros, currency: 'USD', price_version: '2026-08-21', latency_ms: 50, key_kind: 'optimised' as const, billed_micros: micros, budget_spend_micros: micros,
-        },
-      ]);
+        })),
+      );
     const budget = async (scope: 'group' | 'team' | 'key', mode: 'soft' | 'hard' | 'downgrade', window: 'month' | 'total' = 'month') => {
       const id = randomUUID();
       const scopeId = scope === 'group' ? groupId : scope === 'team' ? teamId : keys.chat!;
@@ -167,5 +169,48 @@ describe.each(sqlBackends)('forecast alerts on %s', (backend) => {
     await Promise.all([next.check(), next.check(), next.check()]);
     expect((await history(acme.teamId, 'spike')).map((alert) => alert.window_label).sort()).toEqual(['2026-11-20', '2026-11-21']);
     expect(next.enqueued).toHaveLength(1);
+  });
+
+  it('flags an hour far above its band once per scope, naming the key and model that rose most, and leaves scopes under two weeks old alone', async () => {
+    const acme = await team();
+    const HOUR_MS = 3_600_000;
+    const hoursBefore = (end: string, count: number) => Array.from({ length: count }, (_, index) => new Date(Date.parse(end) - (count - index) * HOUR_MS + 10 * 60_000).toISOString());
+    // Two weeks of "chat" spending £2 on gpt-4o-mini at ten past every hour, up to 10:00 on the 20th: no cycle, every
+    // hour as expected, so the band of 10:00 is £2 (the median of the 24 hours before) + 1.5 × £0: a spike is £3 or more.
+    await acme.spend(hoursBefore('2026-11-20T10:00:00Z', 14 * 24), 'chat', 'gpt-4o-mini', pounds(2));
+    // A team two days old spending £50 in the hour: too little history for a band.
+    const fresh = await team();
+    await fresh.spend(hoursBefore('2026-11-20T10:00:00Z', 48), 'chat', 'gpt-4o-mini', pounds(2));
+    await fresh.spend('2026-11-20T10:05:00Z', 'batch', 'gpt-4o', pounds(50));
+
+    await acme.spend('2026-11-20T10:10:00Z', 'chat', 'gpt-4o-mini', pounds(2));
+    await checker('2026-11-20T10:20:00Z').check();
+    expect(await history(acme.teamId, 'spike')).toEqual([]);
+    // "batch" £5 on gpt-4o at 10:30: the hour is £7, £5 above its bound, for the team and for its group.
+    await acme.spend('2026-11-20T10:30:00Z', 'batch', 'gpt-4o', pounds(5));
+    const busy = checker('2026-11-20T10:40:00Z');
+    await Promise.all(Array.from({ length: 6 }, () => busy.check()));
+    const spikes = await history(acme.teamId, 'spike');
+    expect(spikes.map((alert) => [alert.window_label, alert.subject]).sort()).toEqual([
+      ['2026-11-20 10:00', 'Spend spike: Acme spent £7.00 in the hour from 2026-11-20 10:00'],
+      ['2026-11-20 10:00', 'Spend spike: Research spent £7.00 in the hour from 2026-11-20 10:00'],
+    ]);
+    // batch: £5 − £0 a usual hour; chat: £2 − £336 / 168 = £0. gpt-4o £5, gpt-4o-mini £0.
+    expect(spikes.find((alert) => alert.subject.includes('Acme'))!.message).toBe(
+      'Spend spike: the team Acme spent £7.00 in the hour from 2026-11-20 10:00, £5.00 above the upper bound of £2.00 for that hour (it usually spends £2.00). Most of the rise came from the key "batch" (+£5.00 over its usual hour) and the model gpt-4o (+£5.00).',
+    );
+    expect(busy.enqueued).toHaveLength(2);
+    expect(await history(fresh.teamId, 'spike')).toEqual([]);
+
+    // 11:00: the last hour's spike stays one alert per scope, and the band is still £2 (one large error
+    // in the week is not its 99th percentile); £11 in the hour is a new spike.
+    await acme.spend('2026-11-20T11:10:00Z', 'chat', 'gpt-4o-mini', pounds(2));
+    const next = checker('2026-11-20T11:20:00Z');
+    await Promise.all([next.check(), next.check(), next.check()]);
+    expect(await history(acme.teamId, 'spike')).toHaveLength(2);
+    await acme.spend('2026-11-20T11:30:00Z', 'batch', 'gpt-4o', pounds(9));
+    await Promise.all([next.check(), next.check(), next.check()]);
+    expect((await history(acme.teamId, 'spike')).map((alert) => alert.window_label).sort()).toEqual(['2026-11-20 10:00', '2026-11-20 10:00', '2026-11-20 11:00', '2026-11-20 11:00']);
+    expect(next.enqueued).toHaveLength(2);
   });
 });

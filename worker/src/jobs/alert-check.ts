@@ -1,10 +1,11 @@
 // alert-check: compares every budget's spend in its current window (in the team's calendar,
-// read from the usage rollups: sumBudgetSpend) with its alert thresholds, and with the stored spend
-// forecast (slice D's `forecast` job) for a projected breach; and every team's and group's
-// spend of today and yesterday with that day's forecast for a spike. Each alert is recorded
-// once — per (budget, window, threshold), (budget, window) for a breach, (scope, day) for a
-// spike: the alert's unique dedupe key decides between checks that race, and a new window
-// re-arms it. Each new alert gets a delivery per channel the team's plan allows, sent by
+// read from the usage rollups: sumBudgetSpend) with its alert thresholds, and with the stored
+// spend forecast (the `forecast` job's) for a projected breach; every team's and group's spend
+// of today and yesterday with that day's forecast for a spike; and their spend of this UTC
+// hour and the last with the hour's band (core's hourlyBand, from the hourly rollups) for an
+// hourly spike. Each alert is recorded once — per (budget, window, threshold), (budget,
+// window) for a breach, (scope, day) or (scope, hour) for a spike: the alert's unique dedupe
+// key decides between checks that race, and a new window re-arms it. Each new alert gets a delivery per channel the team's plan allows, sent by
 // `alert-deliver`.
 import {
   addDays,
@@ -13,12 +14,19 @@ import {
   type BudgetSpend,
   budgetWindowAt,
   type ForecastBounds,
+  HOURLY_HISTORY_HOURS,
+  type HourlyBand,
+  hourlyBand,
+  hourlySpikeAlertText,
+  hourlySpikeDedupeKey,
   isSpendSpike,
   localDay,
   localDayStart,
+  localMinute,
   planTerms,
   type PlanSlug,
   projectedBreach,
+  SPIKE_MIN_EXCESS_MICROS,
   spikeAlertText,
   spikeContributors,
   spikeDedupeKey,
@@ -28,10 +36,10 @@ import {
 } from '@spendgate/core';
 import {
   alertRecorded,
-  dailySpendMicros,
   type ForecastDayRow,
   findTeamSubscription,
   firedThresholds,
+  hourlySpendByScope,
   type JobPayloads,
   type JobQueue,
   listAlertChannels,
@@ -40,12 +48,16 @@ import {
   readForecast,
   recordAlert,
   spendByKeyAndModel,
+  spendSeriesMicros,
   type SqlStore,
   sumBudgetSpend,
 } from '@spendgate/store';
 
 /** A spike's key and model are blamed against their mean day over this many days before it. */
 export const SPIKE_BASELINE_DAYS = 7;
+/** An hourly spike's key and model are blamed against their mean hour over this many hours (a week) before it. */
+export const SPIKE_BASELINE_HOURS = 168;
+const HOUR_MS = 3_600_000;
 
 /** The channels of a team its plan lets alerts go to (e-mail on every plan; Slack, Teams, SMS on Enterprise). */
 export async function deliverableChannels(db: SqlStore['db'], teamId: string) {
@@ -159,7 +171,6 @@ export function createAlertCheckProcessor(deps: { sql: Pick<SqlStore, 'db'>; que
    * Today's and yesterday's spend of each team and group with a stored forecast against that
    * day's upper 95 % bound (today's spend so far already above the whole day's bound is a
    * spike). Days the forecast holds only as actuals (re-forecast since) are not checked.
-   * Daily only: the stored forecasts are daily, so there is no hourly spike.
    */
   async function checkSpikes(at: Date): Promise<void> {
     const utcToday = at.toISOString().slice(0, 10);
@@ -173,12 +184,12 @@ export function createAlertCheckProcessor(deps: { sql: Pick<SqlStore, 'db'>; que
         if (await alertRecorded(db, forecast.team_id, dedupeKey)) continue;
         const [dayStart, dayEnd] = [localDayStart(day.date, forecast.time_zone), localDayStart(addDays(day.date, 1), forecast.time_zone)];
         const scope = { teamId: forecast.team_id, groupId: forecast.group_id };
-        const actualMicros = (await dailySpendMicros(db, { ...scope, from: dayStart, to: dayEnd })).reduce((sum, bucket) => sum + bucket.micros, 0n);
+        const actualMicros = (await spendSeriesMicros(db, { ...scope, from: dayStart, to: dayEnd, grain: 'day' })).reduce((sum, bucket) => sum + bucket.micros, 0n);
         if (!isSpendSpike(actualMicros, day.upper95Micros)) continue;
         const baselineStart = localDayStart(addDays(day.date, -SPIKE_BASELINE_DAYS), forecast.time_zone);
         const contributors = spikeContributors(
-          await spendByKeyAndModel(db, { ...scope, from: dayStart, to: dayEnd }),
-          await spendByKeyAndModel(db, { ...scope, from: baselineStart, to: dayStart }),
+          await spendByKeyAndModel(db, { ...scope, from: dayStart, to: dayEnd, grain: 'day' }),
+          await spendByKeyAndModel(db, { ...scope, from: baselineStart, to: dayStart, grain: 'day' }),
           SPIKE_BASELINE_DAYS,
         );
         const scopeKind = forecast.group_id === null ? 'team' : 'group';
@@ -194,6 +205,7 @@ export function createAlertCheckProcessor(deps: { sql: Pick<SqlStore, 'db'>; que
           message: text.text,
           details: {
             scope: scopeKind,
+            grain: 'day',
             scopeId: forecast.scope_id,
             scopeName: forecast.scope_name,
             actualMicros: actualMicros.toString(),
@@ -206,9 +218,78 @@ export function createAlertCheckProcessor(deps: { sql: Pick<SqlStore, 'db'>; que
     }
   }
 
+  /**
+   * Each scope's band for an hour, by scope and the hour's start: it reads only the hours
+   * before it, so it is worked out once per hour (per worker), for the hours still checked.
+   */
+  const bands = new Map<string, HourlyBand | null>();
+
+  async function bandOf(scope: { teamId: string; groupId: string | null }, hourStart: Date): Promise<HourlyBand | null> {
+    const cacheKey = `${scope.groupId ?? scope.teamId}:${hourStart.getTime()}`;
+    if (bands.has(cacheKey)) return bands.get(cacheKey)!;
+    const from = new Date(hourStart.getTime() - HOURLY_HISTORY_HOURS * HOUR_MS);
+    const spent = new Map((await spendSeriesMicros(db, { ...scope, from, to: hourStart, grain: 'hour' })).map((hour) => [hour.start.getTime(), hour.micros]));
+    const history = Array.from({ length: HOURLY_HISTORY_HOURS }, (_, index) => spent.get(from.getTime() + index * HOUR_MS) ?? 0n);
+    const band = hourlyBand(history);
+    bands.set(cacheKey, band);
+    return band;
+  }
+
+  /**
+   * This UTC hour's spend so far and the last hour's, of each team and group, against the
+   * hour's band (this hour's spend so far already above the whole hour's bound is a spike).
+   * Only scopes that spent at least the £1 a spike must exceed its bound by are looked at.
+   */
+  async function checkHourlySpikes(at: Date): Promise<void> {
+    const thisHour = Math.floor(at.getTime() / HOUR_MS) * HOUR_MS;
+    for (const cacheKey of bands.keys()) if (Number(cacheKey.split(':')[1]) < thisHour - HOUR_MS) bands.delete(cacheKey);
+    const spent = await hourlySpendByScope(db, { from: new Date(thisHour - HOUR_MS), to: new Date(thisHour + HOUR_MS), atLeastMicros: SPIKE_MIN_EXCESS_MICROS });
+    for (const hour of spent) {
+      const scope = { teamId: hour.team_id, groupId: hour.group_id };
+      const scopeId = hour.group_id ?? hour.team_id;
+      const dedupeKey = hourlySpikeDedupeKey(scopeId, hour.hour_start);
+      if (await alertRecorded(db, hour.team_id, dedupeKey)) continue;
+      const band = await bandOf(scope, hour.hour_start);
+      if (band === null || !isSpendSpike(hour.micros, band.upperMicros)) continue;
+      const hourEnd = new Date(hour.hour_start.getTime() + HOUR_MS);
+      const contributors = spikeContributors(
+        await spendByKeyAndModel(db, { ...scope, from: hour.hour_start, to: hourEnd, grain: 'hour' }),
+        await spendByKeyAndModel(db, { ...scope, from: new Date(hour.hour_start.getTime() - SPIKE_BASELINE_HOURS * HOUR_MS), to: hour.hour_start, grain: 'hour' }),
+        SPIKE_BASELINE_HOURS,
+      );
+      const scopeKind = hour.group_id === null ? 'team' : 'group';
+      const localStart = localMinute(hour.hour_start, hour.time_zone);
+      const text = hourlySpikeAlertText({ scope: scopeKind, scopeName: hour.scope_name, localStart, actualMicros: hour.micros, band, contributors });
+      await record({
+        team_id: hour.team_id,
+        kind: 'spike',
+        dedupe_key: dedupeKey,
+        budget_id: null,
+        threshold_percent: null,
+        window_label: localStart,
+        subject: text.subject,
+        message: text.text,
+        details: {
+          scope: scopeKind,
+          grain: 'hour',
+          scopeId,
+          scopeName: hour.scope_name,
+          hourStart: hour.hour_start.toISOString(),
+          actualMicros: hour.micros.toString(),
+          expectedMicros: band.expectedMicros.toString(),
+          upperMicros: band.upperMicros.toString(),
+          period: band.period,
+          key: contributors?.key.name ?? null,
+          model: contributors?.model.name ?? null,
+        },
+      });
+    }
+  }
+
   return async (): Promise<void> => {
     const at = now();
     for (const budget of await listBudgetsWithAlerts(db)) await checkBudget(budget, at);
     await checkSpikes(at);
+    await checkHourlySpikes(at);
   };
 }

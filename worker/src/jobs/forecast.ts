@@ -4,7 +4,7 @@
 // weeks, stored for the overview. The forecaster runs in slices with a turn of the event
 // loop between them (the worker shares its process with the gateway when embedded).
 import { addDays, backtestSteps, forecastSteps, localDay, localDayStart, projectionHorizon, projectMonths, sliced } from '@spendgate/core';
-import { dailySpendMicros, firstSpendDay, forecastScopes, type Logger, saveBacktest, saveForecast, type SqlStore } from '@spendgate/store';
+import { firstSpendDay, forecastScopes, type Logger, saveBacktest, saveForecast, type SqlStore, spendSeriesMicros } from '@spendgate/store';
 
 /** History older than this many days is not read: two years hold every weekly pattern worth keeping. */
 export const FORECAST_HISTORY_DAYS = 730;
@@ -25,8 +25,8 @@ export function createForecastProcessor(deps: { sql: Pick<SqlStore, 'db'>; log: 
       if (first === null || first >= todayStart) continue;
       const earliest = new Date(todayStart.getTime() - FORECAST_HISTORY_DAYS * DAY_MS);
       const from = first > earliest ? first : localDayStart(localDay(earliest, scope.timeZone), scope.timeZone);
-      const spend = await dailySpendMicros(db, { teamId: scope.teamId, groupId: scope.groupId, from, to: todayStart });
-      const actualByDay = new Map(spend.map((day) => [localDay(day.dayStart, scope.timeZone), day.micros]));
+      const spend = await spendSeriesMicros(db, { teamId: scope.teamId, groupId: scope.groupId, from, to: todayStart, grain: 'day' });
+      const actualByDay = new Map(spend.map((day) => [localDay(day.start, scope.timeZone), day.micros]));
       const values: number[] = [];
       for (let day = localDay(from, scope.timeZone); day < today; day = addDays(day, 1)) {
         values.push(Number(actualByDay.get(day) ?? 0n));

@@ -87,19 +87,40 @@ export async function listForecastsForAlerts(db: Db, periods: readonly string[])
   return rows.map((row) => ({ ...row, days: typeof row.days === 'string' ? (JSON.parse(row.days) as ForecastDayRow[]) : row.days }));
 }
 
-/** Budget spend (GBP micros) per key and model of a team, or one of its groups, over the day rollups in [from, to). */
-export async function spendByKeyAndModel(db: Db, scope: { teamId: string; groupId: string | null; from: Date; to: Date }) {
+/** Budget spend (GBP micros) per key and model of a team, or one of its groups, over the day or hour rollups in [from, to). */
+export async function spendByKeyAndModel(db: Db, scope: { teamId: string; groupId: string | null; from: Date; to: Date; grain: 'hour' | 'day' }) {
   let query = db
     .selectFrom('usage_rollups as r')
     .leftJoin('issued_keys as k', 'k.id', 'r.key_id')
     .select(['r.key_id', sql<string>`coalesce(k.name, r.key_id::text)`.as('key_name'), 'r.model', sql<string>`sum(r.budget_spend_micros)::text`.as('micros')])
     .where('r.team_id', '=', scope.teamId)
-    .where('r.grain', '=', 'day')
+    .where('r.grain', '=', scope.grain)
     .where('r.bucket_start', '>=', scope.from)
     .where('r.bucket_start', '<', scope.to);
   if (scope.groupId !== null) query = query.where('r.group_id', '=', scope.groupId);
   const rows = await query.groupBy(['r.key_id', 'k.name', 'r.model']).execute();
   return rows.map((row) => ({ keyId: row.key_id, keyName: row.key_name, model: row.model, micros: BigInt(row.micros) }));
+}
+
+/**
+ * The budget spend (GBP micros) of each team and each group, per UTC hour in [from, to), where
+ * it is at least `atLeastMicros` (the hourly rollups), of teams that are not demo teams and
+ * groups that still exist, with the team's time zone and the scope's name; group_id null for
+ * the team's own total.
+ */
+export async function hourlySpendByScope(db: Db, window: { from: Date; to: Date; atLeastMicros: bigint }) {
+  const { rows } = await sql<{ team_id: string; group_id: string | null; hour_start: Date | string; micros: string; time_zone: string; scope_name: string }>`
+    with hours as (
+      select r.team_id, r.group_id, r.bucket_start as hour_start, sum(r.budget_spend_micros) as micros
+      from usage_rollups r
+      where r.grain = 'hour' and r.bucket_start >= ${window.from} and r.bucket_start < ${window.to}
+      group by grouping sets ((r.team_id, r.bucket_start), (r.team_id, r.group_id, r.bucket_start))
+    )
+    select h.team_id, h.group_id, h.hour_start, h.micros::text as micros, t.time_zone, coalesce(g.name, t.name) as scope_name
+    from hours h join teams t on t.id = h.team_id left join synthetic_groups g on g.id = h.group_id
+    where not t.is_demo and (h.group_id is null or g.id is not null) and h.micros >= ${window.atLeastMicros}
+    order by h.team_id, h.group_id nulls first, h.hour_start`.execute(db);
+  return rows.map((row) => ({ ...row, hour_start: new Date(row.hour_start), micros: BigInt(row.micros) }));
 }
 
 export interface AlertChannelRef {

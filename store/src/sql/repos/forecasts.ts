@@ -24,10 +24,10 @@ export async function forecastScopes(db: Kysely<Database>): Promise<ForecastScop
   ];
 }
 
-/** GBP budget spend per team day (the daily rollups) in [from, to), days without spend left out. */
-export async function dailySpendMicros(db: Kysely<Database>, scope: { teamId: string; groupId: string | null; from: Date; to: Date }) {
-  const series = await rollupSeries(db, { teamId: scope.teamId, groupId: scope.groupId ?? undefined, from: scope.from, to: scope.to, grain: 'day' });
-  return series.map((bucket) => ({ dayStart: bucket.bucketStart, micros: bucket.sums.budgetSpendMicros }));
+/** GBP budget spend per team day or UTC hour (the rollups of that grain) in [from, to), buckets without spend left out. */
+export async function spendSeriesMicros(db: Kysely<Database>, scope: { teamId: string; groupId: string | null; from: Date; to: Date; grain: 'hour' | 'day' }) {
+  const series = await rollupSeries(db, { teamId: scope.teamId, groupId: scope.groupId ?? undefined, from: scope.from, to: scope.to, grain: scope.grain });
+  return series.map((bucket) => ({ start: bucket.bucketStart, micros: bucket.sums.budgetSpendMicros }));
 }
 
 /** The first day-rollup of a scope, or null when it has none. */
