@@ -2,12 +2,12 @@
  * The AI advisor through the API, in every run mode: generate finds a cheaper model and an
  * idle key in a team's own usage, with the amounts worked by hand, and repeated requests and
  * output limits far above the answers in requests sent through the data plane (whose usage
- * events carry the body's SHA-256 and the limit asked); each finding is charged
+ * events carry the body's fingerprint, keyed per team, and the limit asked); each finding is charged
  * the plan's price once (again on a second run, and under concurrent runs: never twice);
  * applying revokes the idle key and, a few days on, measures the realised saving; and the
  * contract's edges — roles, other teams (404), bad input naming the field.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, createHmac, hkdfSync, randomUUID } from 'node:crypto';
 import { insertUsageEvents } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
@@ -173,13 +173,28 @@ for (const mode of testModes) {
         delete fake.controlHeaders['x-fake-usage'];
       }
       await usageWritten(spendgate);
-      const recordedEvents = () => db().selectFrom('usage_events').select(['body_sha256', 'requested_output_tokens']).where('team_id', '=', tenant.teamId).execute();
+      const recordedEvents = (teamId = tenant.teamId) => db().selectFrom('usage_events').select(['body_hmac', 'requested_output_tokens']).where('team_id', '=', teamId).execute();
       // On a loaded machine a batch the queue is slow to take goes through the outbox, a little later.
       await expect.poll(async () => (await recordedEvents()).length, { timeout: 30_000 }).toBe(22);
       const events = await recordedEvents();
-      expect(events.filter((event) => event.body_sha256 === createHash('sha256').update(repeated).digest('hex'))).toHaveLength(12);
-      expect(new Set(events.map((event) => event.body_sha256)).size).toBe(11);
+      /** HMAC-SHA256 under the team's key: HKDF-SHA256 of the master key with the team id as its info. */
+      const fingerprint = (teamId: string, body: string) =>
+        createHmac('sha256', Buffer.from(hkdfSync('sha256', spendgate.app.runtime.config.secrets.masterKey, 'spendgate:body-hmac:v1', teamId, 32))).update(body).digest('hex');
+      expect(events.filter((event) => event.body_hmac === fingerprint(tenant.teamId, repeated))).toHaveLength(12);
+      expect(new Set(events.map((event) => event.body_hmac)).size).toBe(11);
       expect(events.every((event) => event.requested_output_tokens === 4096)).toBe(true);
+      // Not the plain SHA-256 a guess could be checked against; and another team's same body is another fingerprint.
+      expect(events.some((event) => event.body_hmac === createHash('sha256').update(repeated).digest('hex'))).toBe(false);
+      const neighbour = await signUpTeam(spendgate.url, `advisor-facts-neighbour-${mode}@example.com`);
+      const neighbourKey = await issueByokKey(spendgate.url, neighbour, { provider: 'openai', apiKey: 'sk-fake-upstream', baseUrl: fake.url });
+      for (let sent = 0; sent < 2; sent++) {
+        const answer = await fetch(`${spendgate.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${neighbourKey}`, 'content-type': 'application/json' }, body: repeated });
+        expect(answer.status).toBe(200);
+      }
+      await usageWritten(spendgate);
+      await expect.poll(async () => (await recordedEvents(neighbour.teamId)).length, { timeout: 30_000 }).toBe(2);
+      expect((await recordedEvents(neighbour.teamId)).map((event) => event.body_hmac)).toEqual([fingerprint(neighbour.teamId, repeated), fingerprint(neighbour.teamId, repeated)]);
+      expect(fingerprint(neighbour.teamId, repeated)).not.toBe(fingerprint(tenant.teamId, repeated));
 
       const run = await generate({ teamId: tenant.teamId }, tenant.token);
       const served = 'gpt-4o-2024-08-06'; // the snapshot the provider names in its answer, as recorded
@@ -227,18 +242,17 @@ for (const mode of testModes) {
       await usageWritten(spendgate);
       const surfaceEvents = () => db()
         .selectFrom('usage_events')
-        .select(['endpoint', 'body_sha256', 'requested_output_tokens'])
+        .select(['endpoint', 'body_hmac', 'requested_output_tokens'])
         .where('team_id', '=', tenant.teamId)
         .where('endpoint', 'in', ['messages', 'responses', 'embeddings'])
         .orderBy('endpoint')
         .execute();
       await expect.poll(async () => (await surfaceEvents()).length, { timeout: 30_000 }).toBe(3);
       const recorded = await surfaceEvents();
-      const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
       expect(recorded).toEqual([
-        { endpoint: 'embeddings', body_sha256: sha256(surfaces[2][1]), requested_output_tokens: null },
-        { endpoint: 'messages', body_sha256: sha256(surfaces[0][1]), requested_output_tokens: 700 },
-        { endpoint: 'responses', body_sha256: sha256(surfaces[1][1]), requested_output_tokens: 300 },
+        { endpoint: 'embeddings', body_hmac: fingerprint(tenant.teamId, surfaces[2][1]), requested_output_tokens: null },
+        { endpoint: 'messages', body_hmac: fingerprint(tenant.teamId, surfaces[0][1]), requested_output_tokens: 700 },
+        { endpoint: 'responses', body_hmac: fingerprint(tenant.teamId, surfaces[1][1]), requested_output_tokens: 300 },
       ]);
     });
 

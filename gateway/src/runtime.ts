@@ -8,6 +8,7 @@ import { registerJobs } from '@spendgate/worker';
 import type { FastifyBaseLogger } from 'fastify';
 import { createPromptCapture } from './capture/prompt-capture.ts';
 import { createControlPlaneServices } from './control/index.ts';
+import { createBodyHasher } from './proxy/body-hash.ts';
 import { createMetering } from './proxy/metering.ts';
 import { createPrincipalService, type Principal } from './proxy/principals.ts';
 import { type CircuitNews, createRouter, createUpstreamHealth } from './proxy/routing.ts';
@@ -53,7 +54,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
   const keyCache = await stores.createKeyCache<Principal>({ maxEntries: 10_000, ttlMs: 60_000 });
   const outbox = createUsageOutbox({ sql: stores.sql, queue: stores.queue, log: options.log });
   outbox.start();
-  const metering = createMetering({ ...stores, outbox, catalog, log: options.log });
+  const metering = createMetering({ ...stores, outbox, catalog, log: options.log, hashBodies: createBodyHasher(envelope) });
   const capture = createPromptCapture({ sql: stores.sql, envelope, log: options.log });
   const upstreams = createUpstreamResolver({ optimisedUpstreams: config.optimisedUpstreams, catalog });
   const circuitNews = await stores.createBroadcast<CircuitNews>('upstream-health');

@@ -5,7 +5,8 @@
  * database), then record what it really used — priced with the catalog version in
  * force, settled on the ledger, and handed to the meter in a batch (the meter claims
  * each request id, so an event is counted once however often it is delivered) with the
- * output limit the caller asked and the SHA-256 of its body, hashed as the batch leaves.
+ * output limit the caller asked and its body's fingerprint (HMAC-SHA256 under the team's
+ * key, body-hash.ts), hashed as the batch leaves.
  *
  * When the ledger is unreachable, a request under a hard budget is refused (503) at
  * once and any other goes through unreserved; its cost then goes to its budgets' counters
@@ -14,8 +15,7 @@
  * When the queue cannot take an event in time it goes to the usage outbox, which
  * delivers it later: no event is ever dropped.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { randomUUID } from 'node:crypto';
 import {AppError, 
   type Budget,
   budgetWindowAt,
@@ -44,6 +44,7 @@ import {
   type UsageEventJob,
 } from '@spendgate/store';
 import type { FastifyBaseLogger } from 'fastify';
+import type { BodyHasher } from './body-hash.ts';
 import type { Principal } from './principals.ts';
 import type { UsageOutbox } from './usage-outbox.ts';
 
@@ -188,6 +189,7 @@ export function createMetering(deps: {
   outbox: Pick<UsageOutbox, 'keep'>;
   catalog: PriceCatalog;
   log: FastifyBaseLogger;
+  hashBodies: BodyHasher;
 }) {
   let queueBackoffUntil = 0;
   /** Bookkeeping of recorded requests still under way. */
@@ -264,10 +266,10 @@ export function createMetering(deps: {
     clearTimeout(gathering.timer);
     const { events, bodies } = gathering;
     gathering = undefined;
-    // Each body is hashed once, on a later turn of the event loop than the request that recorded it, so no answer waits for it.
+    // Each body is hashed once, on later turns of the event loop than the request that recorded it, so no answer waits for it.
     track(
-      nextTurn().then(() => {
-        for (let index = 0; index < events.length; index++) events[index]!.bodySha256 = createHash('sha256').update(bodies[index]!).digest('hex');
+      deps.hashBodies(events.map((event, index) => ({ teamId: event.teamId, body: bodies[index]! }))).then((hashes) => {
+        for (let index = 0; index < events.length; index++) events[index]!.bodyHmac = hashes[index]!;
         return sendBatch(events);
       }),
     );

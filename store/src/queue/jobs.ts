@@ -32,8 +32,8 @@ export interface UsageEventJob {
   budgetSpendMicros: string;
   /** How the model was chosen, e.g. `requested` or `auto: …` (see x-spendgate-route). */
   route: string;
-  /** SHA-256 of the request body as the caller sent it, hex (duplicate requests); never the body. */
-  bodySha256?: string;
+  /** HMAC-SHA256 of the request body as the caller sent it under the team's body-hash key, hex (duplicate requests); never the body or the key. */
+  bodyHmac?: string;
   /** The output limit the caller asked for, per answer; absent when none was asked. */
   requestedOutputTokens?: number;
 }

@@ -5,8 +5,13 @@
  * version are bound as associated data, so a ciphertext moved to another row or team
  * fails to decrypt. Captured prompts are sealed with the same data key, bound to their
  * team and request id. Layout of a sealed value: iv (12) | tag (16) | ciphertext.
+ *
+ * Request bodies are fingerprinted (duplicate requests) with HMAC-SHA256 under a key per team
+ * derived from the master key (HKDF-SHA256, the team id as its info): never stored, the same
+ * on every gateway and across restarts, different for every team, so equal bodies match
+ * within a team only, and a leaked table cannot confirm a guessed prompt without the master key.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -32,9 +37,15 @@ const secretContext = (teamId: string, connectionId: string, version: number) =>
   `spendgate:secret:${teamId}:${connectionId}:v${version}`;
 const captureContext = (teamId: string, requestId: string, version: number) => `spendgate:capture:${teamId}:${requestId}:v${version}`;
 
+const BODY_HASH_SALT = 'spendgate:body-hmac:v1';
+
 export function createEnvelope(masterKey: Buffer) {
   if (masterKey.length !== 32) throw new Error('master key must be 32 bytes');
   return {
+    /** The team's key for HMAC-SHA256 fingerprints of request bodies (32 bytes, derived, never stored). */
+    bodyHashKey(teamId: string): Buffer {
+      return Buffer.from(hkdfSync('sha256', masterKey, BODY_HASH_SALT, teamId, 32));
+    },
     newDataKey(teamId: string, version: number): { wrapped: Buffer } {
       return { wrapped: seal(masterKey, randomBytes(32), dataKeyContext(teamId, version)) };
     },

@@ -182,8 +182,8 @@ export interface UsageEventsTable {
   budget_spend_micros: Int8 | null;
   /** How the request was routed, e.g. `requested`, `auto: cost 0.6 …`, `fallback: …`. */
   route: string | null;
-  /** SHA-256 of the request body as sent, hex (migration 20261126_0008); the body itself is never stored. */
-  body_sha256: ColumnType<string | null, string | null | undefined, string | null>;
+  /** HMAC-SHA256 of the request body as sent under the team's body-hash key, hex (migration 20261126_0012); the body itself is never stored. */
+  body_hmac: ColumnType<string | null, string | null | undefined, string | null>;
   /** The output limit the caller asked for (max_tokens / max_completion_tokens / max_output_tokens); null when none. */
   requested_output_tokens: ColumnType<number | null, number | null | undefined, number | null>;
 }

@@ -1,7 +1,9 @@
 // Contract suite for the SQL store: the same repositories, run on PGlite and (when
 // TEST_DATABASE_URL is set) PostgreSQL.
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as keyedBodyHash from '../../../migrations/20261126_0012_keyed_body_hash.ts';
 import { openTestSqlStore, sqlBackends } from '../testing/sql.ts';
 import type { SqlStore } from './connect.ts';
 import { listAudit, writeAudit } from './repos/audit.ts';
@@ -184,12 +186,27 @@ for (const backend of sqlBackends) {
         billing_rule: 'byok-free',
         budget_spend_micros: 0n,
         route: 'requested; failover: gpt-4o 503 x3 -> claude-haiku-4-5',
-        body_sha256: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9',
+        body_hmac: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9',
         requested_output_tokens: 16_384,
       };
       expect(await insertUsageEvents(store.db, [given])).toBe(1);
       const stored = await store.db.selectFrom('usage_events').selectAll().where('request_id', '=', given.request_id).executeTakeFirstOrThrow();
       expect(stored).toEqual({ ...given, occurred_at: new Date(given.occurred_at), key_kind: 'byok', billed_currency: 'GBP' });
+    });
+
+    it('erases the plain body hashes recorded before fingerprints were keyed (migration 0012)', async () => {
+      await keyedBodyHash.down(store.db);
+      const requestId = `plain-${randomUUID()}`;
+      await sql`insert into usage_events (request_id, occurred_at, team_id, group_id, key_id, provider, model, endpoint, status_code, streamed, estimated,
+          input_tokens, cached_read_tokens, cache_write_5m_tokens, cache_write_1h_tokens, output_tokens, reasoning_tokens, currency, latency_ms, body_sha256)
+        values (${requestId}, '2026-11-20T10:00:00Z', ${ids.teamA}, ${ids.group}, ${ids.key}, 'openai', 'gpt-4o', 'chat.completions', 200, false, false,
+          1, 0, 0, 0, 1, 0, 'USD', 10, 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9')`.execute(store.db);
+      await keyedBodyHash.up(store.db);
+      const row = await store.db.selectFrom('usage_events').select(['request_id', 'body_hmac']).where('request_id', '=', requestId).executeTakeFirstOrThrow();
+      expect(row).toEqual({ request_id: requestId, body_hmac: null });
+      // The partial (team, hash) index now covers the keyed column.
+      const { rows } = await sql<{ indexdef: string }>`select indexdef from pg_indexes where indexname = 'usage_events_team_body_idx'`.execute(store.db);
+      expect(rows[0]?.indexdef).toContain('(team_id, body_hmac) WHERE (body_hmac IS NOT NULL)');
     });
 
     it('writes audit rows per team', async () => {

@@ -36,7 +36,7 @@ export function usageEventRow(job: UsageEventJob): NewUsageEvent {
     billing_rule: job.billingRule,
     budget_spend_micros: job.budgetSpendMicros,
     route: job.route,
-    body_sha256: job.bodySha256 ?? null,
+    body_hmac: job.bodyHmac ?? null,
     requested_output_tokens: job.requestedOutputTokens ?? null,
   };
 }

@@ -96,19 +96,19 @@ const summedColumns = sql`
 
 /**
  * The scope's answered requests that repeated a body their key had sent before in the
- * window (same SHA-256), summed per key, connection, provider and model: each body's
+ * window (same body fingerprint), summed per key, connection, provider and model: each body's
  * first send is left out, so the sums are the repeats'.
  */
 export async function advisorRepeatSlices(db: Db, scope: AdvisorScope) {
   const { rows } = await sql<SliceRow & { repeated_bodies: string }>`
     with sent as (
-      select e.*, row_number() over (partition by e.key_id, e.body_sha256 order by e.occurred_at, e.request_id) as send
+      select e.*, row_number() over (partition by e.key_id, e.body_hmac order by e.occurred_at, e.request_id) as send
       from usage_events e
-      where ${scopeConditions(scope)} and e.body_sha256 is not null and e.status_code < 400
+      where ${scopeConditions(scope)} and e.body_hmac is not null and e.status_code < 400
     )
     select e.key_id, k.name as key_name, e.key_kind, e.connection_id, e.provider, e.model,
       ${summedColumns},
-      count(distinct e.body_sha256)::text as repeated_bodies
+      count(distinct e.body_hmac)::text as repeated_bodies
     from sent e
     join issued_keys k on k.id = e.key_id and k.team_id = e.team_id
     where e.send > 1

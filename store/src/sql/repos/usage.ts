@@ -38,7 +38,7 @@ const USAGE_EVENT_COLUMNS: Record<keyof UsageEventsTable, string> = {
   billing_rule: 'text',
   budget_spend_micros: 'bigint',
   route: 'text',
-  body_sha256: 'text',
+  body_hmac: 'text',
   requested_output_tokens: 'integer',
 };
 const COLUMN_NAMES = Object.keys(USAGE_EVENT_COLUMNS) as (keyof UsageEventsTable)[];
