@@ -105,6 +105,23 @@ export {
 } from './forecast/index.ts';
 export { classifyGpuSlots, countGpuSlots, DEFAULT_IDLE_RULES, type GpuSlot, type GpuSlotState, gpuTimeCostMicros, type IdleRules } from './gpu/idle.ts';
 export { COMPUTE_APPS_FIELDS, type GpuProcessSample, type GpuSample, type Parsed, parseDcgmMetrics, parseNvidiaSmiComputeApps, parseNvidiaSmiGpus } from './gpu/telemetry.ts';
+export {
+  addMonthsClamped,
+  buildInvoice,
+  type ChargeCount,
+  type ChargedRule,
+  type Invoice,
+  type InvoiceInput,
+  type InvoiceLine,
+  type InvoiceLineKind,
+  invoiceLineKey,
+  microsToPence,
+  type PlanSegment,
+  periodEndAfter,
+  type TeamCounts,
+  type UnitKind,
+  type UnitSpan,
+} from './invoices.ts';
 export { KEY_SETTING_LIMITS, type KeySettings, type RoutingWeights } from './key-settings.ts';
 export {
   LATENCY_BUCKET_BOUNDS_MS,
@@ -124,7 +141,17 @@ export {
   money,
   roundHalfUpDiv,
 } from './money.ts';
-export { type AlertChannel, FREE_TRIAL_DAYS, PLANS, type PlanSlug, type PlanTerms, planTerms } from './plans.ts';
+export {
+  type AlertChannel,
+  FREE_TRIAL_DAYS,
+  PLANS,
+  type PlanSlug,
+  type PlanTerms,
+  type PriceTier,
+  planTerms,
+  seatMonthlyMicros,
+  seatsMonthlyMicros,
+} from './plans.ts';
 export {
   findPrice,
   fineTunedBase,

@@ -20,10 +20,21 @@ describe('plan terms (spec §9)', () => {
     const growth = planTerms('growth');
     expect([growth.optimisedKeysIncluded, growth.extraOptimisedKeyMonthlyMicros]).toEqual([10, 3_000_000n]);
     expect([growth.syntheticGroupsIncluded, growth.extraGroupMonthlyMicros]).toEqual([10, 4_000_000n]);
-    expect([planTerms('developers').seatsIncluded, planTerms('developers').extraSeatMonthlyMicros]).toEqual([2, 10_000_000n]);
+    expect([planTerms('developers').seatsIncluded, planTerms('developers').extraSeatTiers]).toEqual([2, [{ upTo: null, monthlyMicros: 10_000_000n }]]);
+    expect(growth.extraSeatTiers!.map((tier) => [tier.upTo, tier.monthlyMicros])).toEqual([
+      [15, 8_000_000n],
+      [50, 7_000_000n],
+      [null, 6_000_000n],
+    ]);
+    expect([planTerms('developers').monthlyPriceMicros, growth.monthlyPriceMicros]).toEqual([29_000_000n, 99_000_000n]);
     expect(planTerms('enterprise').syntheticGroupsIncluded).toBeNull();
     expect(planTerms('enterprise').monthlyPriceMicros).toBeNull();
     expect(planTerms('enterprise').alertChannels).toEqual(['email', 'slack', 'teams', 'sms']);
+  });
+
+  it("says on the pricing page why Growth includes 10 optimised keys where the feature matrix said 5", () => {
+    expect(planTerms('growth').footnotes.join(' ')).toContain('10 optimised keys');
+    expect(planTerms('developers').footnotes).toEqual([]);
   });
 
   it('keeps the free trial off the pricing page and 60 days long', () => {

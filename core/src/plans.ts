@@ -1,13 +1,25 @@
 /**
  * Plan terms (spec §9) as data: what each subscription plan costs and allows. Billing,
- * routing and limits all read this one table. Amounts are GBP micro-units; a null
- * limit means unlimited; `null` overage price means the plan has no such overage
- * (custom pricing). Monthly plan prices are the operator's list prices.
+ * invoices, limits, routing and the pricing page all read this one table. Amounts are
+ * GBP micro-units; a null limit means unlimited; a `null` overage price means the plan
+ * has no such overage (custom pricing). Monthly plan prices are the operator's list
+ * prices (the spec lists none). Where the spec contradicts itself, the choice is in the
+ * plan's `footnotes`, which the pricing page prints.
  */
 import type { RoutingWeights } from './key-settings.ts';
 
 export type PlanSlug = 'free-trial' | 'developers' | 'growth' | 'enterprise';
 export type AlertChannel = 'email' | 'slack' | 'teams' | 'sms';
+
+/**
+ * One step of a graduated price (as Stripe's `tiers_mode: graduated`): the units
+ * numbered up to `upTo` (counting from the first unit, included ones too) cost
+ * `monthlyMicros` each a month; null `upTo` is every unit beyond.
+ */
+export interface PriceTier {
+  upTo: number | null;
+  monthlyMicros: bigint;
+}
 
 export interface PlanTerms {
   slug: PlanSlug;
@@ -33,12 +45,14 @@ export interface PlanTerms {
   /** Longest a team may keep captured prompts and answers, in days. */
   promptRetentionMaxDays: number;
   seatsIncluded: number | null;
-  /** Price per extra seat per month; Growth falls from £8 to £6 with volume (first price here). */
-  extraSeatMonthlyMicros: bigint | null;
+  /** What each seat beyond the included ones costs a month, by its number; null = custom. */
+  extraSeatTiers: readonly PriceTier[] | null;
   alertChannels: readonly AlertChannel[];
   support: 'community' | 'priority' | 'dedicated';
   /** How optimised keys weigh cost, speed and accuracy when a key sets no weights. */
   routingWeights: RoutingWeights;
+  /** What the pricing page says under its tables about this plan's terms. */
+  footnotes: readonly string[];
 }
 
 const GBP = (pounds: string): bigint => {
@@ -59,10 +73,11 @@ const developersTerms = {
   lookBackDays: 7,
   promptRetentionMaxDays: 30,
   seatsIncluded: 2,
-  extraSeatMonthlyMicros: GBP('10'),
+  extraSeatTiers: [{ upTo: null, monthlyMicros: GBP('10') }],
   alertChannels: ['email'],
   support: 'community',
   routingWeights: { cost: 0.6, speed: 0.2, accuracy: 0.2 },
+  footnotes: [],
 } as const satisfies Partial<PlanTerms>;
 
 export const PLANS: readonly PlanTerms[] = [
@@ -85,10 +100,19 @@ export const PLANS: readonly PlanTerms[] = [
     lookBackDays: 90,
     promptRetentionMaxDays: 90,
     seatsIncluded: 5,
-    extraSeatMonthlyMicros: GBP('8'),
+    // "£8 to £6 a user": graduated, each seat at its own step's price.
+    extraSeatTiers: [
+      { upTo: 15, monthlyMicros: GBP('8') },
+      { upTo: 50, monthlyMicros: GBP('7') },
+      { upTo: null, monthlyMicros: GBP('6') },
+    ],
     alertChannels: ['email'],
     support: 'priority',
     routingWeights: { cost: 0.5, speed: 0.2, accuracy: 0.3 },
+    footnotes: [
+      'Growth includes 10 optimised keys. An earlier feature list said 5; the plan terms, which billing follows, say 10, so we give the larger allowance and never charge for a key the terms include.',
+      'Growth seats are priced by their number: the 6th to the 15th £8, the 16th to the 50th £7, and from the 51st £6 a user a month.',
+    ],
   },
   {
     slug: 'enterprise',
@@ -107,10 +131,11 @@ export const PLANS: readonly PlanTerms[] = [
     lookBackDays: null,
     promptRetentionMaxDays: 365,
     seatsIncluded: null,
-    extraSeatMonthlyMicros: null,
+    extraSeatTiers: null,
     alertChannels: ['email', 'slack', 'teams', 'sms'],
     support: 'dedicated',
     routingWeights: { cost: 0.4, speed: 0.2, accuracy: 0.4 },
+    footnotes: [],
   },
 ];
 
@@ -121,4 +146,31 @@ export function planTerms(slug: PlanSlug): PlanTerms {
   const plan = PLANS.find((candidate) => candidate.slug === slug);
   if (!plan) throw new Error(`unknown plan ${slug}`);
   return plan;
+}
+
+/** What the seat numbered `seat` (1 = the first) costs a month: 0 when included, null when the plan prices seats by arrangement. */
+export function seatMonthlyMicros(terms: PlanTerms, seat: number): bigint | null {
+  if (terms.seatsIncluded === null || terms.extraSeatTiers === null) return null;
+  if (seat <= terms.seatsIncluded) return 0n;
+  return terms.extraSeatTiers.find((tier) => tier.upTo === null || seat <= tier.upTo)!.monthlyMicros;
+}
+
+/**
+ * What `seats` seats cost a month together, each at its own tier's price (graduated);
+ * 0 on a plan whose seats are priced by arrangement (not billed here).
+ *
+ * @example seatsMonthlyMicros(planTerms('growth'), 17) // 10 × £8 + 2 × £7 = £94
+ */
+export function seatsMonthlyMicros(terms: PlanTerms, seats: number): bigint {
+  if (terms.seatsIncluded === null || terms.extraSeatTiers === null) return 0n;
+  let total = 0n;
+  let priced = terms.seatsIncluded;
+  for (const tier of terms.extraSeatTiers) {
+    const upTo = tier.upTo === null ? seats : Math.min(tier.upTo, seats);
+    if (upTo > priced) {
+      total += BigInt(upTo - priced) * tier.monthlyMicros;
+      priced = upTo;
+    }
+  }
+  return total;
 }

@@ -44,7 +44,7 @@ for (const mode of testModes) {
       const growth = plans.find((plan) => plan.slug === 'growth')!;
       expect(growth.features).toContain('25% uplift over base model cost on optimised keys');
       expect(growth.features).toContain('10 optimised keys included, then £3.00/key/month');
-      expect(growth.features).toContain('5 seats free, then £8.00/user');
+      expect(growth.features).toContain('5 seats free, then £8.00 to £6.00/user');
       expect(plans.find((plan) => plan.slug === 'enterprise')!.features).toContain('Spend alerts by e-mail, Slack, Teams and SMS');
     });
 

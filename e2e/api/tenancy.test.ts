@@ -165,18 +165,30 @@ for (const mode of testModes) {
         const token = invitationTokenIn(await mail.next(email));
         expect((await api('POST', '/team/accept', { body: { token, password: PASSWORD, name: email } })).status).toBe(200);
       }
-      const overages = await db().selectFrom('plan_overages').selectAll().where('team_id', '=', team).orderBy('kind').execute();
-      expect(overages.map((o) => [o.kind, o.plan_slug, o.unit_price_micros, o.currency, o.ended_at])).toEqual([
-        ['group', 'developers', 5_000_000n, 'GBP', null],
-        ['key', 'developers', 5_000_000n, 'GBP', null],
-        ['seat', 'developers', 10_000_000n, 'GBP', null],
+      // Each unit past the allowance is charged from when it started (the audit log says at what price).
+      const charges = await db()
+        .selectFrom('audit_log')
+        .select(['target_type', 'target_id', 'details'])
+        .where('team_id', '=', team)
+        .where('action', '=', 'plan.overage_started')
+        .orderBy('target_type')
+        .execute();
+      expect(charges.map((c) => [c.target_type, c.details])).toEqual([
+        ['group', { plan: 'developers', unitPriceMicros: '5000000', currency: 'GBP' }],
+        ['key', { plan: 'developers', unitPriceMicros: '5000000', currency: 'GBP' }],
+        ['seat', { plan: 'developers', unitPriceMicros: '10000000', currency: 'GBP' }],
       ]);
-      expect(overages.map((o) => o.target_id).slice(0, 2)).toEqual([charged.body.data.id, chargedKey.body.data.providerKey.id]);
-      // A charged group or key that goes away stops being charged.
+      expect(charges.map((c) => c.target_id).slice(0, 2)).toEqual([charged.body.data.id, chargedKey.body.data.providerKey.id]);
+      // A group or key that goes away stops being counted: its span ends (the invoice charges a unit while it is live).
       await api('DELETE', `/synthetic-group/${charged.body.data.id}`, { token: dan.token });
       await api('DELETE', `/synthetic-group/provider-key/${chargedKey.body.data.providerKey.id}`, { token: dan.token });
-      const open = await db().selectFrom('plan_overages').select('kind').where('team_id', '=', team).where('ended_at', 'is', null).execute();
-      expect(open.map((o) => o.kind)).toEqual(['seat']);
+      const units = await db().selectFrom('plan_units').select(['kind', 'target_id', 'ended_at']).where('team_id', '=', team).execute();
+      const live = (kind: string) => units.filter((unit) => unit.kind === kind && unit.ended_at === null).length;
+      expect([live('seat'), live('group'), live('key')]).toEqual([3, 2, 2]);
+      expect(units.filter((unit) => unit.ended_at !== null).map((unit) => [unit.kind, unit.target_id]).sort()).toEqual([
+        ['group', charged.body.data.id],
+        ['key', chargedKey.body.data.providerKey.id],
+      ]);
     });
 
     it('lists the providers from the registry with what a connection needs', async () => {

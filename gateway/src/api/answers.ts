@@ -32,7 +32,7 @@ const JsonObject = z.record(z.string(), z.unknown());
 
 export const Subscription = z.strictObject({
   plan: z.enum(['free-trial', 'developers', 'growth', 'enterprise']),
-  status: z.enum(['trialing', 'active', 'cancelled']),
+  status: z.enum(['trialing', 'active', 'past_due', 'paused', 'canceled']),
   trialEnd: z.iso.datetime().nullable(),
   isTrialing: z.boolean(),
 });

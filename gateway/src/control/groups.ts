@@ -173,8 +173,6 @@ export function createGroupService(deps: {
       const keys = await listLiveKeys(db, group.team_id, { groupId });
       await db.transaction().execute(async (trx) => {
         await deleteGroup(trx, group.team_id, groupId);
-        await deps.plans.releaseAllowance(trx, group.team_id, 'group', groupId);
-        for (const key of keys) await deps.plans.releaseAllowance(trx, group.team_id, 'key', key.id);
         await audit(trx, group.team_id, userId, 'group.deleted', { type: 'synthetic_group', id: groupId }, { name: group.name, keysDeleted: keys.length });
       });
       await dropFromKeyCache(keys.map((key) => key.key_hash));
@@ -287,7 +285,6 @@ export function createGroupService(deps: {
       enforce('group.keys.manage', { teamRole: key?.teamRole ?? null, groupRole: key?.groupRole ?? null }, 'Key');
       await db.transaction().execute(async (trx) => {
         await revokeKey(trx, key!.team_id, keyId, now());
-        await deps.plans.releaseAllowance(trx, key!.team_id, 'key', keyId);
         await audit(trx, key!.team_id, userId, 'key.revoked', { type: 'issued_key', id: keyId }, { groupId: key!.group_id });
       });
       await dropFromKeyCache([key!.key_hash]);

@@ -5,23 +5,23 @@
  * subscription of the account that created it.
  *
  * Allowances (seats, synthetic groups, optimised keys): under the included number,
- * allowed; over it, a paid plan records the chargeable overage and a trial (no card)
+ * allowed; over it, a paid plan charges the extra units for the time they are live
+ * (the store keeps every unit's span; the invoice prices them) and a trial (no card)
  * refuses with a message naming the allowance.
  */
-import { FREE_TRIAL_DAYS, formatMoney, money, PLANS, PlanLimitError, type PlanSlug, type PlanTerms, planTerms } from '@spendgate/core';
+import { FREE_TRIAL_DAYS, formatMoney, money, PLANS, PlanLimitError, type PlanSlug, type PlanTerms, planTerms, seatMonthlyMicros } from '@spendgate/core';
 import {
-  closeOverage,
+  countPendingTeamInvitations,
   countTeamGroups,
   countTeamKeys,
-  countPendingTeamInvitations,
   countTeamMembers,
   type Db,
   findSubscription,
   findTeamSubscription,
   listSubscriptionPlans,
-  type OverageKind,
-  openOverage,
+  type PlanUnitKind,
   type SqlStore,
+  type SubscriptionStatus,
   upsertSubscription,
   upsertSubscriptionPlans,
   writeAudit,
@@ -47,6 +47,14 @@ const ENTERPRISE_ONLY = [
 
 const pounds = (micros: bigint) => formatMoney(money(micros, 'GBP'));
 
+/** An extra seat's price, or its range when tiered: "£10", "£8 to £6". */
+export function seatPrices(terms: PlanTerms): string {
+  const tiers = terms.extraSeatTiers ?? [];
+  const first = tiers[0]?.monthlyMicros ?? 0n;
+  const last = tiers.at(-1)?.monthlyMicros ?? 0n;
+  return first === last ? pounds(first) : `${pounds(first)} to ${pounds(last)}`;
+}
+
 /** The plan's terms in words, as the pricing page lists them. */
 export function planFeatures(terms: PlanTerms): string[] {
   const features = [
@@ -63,7 +71,7 @@ export function planFeatures(terms: PlanTerms): string[] {
     terms.lookBackDays === null ? 'Unlimited cost dashboard look-back' : `${terms.lookBackDays}-day cost dashboard look-back`,
     terms.seatsIncluded === null
       ? 'Custom seats'
-      : `${terms.seatsIncluded} seats free, then ${pounds(terms.extraSeatMonthlyMicros!)}/user`,
+      : `${terms.seatsIncluded} seats free, then ${seatPrices(terms)}/user`,
     terms.alertChannels.length === 1
       ? 'Spend alerts by e-mail'
       : 'Spend alerts by e-mail, Slack, Teams and SMS',
@@ -74,36 +82,33 @@ export function planFeatures(terms: PlanTerms): string[] {
 
 export interface SubscriptionSummary {
   plan: PlanSlug;
-  status: 'trialing' | 'active' | 'cancelled';
+  status: SubscriptionStatus;
   trialEnd: string | null;
   isTrialing: boolean;
 }
 
 interface Allowance {
-  kind: OverageKind;
   noun: string;
   included: (terms: PlanTerms) => number | null;
-  unitPrice: (terms: PlanTerms) => bigint | null;
+  /** What the unit numbered `unit` costs a month; null when the plan cannot charge for it. */
+  unitPrice: (terms: PlanTerms, unit: number) => bigint | null;
   count: (db: Db, teamId: string) => Promise<number>;
 }
 
-const ALLOWANCES: Record<OverageKind, Allowance> = {
+const ALLOWANCES: Record<PlanUnitKind, Allowance> = {
   seat: {
-    kind: 'seat',
     noun: 'seats',
     included: (terms) => terms.seatsIncluded,
-    unitPrice: (terms) => terms.extraSeatMonthlyMicros,
+    unitPrice: (terms, unit) => seatMonthlyMicros(terms, unit),
     count: (db, teamId) => countTeamMembers(db, teamId),
   },
   group: {
-    kind: 'group',
     noun: 'synthetic groups',
     included: (terms) => terms.syntheticGroupsIncluded,
     unitPrice: (terms) => terms.extraGroupMonthlyMicros,
     count: (db, teamId) => countTeamGroups(db, teamId),
   },
   key: {
-    kind: 'key',
     noun: 'optimised keys',
     included: (terms) => terms.optimisedKeysIncluded,
     unitPrice: (terms) => terms.extraOptimisedKeyMonthlyMicros,
@@ -177,33 +182,37 @@ export function createPlanService(deps: { sql: SqlStore; now?: () => Date }) {
       };
     },
 
-    /** A team's seats: what its plan includes, what its members and pending invitations take, and what one more costs. */
+    /** A team's seats: what its plan includes, what its members and pending invitations take, and what the next extra seat costs. */
     async seats(teamId: string) {
       const { terms, paying } = await teamPlan(db, teamId);
+      const used = await countTeamMembers(db, teamId);
+      const pending = await countPendingTeamInvitations(db, teamId, now());
+      const nextExtra = Math.max(used + pending, terms.seatsIncluded ?? 0) + 1;
       return {
         plan: terms.name,
         planSlug: terms.slug,
         paying,
         included: terms.seatsIncluded,
-        used: await countTeamMembers(db, teamId),
-        pending: await countPendingTeamInvitations(db, teamId, now()),
+        used,
+        pending,
         currency: 'GBP' as const,
-        extraSeatMonthlyMicros: terms.extraSeatMonthlyMicros?.toString() ?? null,
+        extraSeatMonthlyMicros: seatMonthlyMicros(terms, nextExtra)?.toString() ?? null,
       };
     },
 
     /**
      * Checks that the team may take one more unit (call before adding it, in the same
      * transaction; `reserved` counts units already promised, e.g. pending invitations).
-     * Returns a function to call once the unit exists: it records the overage when the
-     * unit is charged.
+     * Returns a function to call once the unit exists: when it is charged, it writes so
+     * to the audit log (the unit's span, which the invoice prices, the store keeps).
      */
-    async claimAllowance(trx: Db, teamId: string, kind: OverageKind, reserved = 0) {
+    async claimAllowance(trx: Db, teamId: string, kind: PlanUnitKind, reserved = 0) {
       const allowance = ALLOWANCES[kind];
       const { terms, paying } = await teamPlan(trx, teamId);
       const included = allowance.included(terms);
-      const unitPrice = allowance.unitPrice(terms);
-      const overLimit = included !== null && (await allowance.count(trx, teamId)) + reserved >= included;
+      const taken = (await allowance.count(trx, teamId)) + reserved;
+      const overLimit = included !== null && taken >= included;
+      const unitPrice = allowance.unitPrice(terms, taken + 1);
       if (overLimit && (!paying || unitPrice === null)) {
         throw new PlanLimitError(
           `Your ${terms.name} plan includes ${included} ${allowance.noun}${paying ? '' : ' during the trial'}. ` +
@@ -212,7 +221,6 @@ export function createPlanService(deps: { sql: SqlStore; now?: () => Date }) {
       }
       return async (targetId: string) => {
         if (!overLimit || unitPrice === null) return;
-        await openOverage(trx, { teamId, planSlug: terms.slug, kind, targetId, unitPriceMicros: unitPrice, currency: 'GBP' });
         await writeAudit(trx, {
           teamId,
           actorUserId: null,
@@ -222,11 +230,6 @@ export function createPlanService(deps: { sql: SqlStore; now?: () => Date }) {
           details: { plan: terms.slug, unitPriceMicros: unitPrice.toString(), currency: 'GBP' },
         });
       };
-    },
-
-    /** Ends the overage charged for a unit that has gone (if any). */
-    releaseAllowance(trx: Db, teamId: string, kind: OverageKind, targetId: string) {
-      return closeOverage(trx, teamId, kind, targetId);
     },
   };
 }

@@ -237,7 +237,6 @@ export function createTeamService(deps: {
         if (!member) throw new NotFoundError('Team member');
         await requireOtherAdmin(trx, input.teamId, member.role);
         await deleteTeamMember(trx, input.teamId, input.userId);
-        await deps.plans.releaseAllowance(trx, input.teamId, 'seat', input.userId);
         await writeAudit(trx, { teamId: input.teamId, actorUserId: userId, action: 'member.removed', targetType: 'user', targetId: input.userId });
         return { teamId: input.teamId, userId: input.userId };
       });

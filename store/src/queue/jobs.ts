@@ -69,6 +69,12 @@ export interface ForecastJob {
   teamId?: string;
 }
 
+/** Starts billing for ended trials and invoices the billing periods that have ended; scheduled, so it carries nothing. */
+export type InvoiceBuildJob = Record<string, never>;
+
+/** Recounts every invoice against the usage it charges; scheduled, so it carries nothing. */
+export type InvoiceProofJob = Record<string, never>;
+
 export type JobPayloads = {
   meter: UsageBatchJob;
   mail: MailJob;
@@ -77,4 +83,6 @@ export type JobPayloads = {
   'alert-check': AlertCheckJob;
   'alert-deliver': AlertDeliverJob;
   forecast: ForecastJob;
+  'invoice-build': InvoiceBuildJob;
+  'invoice-proof': InvoiceProofJob;
 };

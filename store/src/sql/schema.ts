@@ -230,9 +230,10 @@ export interface UsageOutboxTable {
   created_at: CreatedAt;
 }
 
-export type SubscriptionStatus = 'trialing' | 'active' | 'cancelled';
+/** Stripe's subscription statuses; `paused`: the trial ended without a payment method (migration 20261126_0010). */
+export type SubscriptionStatus = 'trialing' | 'active' | 'past_due' | 'paused' | 'canceled';
 export type OtpPurpose = 'register' | 'verify-email' | 'reset-password';
-export type OverageKind = 'seat' | 'group' | 'key';
+export type PlanUnitKind = 'seat' | 'group' | 'key';
 
 export interface SubscriptionPlansTable {
   id: string;
@@ -246,13 +247,98 @@ export interface SubscriptionPlansTable {
   created_at: ColumnType<Date, Date | string, never>;
 }
 
+/** The subscription of an account (its user id), which pays for the teams the account created. */
 export interface SubscriptionsTable {
   user_id: string;
+  id: Generated<string>;
   plan_slug: string;
   status: SubscriptionStatus;
   trial_end: Date | null;
   created_at: CreatedAt;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  /** Where billing periods are counted from: a period ends on the anchor's day of a later month. */
+  billing_anchor: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  current_period_start: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  current_period_end: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  cancel_at_period_end: ColumnType<boolean, boolean | undefined, boolean>;
+  canceled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  stripe_customer_id: ColumnType<string | null, string | null | undefined, string | null>;
+  stripe_subscription_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** The plan a subscription is on from `effective_at` until its next row. */
+export interface SubscriptionPlanHistoryTable {
+  subscription_id: string;
+  plan_slug: string;
+  effective_at: Date;
+}
+
+export interface PaymentMethodsTable {
+  id: string;
+  subscription_id: string;
+  stripe_payment_method_id: string;
+  brand: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+  is_default: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: CreatedAt;
+  detached_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+/** A seat, synthetic group or optimised key of a team, live over [started_at, ended_at): what plan allowances count. */
+export interface PlanUnitsTable {
+  team_id: string;
+  kind: PlanUnitKind;
+  target_id: string;
+  started_at: Date;
+  ended_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export type InvoiceStatus = 'draft' | 'open' | 'paid' | 'void';
+
+/** One billing period of a subscription, invoiced (unique per subscription and period start). */
+export interface InvoicesTable {
+  id: string;
+  /** SG-000001 and on, one sequence. */
+  number: string;
+  subscription_id: string;
+  status: InvoiceStatus;
+  currency: string;
+  period_start: Date;
+  period_end: Date;
+  /** Where billing stopped: the period's end, or an immediate cancellation. */
+  billed_until: Date;
+  total_pence: Int8;
+  created_at: Date;
+  finalized_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  paid_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  voided_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  stripe_invoice_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the nightly proof last recounted it, and whether every line still equalled what it counts. */
+  proof_checked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  proof_ok: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
+}
+
+/** A line of an invoice: what it counts is its kind, team, window and unit price (core's invoiceLineKey). */
+export interface InvoiceLinesTable {
+  id: string;
+  invoice_id: string;
+  position: number;
+  kind: import('@spendgate/core').InvoiceLineKind;
+  team_id: string | null;
+  plan_slug: string | null;
+  window_start: Date;
+  window_end: Date;
+  description: string;
+  quantity: Int8;
+  unit_amount_micros: Int8 | null;
+  amount_micros: Int8;
+  amount_pence: Int8;
+  unpriced_requests: Int8;
+  /** What the last proof counted for this line (null: not proved yet); a difference from quantity/amount is a mismatch. */
+  proof_found_quantity: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  proof_found_micros: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
 }
 
 export interface FaqsTable {
@@ -359,18 +445,6 @@ export interface AdvisorInsightsTable {
   refreshed_at: ColumnType<Date, Date | string | undefined, Date | string>;
   applied_at: Date | null;
   applied_by: string | null;
-}
-
-export interface PlanOveragesTable {
-  id: string;
-  team_id: string;
-  plan_slug: string;
-  kind: OverageKind;
-  target_id: string;
-  unit_price_micros: bigint;
-  currency: string;
-  started_at: CreatedAt;
-  ended_at: Date | null;
 }
 
 /** A team's alert channel (migration 20261126_0007): where its alerts go. */
@@ -540,6 +614,11 @@ export interface Database {
   advisor_insights: AdvisorInsightsTable;
   subscription_plans: SubscriptionPlansTable;
   subscriptions: SubscriptionsTable;
+  subscription_plan_history: SubscriptionPlanHistoryTable;
+  payment_methods: PaymentMethodsTable;
+  plan_units: PlanUnitsTable;
+  invoices: InvoicesTable;
+  invoice_lines: InvoiceLinesTable;
   faqs: FaqsTable;
   contact_forms: ContactFormsTable;
   contact_form_submissions: ContactFormSubmissionsTable;
@@ -548,7 +627,6 @@ export interface Database {
   mail_outbox: MailOutboxTable;
   usage_outbox: UsageOutboxTable;
   invitations: InvitationsTable;
-  plan_overages: PlanOveragesTable;
   team_capture_settings: TeamCaptureSettingsTable;
   group_capture_settings: GroupCaptureSettingsTable;
   prompt_captures: PromptCapturesTable;

@@ -18,6 +18,8 @@ import {
 import { createAlertCheckProcessor } from './alert-check.ts';
 import { ALERT_DELIVERY_ATTEMPTS, createAlertDeliverProcessor } from './alert-deliver.ts';
 import { createForecastProcessor } from './forecast.ts';
+import { createInvoiceBuildProcessor } from './invoice-build.ts';
+import { createInvoiceProofProcessor } from './invoice-proof.ts';
 import { createMailProcessor } from './mail.ts';
 import { createMeterProcessor } from './meter.ts';
 import { createPruneProcessor } from './prune.ts';
@@ -75,6 +77,10 @@ const JOBS: { [N in JobName]: JobDefinition<N> } = {
   'alert-deliver': { createProcessor: createAlertDeliverProcessor, concurrency: 4, attempts: ALERT_DELIVERY_ATTEMPTS, backoffMs: 30_000 },
   // Every 6 hours (a new team day is forecast within 6 hours of starting); the next run redoes a failed one.
   forecast: { createProcessor: createForecastProcessor, concurrency: 1, attempts: 2, backoffMs: 300_000, schedule: { everyMs: 6 * HOUR_MS, payload: {} } },
+  // Hourly: a period is invoiced within two hours of its end (an hour's grace for late events); the next run does what a failed one left.
+  'invoice-build': { createProcessor: createInvoiceBuildProcessor, concurrency: 1, attempts: 3, backoffMs: 60_000, schedule: { everyMs: HOUR_MS, payload: {} } },
+  // Nightly; the next night redoes a failed run.
+  'invoice-proof': { createProcessor: createInvoiceProofProcessor, concurrency: 1, attempts: 2, backoffMs: 300_000, schedule: { everyMs: 24 * HOUR_MS, payload: {} } },
 };
 
 async function registerJob<N extends JobName>(queue: JobQueue<JobPayloads>, name: N, deps: JobDeps): Promise<void> {

@@ -5,7 +5,7 @@ import type { Plan } from '../../api/subscription/types.ts';
 import { SALES_EMAIL } from '../../shared/config.ts';
 import { renderInSite } from '../../testing/render.tsx';
 import { PlanCard } from '../pages/PricingPage.tsx';
-import { FEATURE_MATRIX, listedPlans, planAction, priceLabel, usagePricingRows } from './pricing.ts';
+import { FEATURE_MATRIX, listedPlans, PLAN_FOOTNOTES, planAction, priceLabel, usagePricingRows } from './pricing.ts';
 
 const plan = (slug: string, name: string, price: Plan['price'], createdAt: string): Plan => ({
   id: `id-${slug}`,
@@ -74,7 +74,7 @@ describe('usage-based pricing table (spec §9)', () => {
     expect(rowOf('BYOM routing fee')).toEqual({ developers: '£0.005', growth: '£0.004', enterprise: '£0.003' });
     expect(rowOf('AI Advisor insight')).toEqual({ developers: '£0.03', growth: '£0.03', enterprise: '£0.02' });
     expect(rowOf('Cost dashboard look-back')).toEqual({ developers: '7 days', growth: '90 days', enterprise: 'Unlimited' });
-    expect(rowOf('Seats')).toEqual({ developers: '2 free, then £10/user', growth: '5 free, then £8/user', enterprise: 'Custom' });
+    expect(rowOf('Seats')).toEqual({ developers: '2 free, then £10/user', growth: '5 free, then £8 to £6/user', enterprise: 'Custom' });
     expect(rowOf('Spend alerts')).toEqual({ developers: 'E-mail', growth: 'E-mail', enterprise: 'E-mail, Slack, Teams, SMS' });
   });
 
@@ -82,6 +82,11 @@ describe('usage-based pricing table (spec §9)', () => {
     for (const feature of ['GPU infrastructure analytics', 'Idle resource detection', 'Single sign-on (SSO)', 'RBAC with audit logs', 'ISO / SOC2 readiness', 'Custom endpoint']) {
       expect(FEATURE_MATRIX.find((row) => row.feature === feature)?.plans).toEqual({ developers: false, growth: false, enterprise: true });
     }
-    expect(FEATURE_MATRIX.find((row) => row.feature === 'Optimised keys included')?.plans.growth).toBe('5');
+    // The matrix reads the plan terms: Growth's 10 optimised keys (the spec's matrix said 5), and a footnote says why.
+    expect(FEATURE_MATRIX.find((row) => row.feature === 'Optimised keys included')?.plans).toEqual({ developers: '2', growth: '10', enterprise: 'Unlimited' });
+    expect(FEATURE_MATRIX.find((row) => row.feature === 'Spend alerts')?.plans).toEqual({ developers: 'E-mail', growth: 'E-mail', enterprise: 'Slack, Teams, SMS' });
+    expect(FEATURE_MATRIX.find((row) => row.feature === 'Cost dashboard look-back')?.plans).toEqual({ developers: '7 days', growth: '90 days', enterprise: 'Unlimited' });
+    expect(PLAN_FOOTNOTES.map((note) => note.plan)).toEqual(['Growth', 'Growth']);
+    expect(PLAN_FOOTNOTES[0]!.text).toContain('10 optimised keys');
   });
 });

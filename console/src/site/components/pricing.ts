@@ -55,6 +55,13 @@ function row(item: string, cell: (plan: PlanTerms) => string): PricingRow {
   return { item, values: Object.fromEntries(PRICED_PLANS.map((plan) => [plan.slug, cell(plan)])) };
 }
 
+/** An extra seat's price, or the range a tiered one falls through: "£10", "£8 to £6". */
+function seatPrices(plan: PlanTerms): string {
+  const tiers = plan.extraSeatTiers ?? [];
+  const [first, last] = [tiers[0]?.monthlyMicros ?? 0n, tiers.at(-1)?.monthlyMicros ?? 0n];
+  return first === last ? pounds(first) : `${pounds(first)} to ${pounds(last)}`;
+}
+
 const includedThenExtra = (included: number | null, extra: bigint | null, unit: string) =>
   included === null ? 'Unlimited' : `${included}, then ${extra === null ? 'custom pricing' : `${pounds(extra)}${unit}`}`;
 
@@ -68,27 +75,34 @@ export const usagePricingRows: PricingRow[] = [
   row('BYOM routing fee per request', (plan) => pounds(plan.byomRoutingFeeMicros)),
   row('AI Advisor insight, each', (plan) => pounds(plan.advisorInsightMicros)),
   row('Cost dashboard look-back', (plan) => (plan.lookBackDays === null ? 'Unlimited' : `${plan.lookBackDays} days`)),
-  row('Seats', (plan) => (plan.seatsIncluded === null ? 'Custom' : `${plan.seatsIncluded} free, then ${pounds(plan.extraSeatMonthlyMicros ?? 0n)}/user`)),
+  row('Seats', (plan) => (plan.seatsIncluded === null ? 'Custom' : `${plan.seatsIncluded} free, then ${seatPrices(plan)}/user`)),
   row('Spend alerts', (plan) => plan.alertChannels.map((channel) => CHANNEL_LABELS[channel]).join(', ')),
   row('Support', (plan) => SUPPORT_LABELS[plan.support]),
 ];
 
-// ---- Core features matrix: true = included, false = not, text = how much ----
+/** What the plan terms' footnotes say, each naming its plan, printed under the pricing tables. */
+export const PLAN_FOOTNOTES: { plan: string; text: string }[] = PRICED_PLANS.flatMap((plan) => plan.footnotes.map((text) => ({ plan: plan.name, text })));
+
+// ---- Core features matrix: true = included, false = not, text = how much (from the plan terms where they say) ----
 
 type FeatureCell = boolean | string;
+type PricedSlug = Exclude<PlanSlug, 'free-trial'>;
 
-export const FEATURE_MATRIX: { feature: string; plans: Record<Exclude<PlanSlug, 'free-trial'>, FeatureCell> }[] = [
+const fromTerms = (cell: (plan: PlanTerms) => FeatureCell) =>
+  Object.fromEntries(PRICED_PLANS.map((plan) => [plan.slug, cell(plan)])) as Record<PricedSlug, FeatureCell>;
+
+export const FEATURE_MATRIX: { feature: string; plans: Record<PricedSlug, FeatureCell> }[] = [
   { feature: 'Unified usage dashboard', plans: { developers: true, growth: true, enterprise: true } },
   { feature: 'Multi-model support', plans: { developers: true, growth: true, enterprise: true } },
   { feature: 'Bring-your-own-key integration', plans: { developers: true, growth: true, enterprise: true } },
-  { feature: 'Optimised keys included', plans: { developers: '2', growth: '5', enterprise: 'Unlimited' } },
-  { feature: 'Synthetic groups', plans: { developers: 'Up to 2', growth: 'Up to 10', enterprise: 'Unlimited' } },
+  { feature: 'Optimised keys included', plans: fromTerms((plan) => (plan.optimisedKeysIncluded === null ? 'Unlimited' : String(plan.optimisedKeysIncluded))) },
+  { feature: 'Synthetic groups', plans: fromTerms((plan) => (plan.syntheticGroupsIncluded === null ? 'Unlimited' : `Up to ${plan.syntheticGroupsIncluded}`)) },
   { feature: 'Smart model distribution', plans: { developers: true, growth: true, enterprise: true } },
   { feature: 'BYOM routing', plans: { developers: true, growth: true, enterprise: true } },
   { feature: 'AI Advisor cost optimisation tips', plans: { developers: true, growth: true, enterprise: true } },
   { feature: 'Cost forecasting', plans: { developers: true, growth: true, enterprise: true } },
   { feature: 'Spend alerts', plans: { developers: 'E-mail', growth: 'E-mail', enterprise: 'Slack, Teams, SMS' } },
-  { feature: 'Cost dashboard look-back', plans: { developers: '7 days', growth: '90 days', enterprise: 'Unlimited' } },
+  { feature: 'Cost dashboard look-back', plans: fromTerms((plan) => (plan.lookBackDays === null ? 'Unlimited' : `${plan.lookBackDays} days`)) },
   { feature: 'GPU infrastructure analytics', plans: { developers: false, growth: false, enterprise: true } },
   { feature: 'Idle resource detection', plans: { developers: false, growth: false, enterprise: true } },
   { feature: 'Single sign-on (SSO)', plans: { developers: false, growth: false, enterprise: true } },

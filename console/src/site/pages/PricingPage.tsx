@@ -6,7 +6,7 @@ import type { ReactNode } from 'react';
 import { plansQuery } from '../../api/subscription/queries.ts';
 import type { Plan } from '../../api/subscription/types.ts';
 import { Icon } from '../../shared/ui/Icon.tsx';
-import { FEATURE_MATRIX, isMostPopular, listedPlans, PRICED_PLANS, planAction, priceLabel, usagePricingRows } from '../components/pricing.ts';
+import { FEATURE_MATRIX, isMostPopular, listedPlans, PLAN_FOOTNOTES, PRICED_PLANS, planAction, priceLabel, usagePricingRows } from '../components/pricing.ts';
 
 export function PlanCard({ plan }: { plan: Plan }) {
   const price = priceLabel(plan);
@@ -136,14 +136,20 @@ export function PricingPage() {
             Usage-based pricing
           </h2>
           <p className="section__lead section__lead--center">
-            Provider costs on your own keys are billed by your provider. These are each plan's usage terms on top; Growth seats fall from £8
-            to £6 a user with volume.
+            Provider costs on your own keys are billed by your provider. These are each plan's usage terms on top.
           </p>
           <PlanTable
             className="matrix--usage"
             firstColumn="Item"
             rows={usagePricingRows.map((row) => ({ label: row.item, cell: (slug: string) => row.values[slug] }))}
           />
+          <ul className="pricing__footnotes" aria-label="Notes on the plan terms">
+            {PLAN_FOOTNOTES.map((note) => (
+              <li key={note.text}>
+                <strong>{note.plan}:</strong> {note.text}
+              </li>
+            ))}
+          </ul>
         </div>
       </section>
     </main>

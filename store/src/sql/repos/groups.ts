@@ -2,6 +2,7 @@
 // their admins see them, edited, deleted, with their members. Every query names the team.
 import type { GroupRole, SyntheticGroup } from '../schema.ts';
 import type { Db } from './db.ts';
+import { closePlanUnits, openPlanUnit } from './plan-units.ts';
 
 export async function insertGroup(
   db: Db,
@@ -22,6 +23,7 @@ export async function insertGroup(
     .insertInto('synthetic_group_members')
     .values({ group_id: group.id, user_id: group.createdBy, role: 'ADMIN' })
     .execute();
+  await openPlanUnit(db, { teamId: group.teamId, kind: 'group', targetId: group.id, at: row.created_at });
   return row;
 }
 
@@ -61,7 +63,11 @@ export async function updateGroup(db: Db, teamId: string, groupId: string, chang
     .executeTakeFirst();
 }
 
+/** Deletes a group and with it its keys (their plan spans end). */
 export async function deleteGroup(db: Db, teamId: string, groupId: string): Promise<boolean> {
+  const keys = await db.selectFrom('issued_keys').select('id').where('team_id', '=', teamId).where('group_id', '=', groupId).execute();
+  await closePlanUnits(db, teamId, 'key', keys.map((key) => key.id));
+  await closePlanUnits(db, teamId, 'group', [groupId]);
   const result = await db.deleteFrom('synthetic_groups').where('team_id', '=', teamId).where('id', '=', groupId).executeTakeFirst();
   return result.numDeletedRows > 0n;
 }

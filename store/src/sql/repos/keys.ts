@@ -3,16 +3,20 @@
 import type { KeySettings } from '@spendgate/core';
 import type { IssuedKey, KeyKind } from '../schema.ts';
 import type { Db } from './db.ts';
+import { closePlanUnits, openPlanUnit } from './plan-units.ts';
 
 export async function insertIssuedKey(
   db: Db,
   key: Omit<IssuedKey, 'created_at' | 'revoked_at' | 'settings'> & { settings?: KeySettings },
 ): Promise<IssuedKey> {
-  return db
+  const row = await db
     .insertInto('issued_keys')
     .values({ ...key, settings: JSON.stringify(key.settings ?? {}) })
     .returningAll()
     .executeTakeFirstOrThrow();
+  // Optimised keys count against the plan's allowance.
+  if (row.kind === 'optimised') await openPlanUnit(db, { teamId: row.team_id, kind: 'key', targetId: row.id, at: row.created_at });
+  return row;
 }
 
 /** Renames a live key or replaces its settings; undefined when there is no such key. */
@@ -119,6 +123,7 @@ export async function revokeKey(db: Db, teamId: string, keyId: string, at: Date)
     .where('id', '=', keyId)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
+  await closePlanUnits(db, teamId, 'key', [keyId], at);
   return result.numUpdatedRows > 0n;
 }
 

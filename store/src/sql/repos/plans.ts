@@ -1,6 +1,6 @@
 // Subscription plans (seeded from core at start: ids and creation times stay as first
-// stored), each account's subscription, and the overages a paid plan charges for.
-import type { OverageKind, SubscriptionStatus } from '../schema.ts';
+// stored) and each account's subscription, with the history of its plans.
+import type { SubscriptionStatus } from '../schema.ts';
 import type { Db } from './db.ts';
 
 export interface PlanSeed {
@@ -53,20 +53,44 @@ export async function findSubscriptionPlan(db: Db, id: string) {
   return db.selectFrom('subscription_plans').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/**
+ * Creates or updates an account's subscription; a plan other than the one in force is
+ * recorded in its plan history from `at` (default now).
+ */
 export async function upsertSubscription(
   db: Db,
-  subscription: { userId: string; planSlug: string; status: SubscriptionStatus; trialEnd: Date | null },
+  subscription: { userId: string; planSlug: string; status: SubscriptionStatus; trialEnd: Date | null; at?: Date },
 ): Promise<void> {
+  const at = subscription.at ?? new Date();
   const values = {
     plan_slug: subscription.planSlug,
     status: subscription.status,
     trial_end: subscription.trialEnd,
-    updated_at: new Date(),
+    updated_at: at,
   };
-  await db
+  const { id } = await db
     .insertInto('subscriptions')
     .values({ user_id: subscription.userId, ...values })
     .onConflict((oc) => oc.column('user_id').doUpdateSet(values))
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await recordPlanInForce(db, id, subscription.planSlug, at);
+}
+
+/** Records that a subscription is on `planSlug` from `at`, unless that plan is already the one in force. */
+export async function recordPlanInForce(db: Db, subscriptionId: string, planSlug: string, at: Date): Promise<void> {
+  const latest = await db
+    .selectFrom('subscription_plan_history')
+    .select('plan_slug')
+    .where('subscription_id', '=', subscriptionId)
+    .orderBy('effective_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (latest?.plan_slug === planSlug) return;
+  await db
+    .insertInto('subscription_plan_history')
+    .values({ subscription_id: subscriptionId, plan_slug: planSlug, effective_at: at })
+    .onConflict((oc) => oc.columns(['subscription_id', 'effective_at']).doUpdateSet({ plan_slug: planSlug }))
     .execute();
 }
 
@@ -83,34 +107,3 @@ export async function findTeamSubscription(db: Db, teamId: string) {
     .where('teams.id', '=', teamId)
     .executeTakeFirst();
 }
-
-export async function openOverage(
-  db: Db,
-  overage: { teamId: string; planSlug: string; kind: OverageKind; targetId: string; unitPriceMicros: bigint; currency: string },
-): Promise<void> {
-  await db
-    .insertInto('plan_overages')
-    .values({
-      id: crypto.randomUUID(),
-      team_id: overage.teamId,
-      plan_slug: overage.planSlug,
-      kind: overage.kind,
-      target_id: overage.targetId,
-      unit_price_micros: overage.unitPriceMicros,
-      currency: overage.currency,
-    })
-    .execute();
-}
-
-/** Ends the open overage of this unit, if one was charged for it. */
-export async function closeOverage(db: Db, teamId: string, kind: OverageKind, targetId: string): Promise<void> {
-  await db
-    .updateTable('plan_overages')
-    .set({ ended_at: new Date() })
-    .where('team_id', '=', teamId)
-    .where('kind', '=', kind)
-    .where('target_id', '=', targetId)
-    .where('ended_at', 'is', null)
-    .execute();
-}
-

@@ -1,6 +1,7 @@
 // A team's members: who they are, their team role, and the changes admins make.
 import type { TeamRole } from '../schema.ts';
 import type { Db } from './db.ts';
+import { closePlanUnits, openPlanUnit } from './plan-units.ts';
 
 export async function findTeam(db: Db, teamId: string) {
   return db.selectFrom('teams').selectAll().where('id', '=', teamId).executeTakeFirst();
@@ -37,8 +38,9 @@ export async function insertTeamMember(db: Db, member: { teamId: string; userId:
     .insertInto('team_members')
     .values({ team_id: member.teamId, user_id: member.userId, role: member.role })
     .onConflict((oc) => oc.columns(['team_id', 'user_id']).doNothing())
-    .returning('user_id')
+    .returning(['user_id', 'created_at'])
     .executeTakeFirst();
+  if (inserted) await openPlanUnit(db, { teamId: member.teamId, kind: 'seat', targetId: member.userId, at: inserted.created_at });
   return inserted !== undefined;
 }
 
@@ -60,6 +62,7 @@ export async function deleteTeamMember(db: Db, teamId: string, userId: string): 
     .where('group_id', 'in', (eb) => eb.selectFrom('synthetic_groups').select('id').where('team_id', '=', teamId))
     .execute();
   const result = await db.deleteFrom('team_members').where('team_id', '=', teamId).where('user_id', '=', userId).executeTakeFirst();
+  await closePlanUnits(db, teamId, 'seat', [userId]);
   return result.numDeletedRows > 0n;
 }
 

@@ -1,6 +1,7 @@
 // Teams (the tenant) and their members. Creating a team makes its creator ADMIN.
 import type { Team, TeamRole } from '../schema.ts';
 import type { Db } from './db.ts';
+import { openPlanUnit } from './plan-units.ts';
 
 export async function insertTeam(
   db: Db,
@@ -12,6 +13,7 @@ export async function insertTeam(
     .returningAll()
     .executeTakeFirstOrThrow();
   await db.insertInto('team_members').values({ team_id: team.id, user_id: team.createdBy, role: 'ADMIN' }).execute();
+  await openPlanUnit(db, { teamId: team.id, kind: 'seat', targetId: team.createdBy, at: row.created_at });
   return row;
 }
 

@@ -1,0 +1,351 @@
+// Billing (issue 24): subscriptions' billing periods and plan history, payment methods,
+// what a period counted (usage events by billing rule, advisor insights, plan units) as
+// core's invoice input, and invoices with their lines, moved draft → open → paid | void.
+// A subscription pays for the teams its account created, demo teams never.
+import {
+  type ChargeCount,
+  type ChargedRule,
+  type InvoiceInput,
+  type InvoiceLine,
+  type PlanSegment,
+  type PlanSlug,
+  planTerms,
+  type TeamCounts,
+  type UnitKind,
+} from '@spendgate/core';
+import { sql } from 'kysely';
+import type { InvoiceStatus, SubscriptionStatus } from '../schema.ts';
+import type { Db } from './db.ts';
+import { listPlanUnits } from './plan-units.ts';
+import { recordPlanInForce } from './plans.ts';
+
+const CHARGED_RULES: readonly ChargedRule[] = ['optimised-uplift', 'optimised-minimum-fee', 'byom-routing-fee'];
+
+export async function findSubscriptionById(db: Db, subscriptionId: string) {
+  return db.selectFrom('subscriptions').selectAll().where('id', '=', subscriptionId).executeTakeFirst();
+}
+
+export type SubscriptionRow = NonNullable<Awaited<ReturnType<typeof findSubscriptionById>>>;
+
+/** Moves a subscription to another plan from `at` (the plan history keeps what it was on before). */
+export async function changeSubscriptionPlan(db: Db, change: { subscriptionId: string; planSlug: PlanSlug; at: Date }): Promise<void> {
+  await db.updateTable('subscriptions').set({ plan_slug: change.planSlug, updated_at: change.at }).where('id', '=', change.subscriptionId).execute();
+  await recordPlanInForce(db, change.subscriptionId, change.planSlug, change.at);
+}
+
+/** The plans a subscription was on across [from, to), in order, each cut to the window. */
+export async function planSegments(db: Db, subscriptionId: string, from: Date, to: Date): Promise<PlanSegment[]> {
+  const rows = await db
+    .selectFrom('subscription_plan_history')
+    .select(['plan_slug', 'effective_at'])
+    .where('subscription_id', '=', subscriptionId)
+    .where('effective_at', '<', to)
+    .orderBy('effective_at')
+    .execute();
+  // The last change at or before `from` is in force at its start (the first one, if every change is later).
+  const first = Math.max(0, rows.findLastIndex((row) => row.effective_at <= from));
+  const inForce = rows.slice(first);
+  return inForce.map((row, index) => ({
+    plan: planTerms(row.plan_slug as PlanSlug),
+    from: index === 0 ? from : row.effective_at,
+    to: inForce[index + 1]?.effective_at ?? to,
+  }));
+}
+
+/** Starts billing: the subscription is active from `start`, periods anchored there. */
+export async function startBillingPeriod(db: Db, period: { subscriptionId: string; anchor: Date; start: Date; end: Date }): Promise<void> {
+  await db
+    .updateTable('subscriptions')
+    .set({
+      status: 'active',
+      billing_anchor: period.anchor,
+      current_period_start: period.start,
+      current_period_end: period.end,
+      cancel_at_period_end: false,
+      canceled_at: null,
+      updated_at: new Date(),
+    })
+    .where('id', '=', period.subscriptionId)
+    .execute();
+}
+
+/** After a period is invoiced: the next one starts, or the subscription ends (cancelled). */
+export async function advanceBillingPeriod(db: Db, subscriptionId: string, next: { start: Date; end: Date } | { canceledAt: Date }): Promise<void> {
+  await db
+    .updateTable('subscriptions')
+    .set(
+      'canceledAt' in next
+        ? { status: 'canceled', canceled_at: next.canceledAt, current_period_start: null, current_period_end: null, cancel_at_period_end: false, updated_at: new Date() }
+        : { current_period_start: next.start, current_period_end: next.end, updated_at: new Date() },
+    )
+    .where('id', '=', subscriptionId)
+    .execute();
+}
+
+export async function setSubscriptionStatus(db: Db, subscriptionId: string, status: SubscriptionStatus): Promise<void> {
+  await db.updateTable('subscriptions').set({ status, updated_at: new Date() }).where('id', '=', subscriptionId).execute();
+}
+
+/** Trials that have ended by `at` and are still marked trialing, with whether each has a default payment method. */
+export async function endedTrials(db: Db, at: Date) {
+  return db
+    .selectFrom('subscriptions as s')
+    .select((eb) => [
+      's.id',
+      's.plan_slug',
+      's.trial_end',
+      eb
+        .exists(eb.selectFrom('payment_methods as pm').select('pm.id').whereRef('pm.subscription_id', '=', 's.id').where('pm.is_default', '=', true).where('pm.detached_at', 'is', null))
+        .as('has_payment_method'),
+    ])
+    .where('s.status', '=', 'trialing')
+    .where('s.trial_end', '<=', at)
+    .orderBy('s.trial_end')
+    .execute();
+}
+
+/** Subscriptions with a billing period to invoice at `at`: it has ended, or the subscription was cancelled at once within it. */
+export async function subscriptionsToInvoice(db: Db, at: Date, limit: number) {
+  return db
+    .selectFrom('subscriptions')
+    .selectAll()
+    .where('current_period_end', 'is not', null)
+    .where((eb) => eb.or([eb('current_period_end', '<=', at), eb.and([eb('status', '=', 'canceled'), eb('canceled_at', '<=', at)])]))
+    .orderBy('current_period_end')
+    .limit(limit)
+    .execute();
+}
+
+/** The subscription, locked for the rest of the transaction. */
+export async function lockSubscription(db: Db, subscriptionId: string) {
+  return db.selectFrom('subscriptions').selectAll().where('id', '=', subscriptionId).forUpdate().executeTakeFirst();
+}
+
+export async function insertPaymentMethod(
+  db: Db,
+  method: { id: string; subscriptionId: string; stripePaymentMethodId: string; brand: string; last4: string; expMonth: number; expYear: number; isDefault: boolean },
+): Promise<void> {
+  if (method.isDefault) {
+    await db.updateTable('payment_methods').set({ is_default: false }).where('subscription_id', '=', method.subscriptionId).where('is_default', '=', true).execute();
+  }
+  await db
+    .insertInto('payment_methods')
+    .values({
+      id: method.id,
+      subscription_id: method.subscriptionId,
+      stripe_payment_method_id: method.stripePaymentMethodId,
+      brand: method.brand,
+      last4: method.last4,
+      exp_month: method.expMonth,
+      exp_year: method.expYear,
+      is_default: method.isDefault,
+    })
+    .execute();
+}
+
+/** The teams a subscription pays for: those its account created, demo teams left out. */
+export async function billedTeamIds(db: Db, userId: string): Promise<string[]> {
+  const rows = await db.selectFrom('teams').select('id').where('created_by', '=', userId).where('is_demo', '=', false).orderBy('id').execute();
+  return rows.map((row) => row.id);
+}
+
+interface ChargeRow {
+  team_id: string;
+  billing_rule: ChargedRule;
+  unit_micros: string | null;
+  requests: string;
+  billed_micros: string;
+  unpriced_requests: string;
+}
+
+/**
+ * The teams' usage events in [from, to) that Spendgate bills, summed per team and rule,
+ * and for a fixed fee per amount billed (so each line has one unit price). A scan of the
+ * teams' events in the window: the monthly partitions and (team, …, occurred_at) index
+ * keep it to the period's own rows.
+ */
+export async function countCharges(db: Db, teamIds: readonly string[], from: Date, to: Date): Promise<(ChargeCount & { teamId: string })[]> {
+  if (teamIds.length === 0) return [];
+  const { rows } = await sql<ChargeRow>`
+    select team_id, billing_rule,
+      case when billing_rule = 'optimised-uplift' then null else billed_micros end as unit_micros,
+      count(*) as requests,
+      coalesce(sum(billed_micros), 0) as billed_micros,
+      count(*) filter (where billed_micros is null) as unpriced_requests
+    from usage_events
+    where team_id in (${sql.join(teamIds)}) and occurred_at >= ${from} and occurred_at < ${to}
+      and billing_rule in (${sql.join(CHARGED_RULES)})
+    group by 1, 2, 3`.execute(db);
+  return rows.map((row) => ({
+    teamId: row.team_id,
+    rule: row.billing_rule,
+    unitMicros: row.unit_micros === null ? null : BigInt(row.unit_micros),
+    requests: BigInt(row.requests),
+    billedMicros: BigInt(row.billed_micros),
+    unpricedRequests: BigInt(row.unpriced_requests),
+  }));
+}
+
+/** The advisor insights the teams were charged for in [from, to), counted per team and price. */
+export async function countAdvisorCharges(db: Db, teamIds: readonly string[], from: Date, to: Date) {
+  if (teamIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('advisor_insights')
+    .select((eb) => ['team_id', 'price_micros', eb.fn.countAll<string>().as('count')])
+    .where('team_id', 'in', teamIds)
+    .where('created_at', '>=', from)
+    .where('created_at', '<', to)
+    .groupBy(['team_id', 'price_micros'])
+    .execute();
+  return rows.map((row) => ({ teamId: row.team_id, priceMicros: row.price_micros, count: BigInt(row.count) }));
+}
+
+/**
+ * What a subscription's billing period counted, as core's invoice input: the plans in
+ * force from the period's start to `billedUntil`, and per billed team its charged usage
+ * events, advisor insights and plan units. The invoice build and the proof both read it.
+ */
+export async function invoiceInput(
+  db: Db,
+  subscription: { id: string; userId: string },
+  period: { start: Date; end: Date; billedUntil: Date },
+): Promise<InvoiceInput> {
+  const { start, billedUntil } = period;
+  const teamIds = await billedTeamIds(db, subscription.userId);
+  const charges = await countCharges(db, teamIds, start, billedUntil);
+  const insights = await countAdvisorCharges(db, teamIds, start, billedUntil);
+  const units = await listPlanUnits(db, teamIds, start, billedUntil);
+  const teams: TeamCounts[] = teamIds.map((teamId) => {
+    const spans = (kind: UnitKind) =>
+      units.filter((unit) => unit.team_id === teamId && unit.kind === kind).map((unit) => ({ id: unit.target_id, from: unit.started_at, to: unit.ended_at }));
+    return {
+      teamId,
+      charges: charges.filter((charge) => charge.teamId === teamId),
+      advisorInsights: insights.filter((insight) => insight.teamId === teamId),
+      units: { key: spans('key'), group: spans('group'), seat: spans('seat') },
+    };
+  });
+  return {
+    period: { start, end: period.end },
+    plans: billedUntil > start ? await planSegments(db, subscription.id, start, billedUntil) : [],
+    teams,
+  };
+}
+
+/**
+ * Records a period's invoice as a draft with its lines, once: a second call for the
+ * same subscription and period changes nothing and answers the invoice stored first.
+ */
+export async function insertInvoice(
+  db: Db,
+  invoice: { id: string; subscriptionId: string; periodStart: Date; periodEnd: Date; billedUntil: Date; createdAt: Date; lines: readonly InvoiceLine[]; totalPence: bigint },
+): Promise<{ id: string; created: boolean }> {
+  const inserted = await db
+    .insertInto('invoices')
+    .values({
+      id: invoice.id,
+      number: sql<string>`'SG-' || lpad(nextval('invoice_number_seq')::text, 6, '0')`,
+      subscription_id: invoice.subscriptionId,
+      status: 'draft',
+      currency: 'GBP',
+      period_start: invoice.periodStart,
+      period_end: invoice.periodEnd,
+      billed_until: invoice.billedUntil,
+      total_pence: invoice.totalPence,
+      created_at: invoice.createdAt,
+    })
+    .onConflict((oc) => oc.columns(['subscription_id', 'period_start']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (!inserted) {
+    const existing = await db
+      .selectFrom('invoices')
+      .select('id')
+      .where('subscription_id', '=', invoice.subscriptionId)
+      .where('period_start', '=', invoice.periodStart)
+      .executeTakeFirstOrThrow();
+    return { id: existing.id, created: false };
+  }
+  if (invoice.lines.length > 0) {
+    await db
+      .insertInto('invoice_lines')
+      .values(
+        invoice.lines.map((line, position) => ({
+          id: crypto.randomUUID(),
+          invoice_id: invoice.id,
+          position,
+          kind: line.kind,
+          team_id: line.teamId,
+          plan_slug: line.planSlug,
+          window_start: line.from,
+          window_end: line.to,
+          description: line.description,
+          quantity: line.quantity,
+          unit_amount_micros: line.unitMicros,
+          amount_micros: line.amountMicros,
+          amount_pence: line.amountPence,
+          unpriced_requests: line.unpricedRequests,
+        })),
+      )
+      .execute();
+  }
+  return { id: invoice.id, created: true };
+}
+
+const TRANSITIONS: Record<Exclude<InvoiceStatus, 'draft'>, { from: InvoiceStatus[]; stamp: 'finalized_at' | 'paid_at' | 'voided_at' }> = {
+  open: { from: ['draft'], stamp: 'finalized_at' },
+  paid: { from: ['open'], stamp: 'paid_at' },
+  void: { from: ['draft', 'open'], stamp: 'voided_at' },
+};
+
+/** Moves an invoice draft → open → paid, or a draft or open one to void; false when it is not in a state that allows it. */
+export async function moveInvoice(db: Db, invoiceId: string, to: Exclude<InvoiceStatus, 'draft'>, at: Date): Promise<boolean> {
+  const { from, stamp } = TRANSITIONS[to];
+  const result = await db
+    .updateTable('invoices')
+    .set({ status: to, [stamp]: at })
+    .where('id', '=', invoiceId)
+    .where('status', 'in', from)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function listInvoices(db: Db, subscriptionId: string) {
+  return db.selectFrom('invoices').selectAll().where('subscription_id', '=', subscriptionId).orderBy('period_start', 'desc').execute();
+}
+
+export async function findInvoice(db: Db, subscriptionId: string, invoiceId: string) {
+  return db.selectFrom('invoices').selectAll().where('subscription_id', '=', subscriptionId).where('id', '=', invoiceId).executeTakeFirst();
+}
+
+export async function listInvoiceLines(db: Db, invoiceId: string) {
+  return db.selectFrom('invoice_lines').selectAll().where('invoice_id', '=', invoiceId).orderBy('position').execute();
+}
+
+/** Invoices the nightly proof recounts: every one not void whose period ended after `since` (older events may be pruned). */
+export async function invoicesToProve(db: Db, since: Date) {
+  return db
+    .selectFrom('invoices as i')
+    .innerJoin('subscriptions as s', 's.id', 'i.subscription_id')
+    .select(['i.id', 'i.number', 'i.subscription_id', 's.user_id', 'i.period_start', 'i.period_end', 'i.billed_until', 'i.total_pence'])
+    .where('i.status', '!=', 'void')
+    .where('i.period_end', '>', since)
+    .orderBy('i.period_end')
+    .execute();
+}
+
+/** What the proof found for each line of an invoice, and whether all agreed. */
+export async function recordInvoiceProof(
+  db: Db,
+  proof: { invoiceId: string; at: Date; ok: boolean; lines: readonly { lineId: string; quantity: bigint; amountMicros: bigint }[] },
+): Promise<void> {
+  for (const line of proof.lines) {
+    await db
+      .updateTable('invoice_lines')
+      .set({ proof_found_quantity: line.quantity, proof_found_micros: line.amountMicros })
+      .where('id', '=', line.lineId)
+      .where('invoice_id', '=', proof.invoiceId)
+      .execute();
+  }
+  await db.updateTable('invoices').set({ proof_checked_at: proof.at, proof_ok: proof.ok }).where('id', '=', proof.invoiceId).execute();
+}

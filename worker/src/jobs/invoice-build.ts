@@ -1,0 +1,100 @@
+/**
+ * invoice-build (hourly): moves subscriptions through their billing periods.
+ *
+ * - A trial that has ended starts billing when the account has a default payment method
+ *   and is on a paid plan: the subscription is active from the trial's end, its periods
+ *   anchored there. Otherwise it is paused (the access rule: BYOK keys keep working,
+ *   optimised and BYOM keys stop until a payment method is added).
+ * - A billing period that ended at least `INVOICE_GRACE_MS` ago (usage events reach the
+ *   database within seconds, or when the queue is back after an outage) gets its
+ *   invoice — core's buildInvoice on what the store counted — recorded once per
+ *   (subscription, period), finalized (open; paid at once when it comes to £0), and the
+ *   subscription moves to its next period, or ends when it was cancelled. Each period is
+ *   one transaction holding the subscription's row, so runs that overlap, or a run again
+ *   after a failure, change nothing twice.
+ */
+import { buildInvoice, periodEndAfter } from '@spendgate/core';
+import {
+  advanceBillingPeriod,
+  endedTrials,
+  insertInvoice,
+  invoiceInput,
+  type Logger,
+  lockSubscription,
+  moveInvoice,
+  type SqlStore,
+  setSubscriptionStatus,
+  startBillingPeriod,
+  subscriptionsToInvoice,
+} from '@spendgate/store';
+
+/** How long after its period's end an invoice waits for usage events still on their way. */
+export const INVOICE_GRACE_MS = 3_600_000;
+/** Periods invoiced per run at most (one subscription long behind gets one per period). */
+const MAX_PERIODS_PER_RUN = 1_000;
+const BATCH = 50;
+
+export function createInvoiceBuildProcessor(deps: { sql: Pick<SqlStore, 'db'>; log: Pick<Logger, 'info'>; now?: () => Date }) {
+  const { db } = deps.sql;
+  const now = deps.now ?? (() => new Date());
+
+  /** Invoices the subscription's current period if it is due by `cutoff`; false when there was nothing to do. */
+  async function invoicePeriod(subscriptionId: string, at: Date, cutoff: Date): Promise<boolean> {
+    return db.transaction().execute(async (trx) => {
+      const subscription = await lockSubscription(trx, subscriptionId);
+      const start = subscription?.current_period_start;
+      const end = subscription?.current_period_end;
+      if (!subscription || !start || !end || !subscription.billing_anchor) return false;
+      const cancelledWithin = subscription.status === 'canceled' && subscription.canceled_at !== null && subscription.canceled_at < end;
+      const billedUntil = cancelledWithin ? new Date(Math.max(subscription.canceled_at!.getTime(), start.getTime())) : end;
+      if (billedUntil > cutoff) return false;
+      const invoice = buildInvoice(await invoiceInput(trx, { id: subscription.id, userId: subscription.user_id }, { start, end, billedUntil }));
+      const recorded = await insertInvoice(trx, {
+        id: crypto.randomUUID(),
+        subscriptionId: subscription.id,
+        periodStart: start,
+        periodEnd: end,
+        billedUntil,
+        createdAt: at,
+        ...invoice,
+      });
+      if (recorded.created) {
+        await moveInvoice(trx, recorded.id, 'open', at);
+        if (invoice.totalPence === 0n) await moveInvoice(trx, recorded.id, 'paid', at);
+      }
+      const ends = subscription.status === 'canceled' || subscription.cancel_at_period_end;
+      await advanceBillingPeriod(
+        trx,
+        subscription.id,
+        ends ? { canceledAt: subscription.canceled_at ?? end } : { start: end, end: periodEndAfter(subscription.billing_anchor, end) },
+      );
+      deps.log.info({ subscriptionId, invoiceId: recorded.id, totalPence: invoice.totalPence.toString(), lines: invoice.lines.length }, 'invoice-build: invoiced a billing period');
+      return true;
+    });
+  }
+
+  return async (): Promise<void> => {
+    const at = now();
+    for (const trial of await endedTrials(db, at)) {
+      const trialEnd = trial.trial_end!;
+      if (trial.has_payment_method && trial.plan_slug !== 'free-trial') {
+        await startBillingPeriod(db, { subscriptionId: trial.id, anchor: trialEnd, start: trialEnd, end: periodEndAfter(trialEnd, trialEnd) });
+      } else {
+        await setSubscriptionStatus(db, trial.id, 'paused');
+      }
+    }
+    const cutoff = new Date(at.getTime() - INVOICE_GRACE_MS);
+    let invoiced = 0;
+    while (invoiced < MAX_PERIODS_PER_RUN) {
+      const due = await subscriptionsToInvoice(db, cutoff, BATCH);
+      let progressed = false;
+      for (const subscription of due) {
+        if (await invoicePeriod(subscription.id, at, cutoff)) {
+          invoiced += 1;
+          progressed = true;
+        }
+      }
+      if (!progressed) break;
+    }
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * invoice-proof (nightly): proves every invoice still equals what it counts. Each
+ * invoice not void whose period's usage events are still kept is built again from the
+ * events, advisor insights, plan units and plan history as they are now (the same
+ * predicate per line: kind, team, window, unit price) and compared line by line with
+ * what was invoiced: quantity and micro-units, each line's pence and the total. What the
+ * recount found is stored on each line and the invoice marked proved or not; a mismatch
+ * (an event changed, deleted or arriving after the invoice was built) is logged as an
+ * error naming the invoice and its lines.
+ */
+import { buildInvoice, type InvoiceLine, invoiceLineKey, microsToPence } from '@spendgate/core';
+import { invoiceInput, invoicesToProve, listInvoiceLines, type Logger, recordInvoiceProof, type SqlStore } from '@spendgate/store';
+
+const DAY_MS = 86_400_000;
+
+export function createInvoiceProofProcessor(deps: { sql: Pick<SqlStore, 'db'>; log: Pick<Logger, 'info' | 'error'>; usageEventRetentionDays: number; now?: () => Date }) {
+  const { db } = deps.sql;
+  const now = deps.now ?? (() => new Date());
+
+  return async (): Promise<void> => {
+    const at = now();
+    const since = new Date(at.getTime() - deps.usageEventRetentionDays * DAY_MS);
+    let mismatched = 0;
+    const invoices = await invoicesToProve(db, since);
+    for (const invoice of invoices) {
+      const stored = await listInvoiceLines(db, invoice.id);
+      const input = await invoiceInput(db, { id: invoice.subscription_id, userId: invoice.user_id }, { start: invoice.period_start, end: invoice.period_end, billedUntil: invoice.billed_until });
+      const recounted = new Map<string, InvoiceLine>(buildInvoice(input).lines.map((line) => [invoiceLineKey(line), line]));
+      const differences: { line: string; invoiced?: string; found?: string }[] = [];
+      const found = stored.map((line) => {
+        const key = invoiceLineKey({ kind: line.kind, teamId: line.team_id, from: line.window_start, to: line.window_end, unitMicros: line.unit_amount_micros });
+        const recount = recounted.get(key);
+        recounted.delete(key);
+        const quantity = recount?.quantity ?? 0n;
+        const amountMicros = recount?.amountMicros ?? 0n;
+        if (quantity !== line.quantity || amountMicros !== line.amount_micros || microsToPence(line.amount_micros) !== line.amount_pence) {
+          differences.push({ line: line.id, invoiced: `${line.quantity} for ${line.amount_micros} µ (${line.amount_pence}p)`, found: `${quantity} for ${amountMicros} µ` });
+        }
+        return { lineId: line.id, quantity, amountMicros };
+      });
+      // What the recount charges that no line invoiced, and a total that is not its lines' pence.
+      for (const [key, line] of recounted) differences.push({ line: key, found: `${line.quantity} for ${line.amountMicros} µ` });
+      const linesPence = stored.reduce((sum, line) => sum + line.amount_pence, 0n);
+      if (linesPence !== invoice.total_pence) differences.push({ line: 'total', invoiced: `${invoice.total_pence}p`, found: `${linesPence}p` });
+      const ok = differences.length === 0;
+      await recordInvoiceProof(db, { invoiceId: invoice.id, at, ok, lines: found });
+      if (!ok) {
+        mismatched += 1;
+        deps.log.error({ invoiceId: invoice.id, number: invoice.number, differences }, 'invoice-proof: an invoice no longer equals the usage it counts');
+      }
+    }
+    deps.log.info({ invoices: invoices.length, mismatched }, 'invoice-proof: recounted the invoices');
+  };
+}

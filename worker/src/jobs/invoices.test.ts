@@ -1,0 +1,237 @@
+// Invoices built and proved on a real database (PGlite, and PostgreSQL when
+// TEST_DATABASE_URL is set), on a clock the test sets: a trial with a card starts billing
+// at its end and one without is paused; a month of metered usage (optimised uplift and
+// minimum fees, BYOM routing fees, advisor insights, extra keys, groups and seats) makes
+// an invoice whose lines equal amounts computed by hand, once however often the job runs;
+// a plan changed mid-period is prorated and a cancellation at the period's end ends the
+// subscription; the nightly proof agrees with every line until an event is tampered with.
+import { randomUUID } from 'node:crypto';
+import {
+  changeSubscriptionPlan,
+  closePlanUnits,
+  findSubscription,
+  insertPaymentMethod,
+  insertTeam,
+  insertUsageEvents,
+  insertUser,
+  listInvoiceLines,
+  listInvoices,
+  type NewUsageEvent,
+  openPlanUnit,
+  recordInsight,
+  upsertSubscription,
+  upsertSubscriptionPlans,
+} from '@spendgate/store';
+import { openTestSqlStore, sqlBackends, type TestSqlStore } from '@spendgate/store/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createInvoiceBuildProcessor } from './invoice-build.ts';
+import { createInvoiceProofProcessor } from './invoice-proof.ts';
+
+const at = (iso: string) => new Date(iso);
+const MARCH = at('2025-03-01T00:00:00Z');
+const APRIL = at('2025-04-01T00:00:00Z');
+const MAY = at('2025-05-01T00:00:00Z');
+
+describe.each(sqlBackends)('invoices on %s', (backend) => {
+  let sql: TestSqlStore;
+  const ids = { ada: randomUUID(), bob: randomUUID(), team: randomUUID(), demo: randomUUID(), group: randomUUID(), key: randomUUID() };
+  let subscriptionId: string;
+  const proofErrors: { invoiceId: string; differences: unknown[] }[] = [];
+  let sequence = 0;
+
+  const build = (now: Date) => createInvoiceBuildProcessor({ sql, log: { info: () => {} }, now: () => now })();
+  const prove = (now: Date) =>
+    createInvoiceProofProcessor({
+      sql,
+      log: { info: () => {}, error: (details: unknown) => void proofErrors.push(details as (typeof proofErrors)[number]) },
+      usageEventRetentionDays: 400,
+      now: () => now,
+    })();
+
+  /** `count` requests at `occurredAt`, each billed `billed` (null: unpriced) under `rule`. */
+  function events(count: number, occurredAt: Date, rule: string, billed: bigint | null, teamId = ids.team): NewUsageEvent[] {
+    return Array.from({ length: count }, () => {
+      sequence += 1;
+      return {
+        request_id: `invoice-${backend}-${sequence}`,
+        occurred_at: occurredAt,
+        team_id: teamId,
+        group_id: ids.group,
+        key_id: ids.key,
+        connection_id: null,
+        provider: 'openai',
+        model: 'gpt-4o',
+        endpoint: 'chat.completions',
+        status_code: 200,
+        streamed: false,
+        estimated: false,
+        input_tokens: 500n,
+        cached_read_tokens: 0n,
+        cache_write_5m_tokens: 0n,
+        cache_write_1h_tokens: 0n,
+        output_tokens: 200n,
+        reasoning_tokens: 0n,
+        cost_micros: billed === null ? null : 1_000n,
+        currency: 'USD',
+        price_version: billed === null ? null : '2026-08-21',
+        latency_ms: 10,
+        key_kind: rule === 'byom-routing-fee' ? 'byom' : 'optimised',
+        billing_rule: rule,
+        billed_micros: billed,
+        budget_spend_micros: billed ?? 0n,
+      };
+    });
+  }
+
+  const insight = (teamId: string, createdAt: Date) => ({
+    id: randomUUID(),
+    team_id: teamId,
+    fingerprint: randomUUID(),
+    kind: 'idle-key' as const,
+    key_id: null,
+    connection_id: null,
+    provider: null,
+    model: null,
+    title: 'An idle key',
+    text: 'Revoke it.',
+    evidence: JSON.stringify({ requests: 0, exampleRequestIds: [], facts: {} }),
+    change: JSON.stringify({ action: 'manual', instruction: 'Revoke it.' }),
+    confidence: 'high' as const,
+    current_cost_micros: 0n,
+    counterfactual_cost_micros: 0n,
+    monthly_saving_micros: 0n,
+    window_start: '2025-02-01',
+    window_end: '2025-03-01',
+    price_micros: 30_000n,
+    plan_slug: 'growth',
+    created_by: ids.ada,
+    created_at: createdAt,
+  });
+
+  const lines = async (invoiceId: string) =>
+    (await listInvoiceLines(sql.db, invoiceId)).map((line) => [line.kind, line.plan_slug, line.quantity, line.amount_micros, line.amount_pence]);
+
+  beforeAll(async () => {
+    sql = await openTestSqlStore(backend);
+    const plans = ['free-trial', 'developers', 'growth', 'enterprise'].map((slug) => ({ slug, name: slug, description: '', priceMicros: null, currency: 'GBP', listed: true, features: [] }));
+    await upsertSubscriptionPlans(sql.db, plans, new Date());
+    for (const user of [ids.ada, ids.bob]) await insertUser(sql.db, { id: user, email: `${user}@example.com`, name: 'Ada', passwordHash: 'x' });
+    // Ada registered on 1 January for Growth: her 60-day trial ends on 1 March; she has added a card.
+    await upsertSubscription(sql.db, { userId: ids.ada, planSlug: 'growth', status: 'trialing', trialEnd: MARCH, at: at('2025-01-01T00:00:00Z') });
+    subscriptionId = (await findSubscription(sql.db, ids.ada))!.id;
+    await insertPaymentMethod(sql.db, { id: randomUUID(), subscriptionId, stripePaymentMethodId: `pm_${backend}_ada`, brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030, isDefault: true });
+    // Bob's trial ends the same day, without a card.
+    await upsertSubscription(sql.db, { userId: ids.bob, planSlug: 'growth', status: 'trialing', trialEnd: MARCH, at: at('2025-01-01T00:00:00Z') });
+    // (The creator's seat each team opens starts now, in 2026, after these periods.)
+    await insertTeam(sql.db, { id: ids.team, name: 'Acme', description: '', createdBy: ids.ada });
+    await insertTeam(sql.db, { id: ids.demo, name: 'Demo', description: '', createdBy: ids.ada });
+    await sql.db.updateTable('teams').set({ is_demo: true }).where('id', '=', ids.demo).execute();
+
+    const unit = (kind: 'key' | 'group' | 'seat', from: Date) => openPlanUnit(sql.db, { teamId: ids.team, kind, targetId: randomUUID(), at: from });
+    // 12 optimised keys and 7 seats all along; 11 groups until 11 March, then 10.
+    for (let i = 0; i < 12; i++) await unit('key', at('2025-02-01T00:00:00Z'));
+    for (let i = 0; i < 7; i++) await unit('seat', at('2025-02-01T00:00:00Z'));
+    for (let i = 0; i < 10; i++) await unit('group', at('2025-02-01T00:00:00Z'));
+    const eleventh = randomUUID();
+    await openPlanUnit(sql.db, { teamId: ids.team, kind: 'group', targetId: eleventh, at: at('2025-02-01T00:00:00Z') });
+    await closePlanUnits(sql.db, ids.team, 'group', [eleventh], at('2025-03-11T00:00:00Z'));
+    // The demo team's units and usage are never billed.
+    for (let i = 0; i < 30; i++) await openPlanUnit(sql.db, { teamId: ids.demo, kind: 'key', targetId: randomUUID(), at: at('2025-02-01T00:00:00Z') });
+
+    const mid = at('2025-03-15T12:00:00Z');
+    await insertUsageEvents(sql.db, [
+      ...events(1, mid, 'optimised-uplift', 1_250_000n),
+      ...events(1, mid, 'optimised-uplift', 2_500_000n),
+      ...events(1, mid, 'optimised-uplift', 1_234_567n),
+      ...events(1, mid, 'optimised-uplift', null), // unpriced: counted, not billed
+      ...events(4, mid, 'optimised-minimum-fee', 1_800n),
+      ...events(5, mid, 'byom-routing-fee', 4_000n),
+      ...events(3, mid, 'byok-provider-direct', 0n),
+      ...events(2, at('2025-02-20T00:00:00Z'), 'byom-routing-fee', 4_000n), // during the free trial
+      ...events(7, mid, 'byom-routing-fee', 4_000n, ids.demo),
+    ]);
+    for (const day of ['2025-03-02', '2025-03-09', '2025-03-30']) await recordInsight(sql.db, insight(ids.team, at(`${day}T10:00:00Z`)));
+    await recordInsight(sql.db, insight(ids.team, at('2025-02-27T10:00:00Z'))); // during the trial
+    await recordInsight(sql.db, insight(ids.demo, at('2025-03-02T10:00:00Z')));
+  });
+  afterAll(() => sql?.close());
+
+  it('starts billing at the end of a trial with a card, and pauses one without', async () => {
+    await build(at('2025-03-01T00:30:00Z'));
+    const ada = (await findSubscription(sql.db, ids.ada))!;
+    expect([ada.status, ada.billing_anchor, ada.current_period_start, ada.current_period_end]).toEqual(['active', MARCH, MARCH, APRIL]);
+    expect((await findSubscription(sql.db, ids.bob))!.status).toBe('paused');
+    expect(await listInvoices(sql.db, subscriptionId)).toEqual([]);
+  });
+
+  it("invoices a month of metered usage, each line as computed by hand, once however often it runs", async () => {
+    await build(at('2025-04-01T00:30:00Z')); // within the hour's grace: not yet
+    expect(await listInvoices(sql.db, subscriptionId)).toEqual([]);
+    await Promise.all([build(at('2025-04-01T01:00:00Z')), build(at('2025-04-01T01:00:00Z'))]);
+    await build(at('2025-04-01T02:00:00Z'));
+
+    const [march] = await listInvoices(sql.db, subscriptionId);
+    expect(await listInvoices(sql.db, subscriptionId)).toHaveLength(1);
+    expect([march!.status, march!.period_start, march!.period_end, march!.billed_until, march!.currency]).toEqual(['open', MARCH, APRIL, APRIL, 'GBP']);
+    expect(await lines(march!.id)).toEqual([
+      ['plan', 'growth', 1n, 99_000_000n, 9_900n],
+      ['byom-routing-fee', null, 5n, 20_000n, 2n], // 5 × £0.004
+      ['optimised-minimum-fee', null, 4n, 7_200n, 1n], // 4 × £0.0018 = 0.72p
+      ['optimised-uplift', null, 4n, 4_984_567n, 498n], // £1.25 + £2.50 + £1.234567, one unpriced
+      ['advisor-insights', null, 3n, 90_000n, 9n], // 3 × £0.03
+      ['extra-keys', 'growth', 2n, 6_000_000n, 600n], // 12 − 10 included, £3 each
+      ['extra-groups', 'growth', 1n, 1_290_323n, 129n], // 1 extra for 10 of 31 days at £4
+      ['extra-seats', 'growth', 2n, 16_000_000n, 1_600n], // 7 − 5 included, £8 each
+    ]);
+    expect(march!.total_pence).toBe(9_900n + 2n + 1n + 498n + 9n + 600n + 129n + 1_600n);
+    const ada = (await findSubscription(sql.db, ids.ada))!;
+    expect([ada.current_period_start, ada.current_period_end]).toEqual([APRIL, MAY]);
+  });
+
+  it('prorates a plan changed mid-period, and ends a subscription cancelled at the period end', async () => {
+    // 10 of April's 30 days on Growth, 20 on Developers; cancelled at the period's end.
+    await changeSubscriptionPlan(sql.db, { subscriptionId, planSlug: 'developers', at: at('2025-04-11T00:00:00Z') });
+    await sql.db.updateTable('subscriptions').set({ cancel_at_period_end: true }).where('id', '=', subscriptionId).execute();
+    await build(at('2025-05-01T01:00:00Z'));
+    const april = (await listInvoices(sql.db, subscriptionId)).find((invoice) => invoice.period_start.getTime() === APRIL.getTime())!;
+    expect(await lines(april.id)).toEqual([
+      ['plan', 'growth', 1n, 33_000_000n, 3_300n], // £99 × 10/30
+      ['plan', 'developers', 1n, 19_333_333n, 1_933n], // £29 × 20/30
+      ['extra-keys', 'growth', 2n, 2_000_000n, 200n], // 2 × £3 × 10/30
+      ['extra-keys', 'developers', 10n, 33_333_333n, 3_333n], // 10 × £5 × 20/30
+      ['extra-groups', 'developers', 8n, 26_666_667n, 2_667n], // (10 − 2) × £5 × 20/30; Growth includes 10
+      ['extra-seats', 'growth', 2n, 5_333_333n, 533n], // 2 × £8 × 10/30
+      ['extra-seats', 'developers', 5n, 33_333_333n, 3_333n], // 5 × £10 × 20/30
+    ]);
+    expect(april.total_pence).toBe(3_300n + 1_933n + 200n + 3_333n + 2_667n + 533n + 3_333n);
+    const ada = (await findSubscription(sql.db, ids.ada))!;
+    expect([ada.status, ada.canceled_at, ada.current_period_start, ada.current_period_end]).toEqual(['canceled', MAY, null, null]);
+    await build(at('2025-06-01T01:00:00Z'));
+    expect(await listInvoices(sql.db, subscriptionId)).toHaveLength(2);
+  });
+
+  it('proves every line against what it counts, and flags the line whose event was tampered with', async () => {
+    await prove(at('2025-06-02T03:00:00Z'));
+    const proved = await listInvoices(sql.db, subscriptionId);
+    expect(proved.map((invoice) => invoice.proof_ok)).toEqual([true, true]);
+    expect(proofErrors).toEqual([]);
+    const marchId = proved.find((invoice) => invoice.period_start.getTime() === MARCH.getTime())!.id;
+    expect((await listInvoiceLines(sql.db, marchId)).every((line) => line.proof_found_micros === line.amount_micros && line.proof_found_quantity === line.quantity)).toBe(true);
+
+    // One optimised request's billed amount is raised by 1p after the invoice was built.
+    const tampered = await sql.db
+      .updateTable('usage_events')
+      .set({ billed_micros: 2_510_000n })
+      .where('team_id', '=', ids.team)
+      .where('billed_micros', '=', 2_500_000n)
+      .executeTakeFirst();
+    expect(tampered.numUpdatedRows).toBe(1n);
+    await prove(at('2025-06-03T03:00:00Z'));
+    const after = await listInvoices(sql.db, subscriptionId);
+    expect(after.find((invoice) => invoice.id === marchId)!.proof_ok).toBe(false);
+    expect(after.find((invoice) => invoice.id !== marchId)!.proof_ok).toBe(true);
+    const uplift = (await listInvoiceLines(sql.db, marchId)).find((line) => line.kind === 'optimised-uplift')!;
+    expect([uplift.amount_micros, uplift.proof_found_micros, uplift.proof_found_quantity]).toEqual([4_984_567n, 4_994_567n, 4n]);
+    expect(proofErrors).toEqual([expect.objectContaining({ invoiceId: marchId, differences: [expect.objectContaining({ line: uplift.id, found: '4 for 4994567 µ' })] })]);
+  });
+});
