@@ -20,6 +20,7 @@ import * as alerts from './20261126_0007_alerts.ts';
 import * as usageRequestFacts from './20261126_0008_usage_request_facts.ts';
 import * as alertForecastKinds from './20261126_0009_alert_forecast_kinds.ts';
 import * as billing from './20261126_0010_billing.ts';
+import * as stripeEvents from './20261126_0011_stripe_events.ts';
 import * as keyedBodyHash from './20261126_0012_keyed_body_hash.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -42,5 +43,6 @@ export const migrations: Record<string, Migration> = {
   '20261126_0008_usage_request_facts': usageRequestFacts,
   '20261126_0009_alert_forecast_kinds': alertForecastKinds,
   '20261126_0010_billing': billing,
+  '20261126_0011_stripe_events': stripeEvents,
   '20261126_0012_keyed_body_hash': keyedBodyHash,
 };

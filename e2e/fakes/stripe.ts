@@ -92,6 +92,8 @@ export interface FakeStripe extends FakeProvider {
   objects: ReadonlyMap<string, { id: string; object: string }>;
   /** Sends every later event (and none before) to `url`, as `stripe listen --forward-to`. */
   forwardTo(url: string): void;
+  /** Sends later events nowhere (they can still be sent with `redeliver`). */
+  stopForwarding(): void;
   /** Resolves when every webhook so far has been answered. */
   settled(): Promise<void>;
   /** POSTs an event again to `url`: signed at `timestamp` (default now) with `secret` (default the fake's). Returns the status. */
@@ -1386,6 +1388,9 @@ ${session.cancel_url ? `<p><a href="${escapeHtml(session.cancel_url)}">Back</a><
     objects: store,
     forwardTo: (url: string) => {
       forwardUrls.push(url);
+    },
+    stopForwarding: () => {
+      forwardUrls.length = 0;
     },
     settled: async () => {
       let seen: Promise<void>;

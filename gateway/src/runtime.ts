@@ -47,6 +47,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
       envelope,
       outbound,
       twilioApiUrl: config.twilioApiUrl,
+      stripe: config.stripe,
     });
   }
 

@@ -27,9 +27,20 @@ describe('configuration', () => {
     [{ MASTER_KEY: 'c2hvcnQ=' }, 'Invalid configuration: MASTER_KEY must be 32 bytes, base64-encoded'],
     [{ JWT_SECRET: 'short' }, 'Invalid configuration: JWT_SECRET must be at least 32 characters'],
     [{ LOG_LEVEL: 'loud' }, 'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent'],
+    [{ STRIPE_API_URL: 'ftp://stripe' }, 'Invalid configuration: STRIPE_API_URL must be a URL starting with https:// or http://'],
   ])('stops on %j with one line naming the variable', (env, message) => {
     expect(() => parseEnv(env)).toThrow(ConfigError);
     expect(() => parseEnv(env)).toThrow(message);
+  });
+
+  it("names a wrong secret without repeating it, and reads Stripe's settings", () => {
+    for (const [name, value] of [['STRIPE_SECRET_KEY', 'pk_test_publishable123'], ['STRIPE_WEBHOOK_SECRET', 'secret123'], ['JWT_SECRET', 'short-secret']] as const) {
+      expect(() => parseEnv({ [name]: value })).toThrow(`Invalid configuration: ${name} must`);
+      expect(() => parseEnv({ [name]: value })).not.toThrow(value);
+    }
+    const parsed = parseEnv({ STRIPE_SECRET_KEY: 'sk_test_abc123', STRIPE_WEBHOOK_SECRET: 'whsec_abc123', STRIPE_API_URL: 'http://127.0.0.1:12111' });
+    expect([parsed.STRIPE_SECRET_KEY, parsed.STRIPE_WEBHOOK_SECRET, parsed.STRIPE_API_URL]).toEqual(['sk_test_abc123', 'whsec_abc123', 'http://127.0.0.1:12111']);
+    expect(parseEnv({}).STRIPE_API_URL).toBe('https://api.stripe.com');
   });
 
   it('reads UPSTREAM_ALLOWED_HOSTS as hosts with an optional port, IP addresses as a URL writes them', () => {

@@ -89,6 +89,12 @@ const EnvSchema = z.object({
   MAIL_FROM: z.string().min(3).default('Spendgate <no-reply@spendgate.local>'),
   /** Twilio's REST API, where SMS alerts are sent (a local fake in tests). */
   TWILIO_API_URL: url(['https:', 'http:']).default('https://api.twilio.com'),
+  /** Stripe's API, where billing goes (a local fake in tests). */
+  STRIPE_API_URL: url(['https:', 'http:']).default('https://api.stripe.com'),
+  /** Stripe's secret (or restricted) key: billing calls Stripe when it is set. Secret: never logged. */
+  STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_\w+$/, 'must be a Stripe secret key (sk_test_…, sk_live_…, rk_…)').optional(),
+  /** The signing secret of Stripe's webhook endpoint (whsec_…): webhooks are taken when it is set. Secret: never logged. */
+  STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_\w+$/, 'must be a webhook signing secret (whsec_…)').optional(),
   /** Google sign-in is on when the OAuth client id is set. */
   GOOGLE_CLIENT_ID: z.string().min(1).optional(),
   GOOGLE_JWKS_URL: url(['https:', 'http:']).default('https://www.googleapis.com/oauth2/v3/certs'),
@@ -141,11 +147,19 @@ export interface Config {
   mail: MailConfig;
   /** Where SMS alerts go: Twilio's API origin. */
   twilioApiUrl: string;
+  /** Stripe: its API origin and, when billing is on, the keys. Secret: never logged. */
+  stripe: StripeConfig;
   google: { clientId: string | undefined; jwksUrl: string };
   platformAdminEmails: string[];
   /** Operator upstreams serving optimised keys, by provider id. Secret: never logged. */
   optimisedUpstreams: Record<string, { apiKey: string; baseUrl?: string | undefined; apiVersion?: string | undefined }>;
   secrets: { jwtSecret: string; masterKey: Buffer };
+}
+
+export interface StripeConfig {
+  apiUrl: string;
+  secretKey: string | undefined;
+  webhookSecret: string | undefined;
 }
 
 export interface MailConfig {
@@ -155,13 +169,17 @@ export interface MailConfig {
 
 export class ConfigError extends Error {}
 
-/** Parses the environment; throws ConfigError naming the first wrong variable. */
+/** Variables whose value a configuration error never repeats. */
+const SECRET_VARIABLES = new Set(['JWT_SECRET', 'MASTER_KEY', 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET']);
+
+/** Parses the environment; throws ConfigError naming the first wrong variable (never a secret's value). */
 export function parseEnv(env: NodeJS.ProcessEnv) {
   const result = EnvSchema.safeParse(env);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const name = String(issue.path[0]);
-    throw new ConfigError(`Invalid configuration: ${name} ${issue.message} (got ${JSON.stringify(env[name])})`);
+    const got = SECRET_VARIABLES.has(name) ? '' : ` (got ${JSON.stringify(env[name])})`;
+    throw new ConfigError(`Invalid configuration: ${name} ${issue.message}${got}`);
   }
   return result.data;
 }
@@ -208,6 +226,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     publicUrl: (parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/+$/, ''),
     mail: { smtpUrl: parsed.SMTP_URL, from: parsed.MAIL_FROM },
     twilioApiUrl: parsed.TWILIO_API_URL.replace(/\/+$/, ''),
+    stripe: { apiUrl: parsed.STRIPE_API_URL.replace(/\/+$/, ''), secretKey: parsed.STRIPE_SECRET_KEY, webhookSecret: parsed.STRIPE_WEBHOOK_SECRET },
     google: { clientId: parsed.GOOGLE_CLIENT_ID, jwksUrl: parsed.GOOGLE_JWKS_URL },
     platformAdminEmails: parsed.PLATFORM_ADMIN_EMAILS,
     optimisedUpstreams: parsed.OPTIMISED_UPSTREAMS,

@@ -4,10 +4,11 @@ import { type Config, createEnvelope, createLogger, createOutboundGuard, type Jo
 import { registerJobs } from './jobs/registry.ts';
 
 export { registerJobs } from './jobs/registry.ts';
+export { createStripeClient, stripeIdempotencyKey, verifyStripeWebhook } from './payments/stripe.ts';
 
 /** Opens the stores and consumes every job in this process (the scaled mode's worker). */
 export async function startWorker(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'redisUrl' | 'mail' | 'logLevel' | 'usageEventRetentionDays' | 'secrets' | 'upstreamAllowedHosts' | 'twilioApiUrl'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'redisUrl' | 'mail' | 'logLevel' | 'usageEventRetentionDays' | 'secrets' | 'upstreamAllowedHosts' | 'twilioApiUrl' | 'stripe'>,
   options: StoreOptions = {},
 ): Promise<Stores<JobPayloads>> {
   const log = options.log ?? createLogger(config.logLevel);
@@ -22,6 +23,7 @@ export async function startWorker(
     envelope: createEnvelope(config.secrets.masterKey),
     outbound,
     twilioApiUrl: config.twilioApiUrl,
+    stripe: config.stripe,
   });
   return {
     ...stores,

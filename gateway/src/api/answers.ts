@@ -44,6 +44,9 @@ export const CheckoutSession = z.strictObject({
   paymentStatus: z.enum(['paid', 'unpaid', 'no_payment_required']),
 });
 
+/** A Stripe webhook delivery taken: its event is kept and will be processed once. */
+export const WebhookReceipt = z.strictObject({ received: z.literal(true), eventId: z.string() });
+
 export const PublicUser = z.strictObject({
   id: z.guid(),
   email: z.string(),

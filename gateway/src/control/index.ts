@@ -18,6 +18,7 @@ import { createForecastService } from './forecasts.ts';
 import { createDemoService } from './demo/index.ts';
 import { createGroupService } from './groups.ts';
 import { createInvitations } from './invitations.ts';
+import { createPaymentService } from './payments.ts';
 import { createPlanService } from './plans.ts';
 import { createPricingService } from './price-overrides.ts';
 import { createPromptCaptureService } from './prompt-captures.ts';
@@ -85,6 +86,7 @@ export async function createControlPlaneServices(deps: {
     alerts: createAlertService({ sql, access, plans, envelope: deps.envelope, outbound: deps.outbound, queue: deps.queue }),
     site: createSiteContentService({ sql }),
     demo: createDemoService({ sql, queue: deps.queue, catalog: deps.catalog }),
+    payments: createPaymentService({ sql, queue: deps.queue, stripe: config.stripe }),
   };
   return {
     ...services,

@@ -74,6 +74,10 @@ export type InvoiceBuildJob = Record<string, never>;
 
 /** Recounts every invoice against the usage it charges; scheduled, so it carries nothing. */
 export type InvoiceProofJob = Record<string, never>;
+/** Processes one Stripe webhook event, kept in stripe_events by its id (the payload stays there). */
+export interface StripeEventJob {
+  eventId: string;
+}
 
 export type JobPayloads = {
   meter: UsageBatchJob;
@@ -85,4 +89,5 @@ export type JobPayloads = {
   forecast: ForecastJob;
   'invoice-build': InvoiceBuildJob;
   'invoice-proof': InvoiceProofJob;
+  'stripe-event': StripeEventJob;
 };

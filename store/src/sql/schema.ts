@@ -341,6 +341,28 @@ export interface InvoiceLinesTable {
   proof_found_micros: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
 }
 
+/** A Stripe event as received (its signature verified), processed once by its id. */
+export interface StripeEventsTable {
+  id: string;
+  type: string;
+  /** The id of the event's `data.object`. */
+  object_id: string | null;
+  stripe_created: Date;
+  payload: Json<Record<string, unknown>>;
+  /** How many times Stripe delivered it. */
+  receipts: ColumnType<number, number | undefined, number>;
+  received_at: CreatedAt;
+  processed_at: Date | null;
+}
+
+/** The latest state of a Stripe object, read from Stripe at `read_at`. */
+export interface StripeObjectsTable {
+  id: string;
+  object: string;
+  state: Json<Record<string, unknown>>;
+  read_at: Date;
+}
+
 export interface FaqsTable {
   id: string;
   question: string;
@@ -619,6 +641,8 @@ export interface Database {
   plan_units: PlanUnitsTable;
   invoices: InvoicesTable;
   invoice_lines: InvoiceLinesTable;
+  stripe_events: StripeEventsTable;
+  stripe_objects: StripeObjectsTable;
   faqs: FaqsTable;
   contact_forms: ContactFormsTable;
   contact_form_submissions: ContactFormSubmissionsTable;

@@ -98,6 +98,7 @@ for (const mode of modes) {
         envelope: createEnvelope(Buffer.alloc(32, 7)),
         outbound: createOutboundGuard({ allowedHosts: [] }),
         twilioApiUrl: 'https://api.twilio.com',
+        stripe: { apiUrl: 'https://api.stripe.com', secretKey: undefined },
       });
       await stores.queue.enqueue('prune', {}, { jobId: 'prune-now' });
 

@@ -14,6 +14,7 @@ import {
   type MailConfig,
   type OutboundGuard,
   type SqlStore,
+  type StripeConfig,
 } from '@spendgate/store';
 import { createAlertCheckProcessor } from './alert-check.ts';
 import { ALERT_DELIVERY_ATTEMPTS, createAlertDeliverProcessor } from './alert-deliver.ts';
@@ -24,6 +25,7 @@ import { createMailProcessor } from './mail.ts';
 import { createMeterProcessor } from './meter.ts';
 import { createPruneProcessor } from './prune.ts';
 import { createReconcileUsageProcessor } from './reconcile-usage.ts';
+import { createStripeEventProcessor } from './stripe-event.ts';
 
 /** What a processor may use. */
 export interface JobDeps {
@@ -40,6 +42,8 @@ export interface JobDeps {
   outbound: Pick<OutboundGuard, 'dispatcher'>;
   /** Twilio's API origin, for SMS alerts. */
   twilioApiUrl: string;
+  /** Stripe's API origin and secret key, for billing. */
+  stripe: Pick<StripeConfig, 'apiUrl' | 'secretKey'>;
 }
 
 type JobName = keyof JobPayloads;
@@ -81,6 +85,8 @@ const JOBS: { [N in JobName]: JobDefinition<N> } = {
   'invoice-build': { createProcessor: createInvoiceBuildProcessor, concurrency: 1, attempts: 3, backoffMs: 60_000, schedule: { everyMs: HOUR_MS, payload: {} } },
   // Nightly; the next night redoes a failed run.
   'invoice-proof': { createProcessor: createInvoiceProofProcessor, concurrency: 1, attempts: 2, backoffMs: 300_000, schedule: { everyMs: 24 * HOUR_MS, payload: {} } },
+  // A Stripe that cannot be reached is retried after 5 s, 10 s, … (8 tries, about 21 min); a replayed event keeps its job id.
+  'stripe-event': { createProcessor: createStripeEventProcessor, concurrency: 4, attempts: 8, backoffMs: 5_000 },
 };
 
 async function registerJob<N extends JobName>(queue: JobQueue<JobPayloads>, name: N, deps: JobDeps): Promise<void> {

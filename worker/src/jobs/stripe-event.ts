@@ -1,0 +1,43 @@
+// stripe-event: processes one Stripe webhook event, once. The webhook kept the event in
+// stripe_events; the object it names (a subscription, a Checkout Session, an invoice, a
+// customer) is read back from Stripe — its state now, not the one the event carried, so events
+// taken in any order leave the newest state — and stored unless a later read is stored
+// already, in the same transaction that marks the event processed. An event processed already
+// (a replay, a second job for it) does nothing; an event about another kind of object is
+// marked processed as it is. A Stripe that cannot be reached fails the run, and the queue
+// retries it.
+import { findStripeEvent, type Logger, markStripeEventProcessed, type SqlStore, type StripeConfig, type StripeEventJob, storeStripeObject } from '@spendgate/store';
+import type Stripe from 'stripe';
+import { createStripeClient } from '../payments/stripe.ts';
+
+/** Reads an object's current state from Stripe, by the `object` its events carry. */
+const READ_BACK: Record<string, (stripe: Stripe, id: string) => Promise<{ id: string; object: string }>> = {
+  subscription: (stripe, id) => stripe.subscriptions.retrieve(id),
+  'checkout.session': (stripe, id) => stripe.checkout.sessions.retrieve(id),
+  invoice: (stripe, id) => stripe.invoices.retrieve(id),
+  customer: (stripe, id) => stripe.customers.retrieve(id),
+};
+
+export function createStripeEventProcessor(deps: { sql: Pick<SqlStore, 'db'>; stripe: Pick<StripeConfig, 'apiUrl' | 'secretKey'>; log: Logger; now?: () => Date }) {
+  const { db } = deps.sql;
+  const now = deps.now ?? (() => new Date());
+  const stripe = createStripeClient(deps.stripe);
+
+  return async (job: StripeEventJob): Promise<void> => {
+    const event = await findStripeEvent(db, job.eventId);
+    if (!event || event.processed_at) return;
+    const object = (event.payload as { data?: { object?: { id?: string; object?: string } } }).data?.object;
+    const readBack = object?.object ? READ_BACK[object.object] : undefined;
+    let state: { id: string; object: string } | undefined;
+    const readAt = now();
+    if (readBack && object?.id) {
+      if (!stripe) throw new Error(`Stripe event ${event.id} (${event.type}) waits for STRIPE_SECRET_KEY to be read back`);
+      const { lastResponse: _response, ...read } = (await readBack(stripe, object.id)) as { id: string; object: string; lastResponse?: unknown };
+      state = read;
+    }
+    await db.transaction().execute(async (trx) => {
+      if (!(await markStripeEventProcessed(trx, event.id, readAt))) return;
+      if (state) await storeStripeObject(trx, { id: state.id, object: state.object, state: state as unknown as Record<string, unknown>, readAt });
+    });
+  };
+}
