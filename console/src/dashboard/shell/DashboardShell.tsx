@@ -8,6 +8,9 @@
  * NARROW_QUERY it is a drawer over the page: closed at first, opened by the menu
  * button, closed again by a link followed, Escape or the backdrop, with focus moved
  * into it and given back to the menu button; the page behind is inert meanwhile.
+ *
+ * An action refused for want of a plan (402 plan_limit) opens the plan-required modal
+ * over whichever screen it came from.
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useRouterState } from '@tanstack/react-router';
@@ -17,6 +20,8 @@ import { useSession } from '../../shared/session.ts';
 import { useTheme } from '../../shared/theme.ts';
 import { Icon } from '../../shared/ui/Icon.tsx';
 import { Logo } from '../../shared/ui/Logo.tsx';
+import { PlanRequiredModal } from '../billing/PlanRequiredModal.tsx';
+import { watchPlanLimits } from '../billing/plan-selection.ts';
 import { DASHBOARD_SCREENS, type DashboardScreen } from '../screens.ts';
 import { NARROW_QUERY, useMediaQuery } from './media-query.ts';
 
@@ -41,6 +46,8 @@ export function DashboardShell({ children }: { children: ReactNode }) {
   useEffect(() => {
     if (!session.token) void navigate({ to: '/login', replace: true });
   }, [session.token, navigate]);
+
+  useEffect(() => watchPlanLimits(queryClient), [queryClient]);
 
   // A link followed in the drawer closes it.
   // biome-ignore lint/correctness/useExhaustiveDependencies: closes on every change of page.
@@ -133,6 +140,7 @@ export function DashboardShell({ children }: { children: ReactNode }) {
         </header>
         <div className="dashboard__content">{children}</div>
       </div>
+      <PlanRequiredModal />
     </div>
   );
 }

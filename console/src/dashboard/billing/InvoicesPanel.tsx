@@ -1,0 +1,122 @@
+/**
+ * The account's invoices, newest first as the server lists them: number, period, status
+ * and total; each opens its lines (GET invoice/{id}) and downloads as CSV (invoice-csv.ts).
+ */
+import { formatMoney, money } from '@spendgate/core';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { invoiceQuery, invoicesQuery } from '../../api/subscription/queries.ts';
+import type { Invoice, InvoiceLineKind, InvoiceStatus } from '../../api/subscription/types.ts';
+import { ErrorState, LoadingState } from '../ui/States.tsx';
+import { invoiceCsv, penceToMicros } from './invoice-csv.ts';
+import { billingDate, FAILED_TO_LOAD } from './PlanPanel.tsx';
+
+const STATUS_LABELS: Record<InvoiceStatus, string> = { draft: 'Draft', open: 'Due', paid: 'Paid', void: 'Void' };
+
+export const LINE_LABELS: Record<InvoiceLineKind, string> = {
+  plan: 'Plan',
+  'optimised-uplift': 'Optimised requests',
+  'optimised-minimum-fee': 'Optimised minimum fees',
+  'byom-routing-fee': 'BYOM routing fees',
+  'advisor-insights': 'AI advisor insights',
+  'extra-keys': 'Extra optimised keys',
+  'extra-groups': 'Extra groups',
+  'extra-seats': 'Extra seats',
+};
+
+const pounds = (pence: string) => formatMoney(money(penceToMicros(pence), 'GBP'));
+const period = (invoice: Invoice) => `${billingDate.format(new Date(invoice.periodStart))} – ${billingDate.format(new Date(invoice.periodEnd))}`;
+
+export function InvoicesPanel() {
+  const invoices = useQuery(invoicesQuery());
+  return (
+    <section className="settings-panel billing-panel" aria-labelledby="invoices-title">
+      <h2 id="invoices-title" className="settings-panel__title">
+        Invoices
+      </h2>
+      {invoices.isPending ? (
+        <LoadingState label="Loading invoices…" />
+      ) : invoices.isError ? (
+        <ErrorState title={FAILED_TO_LOAD} error={invoices.error} onRetry={() => invoices.refetch()} retrying={invoices.isRefetching} />
+      ) : invoices.data.length === 0 ? (
+        <p className="settings-panel__text">No invoices yet. The first comes at the end of your first paid period.</p>
+      ) : (
+        <ul className="billing-list" aria-label="Invoices">
+          {invoices.data.map((invoice) => (
+            <InvoiceRow key={invoice.id} invoice={invoice} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function InvoiceRow({ invoice }: { invoice: Invoice }) {
+  const [open, setOpen] = useState(false);
+  const linesId = `invoice-lines-${invoice.id}`;
+  return (
+    <li className="billing-list__item billing-list__item--invoice">
+      <span>
+        <strong>{invoice.number}</strong> <span className="billing-list__sub">{period(invoice)}</span>
+        <span className={`billing-status billing-status--${invoice.status}`}>{STATUS_LABELS[invoice.status]}</span>
+      </span>
+      <span className="billing-list__actions">
+        <strong>{pounds(invoice.totalPence)}</strong>
+        <button type="button" className="button button--ghost button--small" aria-expanded={open} aria-controls={linesId} onClick={() => setOpen(!open)}>
+          {open ? 'Hide lines' : 'Show lines'}
+          <span className="visually-hidden"> of {invoice.number}</span>
+        </button>
+      </span>
+      {open && (
+        <div id={linesId} className="billing-invoice">
+          <InvoiceLines invoiceId={invoice.id} />
+        </div>
+      )}
+    </li>
+  );
+}
+
+function InvoiceLines({ invoiceId }: { invoiceId: string }) {
+  const invoice = useQuery(invoiceQuery(invoiceId));
+  if (invoice.isPending) return <LoadingState label="Loading the invoice's lines…" />;
+  if (invoice.isError) return <ErrorState title={FAILED_TO_LOAD} error={invoice.error} onRetry={() => invoice.refetch()} retrying={invoice.isRefetching} />;
+  const detail = invoice.data;
+  return (
+    <>
+      <div className="table-scroll billing-table-scroll">
+        <table className="billing-table">
+          <caption className="visually-hidden">Lines of invoice {detail.number}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Item</th>
+              <th scope="col">Quantity</th>
+              <th scope="col">Amount</th>
+            </tr>
+          </thead>
+          <tbody>
+            {detail.lines.map((line) => (
+              <tr key={line.id}>
+                <th scope="row">
+                  {LINE_LABELS[line.kind]}
+                  <span className="billing-list__sub">{line.description}</span>
+                </th>
+                <td>{line.quantity}</td>
+                <td>{pounds(line.amountPence)}</td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th scope="row">Total</th>
+              <td />
+              <td>{pounds(detail.totalPence)}</td>
+            </tr>
+          </tfoot>
+        </table>
+      </div>
+      <a className="button button--ghost button--small" download={`${detail.number}.csv`} href={`data:text/csv;charset=utf-8,${encodeURIComponent(invoiceCsv(detail))}`}>
+        Download {detail.number} (CSV)
+      </a>
+    </>
+  );
+}
