@@ -70,12 +70,13 @@ function PaymentMethodRow({ method }: { method: PaymentMethod }) {
       )}
       <span className="billing-list__actions">
         {!method.isDefault && (
-          <button type="button" className="button button--ghost button--small" disabled={makeDefault.isPending} onClick={() => makeDefault.mutate(method.id)} aria-label={`Make ${name} the default`}>
+          <button type="button" className="button button--ghost button--small" disabled={makeDefault.isPending} onClick={() => makeDefault.mutate(method.id)}>
             {makeDefault.isPending ? 'Saving…' : 'Make default'}
+            <span className="visually-hidden"> ({name})</span>
           </button>
         )}
-        <button type="button" className="button button--ghost button--small" onClick={() => setRemoving(true)} aria-label={`Remove ${name}`}>
-          Remove
+        <button type="button" className="button button--ghost button--small" onClick={() => setRemoving(true)}>
+          Remove<span className="visually-hidden"> ({name})</span>
         </button>
       </span>
       {removing && (

@@ -15,7 +15,7 @@ import { DASHBOARD_SCREENS } from '../screens.ts';
 import { ConfirmDialog } from '../ui/ConfirmDialog.tsx';
 import { SelectInput } from '../ui/Field.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
-import { openPlanRequired } from './plan-selection.ts';
+import { choosePlan, openPlanRequired } from './plan-selection.ts';
 import { type ProrationPreview, prorationPreview, trialDaysLeft } from './proration.ts';
 
 /** What a panel that failed to load says (spec §8). */
@@ -87,7 +87,14 @@ function PlanDetails({ subscription, plans }: { subscription: CurrentSubscriptio
       </p>
       <p className="settings-panel__text">{statusSentence(subscription, new Date())}</p>
       {(canceled || !subscription.hasPaymentMethod) && (
-        <button type="button" className="button button--primary" onClick={() => openPlanRequired(null)}>
+        <button
+          type="button"
+          className="button button--primary"
+          onClick={() => {
+            choosePlan(subscription.planId);
+            openPlanRequired(canceled ? 'Your subscription has ended.' : 'No card is saved to pay when your trial ends.');
+          }}
+        >
           Choose a plan and pay
         </button>
       )}

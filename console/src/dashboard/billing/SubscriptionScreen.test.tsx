@@ -260,11 +260,11 @@ describe('the subscription screen', () => {
       { setupIntentId: 'seti_1', paymentMethodId: 'pm_card_mastercard' },
     ]);
 
-    await userEvent.click(within(panel('Payment methods')).getByRole('button', { name: 'Make Mastercard ending 4444 the default' }));
-    expect(await within(panel('Payment methods')).findByRole('button', { name: 'Make Visa ending 4242 the default' })).toBeTruthy();
+    await userEvent.click(within(panel('Payment methods')).getByRole('button', { name: 'Make default (Mastercard ending 4444)' }));
+    expect(await within(panel('Payment methods')).findByRole('button', { name: 'Make default (Visa ending 4242)' })).toBeTruthy();
     expect(api.calls('POST /api/subscription/payment-method').map(([, init]) => JSON.parse(String(init?.body)))).toEqual([{ paymentMethodId: 'pm_2' }]);
 
-    await userEvent.click(within(panel('Payment methods')).getByRole('button', { name: 'Remove Visa ending 4242' }));
+    await userEvent.click(within(panel('Payment methods')).getByRole('button', { name: 'Remove (Visa ending 4242)' }));
     await userEvent.click(within(screen.getByRole('dialog', { name: 'Remove Visa ending 4242?' })).getByRole('button', { name: 'Remove card' }));
     await waitFor(() => expect(within(panel('Payment methods')).queryByText('Visa ending 4242')).toBeNull());
     expect(api.calls('DELETE /api/subscription/payment-method/pm_1')).toHaveLength(1);
@@ -362,6 +362,27 @@ describe('the plan-required modal', () => {
     await waitFor(() => expect(openCheckout).toHaveBeenCalledWith('http://127.0.0.1:4242/checkout/cs_test_1'));
     expect(api.calls('POST /api/subscription/create-checkout-session').map(([, init]) => JSON.parse(String(init?.body)))).toEqual([{ planId: 'p-growth' }]);
     unwatch();
+  });
+
+  it("opened from a trial's plan panel, has the trial's plan chosen and goes to its checkout", async () => {
+    openCheckout.mockReset();
+    const api = stubApi({
+      'GET /api/subscription/current': () => ok(trialing),
+      'POST /api/subscription/create-checkout-session': () => ok({ id: 'cs_test_2', url: 'http://127.0.0.1:4242/checkout/cs_test_2' }),
+    });
+    await renderInSite(
+      <>
+        <SubscriptionScreen />
+        <PlanRequiredModal openCheckout={openCheckout} />
+      </>,
+    );
+    await userEvent.click(await within(panel('Plan')).findByRole('button', { name: 'Choose a plan and pay' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Choose a plan' });
+    expect(dialog.textContent).toContain('No card is saved to pay when your trial ends.');
+    expect(((await within(dialog).findByLabelText(/Developers/)) as HTMLInputElement).checked).toBe(true);
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Continue to checkout' }));
+    await waitFor(() => expect(openCheckout).toHaveBeenCalledWith('http://127.0.0.1:4242/checkout/cs_test_2'));
+    expect(api.calls('POST /api/subscription/create-checkout-session').map(([, init]) => JSON.parse(String(init?.body)))).toEqual([{ planId: 'p-dev' }]);
   });
 
   it('stays shut for other refusals, and says a failed checkout in the modal', async () => {

@@ -26,7 +26,8 @@ function update(change: Partial<PlanSelection>) {
 }
 
 export const openPlanRequired = (reason: string | null = null) => update({ modalOpen: true, reason, error: null });
-export const closePlanRequired = () => update({ modalOpen: false, reason: null, error: null });
+/** Closing the modal drops the choice made in it. */
+export const closePlanRequired = () => update({ selectedPlanId: null, modalOpen: false, reason: null, error: null });
 export const choosePlan = (planId: string) => update({ selectedPlanId: planId, error: null });
 export const setPlanSelectionError = (error: string) => update({ error });
 
