@@ -25,7 +25,7 @@ const STATUS_LABELS: Record<SubscriptionStatus, string> = {
   trialing: 'Free trial',
   active: 'Active',
   past_due: 'Payment overdue',
-  paused: 'Paused',
+  paused: 'Trial ended',
   canceled: 'Cancelled',
 };
 
@@ -42,6 +42,7 @@ export function statusSentence(subscription: CurrentSubscription, now: Date): st
     const left = `${days} day${days === 1 ? '' : 's'} left in your free trial (it ends on ${day(subscription.trialEnd)}).`;
     return subscription.hasPaymentMethod ? `${left} Your card is charged then.` : `${left} Add a card or choose a plan before then to keep your plan's paid features.`;
   }
+  if (subscription.status === 'paused') return 'Your trial has ended without a card to pay with. Choose a plan and pay to carry on.';
   if (subscription.cancelAtPeriodEnd) return `Cancelled for the end of this period: it stays as it is until ${ends}.`;
   if (subscription.status === 'past_due') return `The last payment failed. Update your card before ${ends}.`;
   return `This period runs from ${day(subscription.currentPeriodStart)} to ${ends}.`;

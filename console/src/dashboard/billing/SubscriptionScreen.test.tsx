@@ -177,6 +177,14 @@ describe('the subscription screen', () => {
     expect(await within(panel('Invoices')).findByText('No invoices yet. The first comes at the end of your first paid period.')).toBeTruthy();
   });
 
+  it('a trial ended without a card (paused) says so and offers a plan to pay for', async () => {
+    stubApi({ 'GET /api/subscription/current': () => ok({ ...trialing, status: 'paused', trialEnd: '2026-11-10T00:00:00.000Z' }) });
+    await renderInSite(<SubscriptionScreen />);
+    expect(await within(panel('Plan')).findByText('Trial ended')).toBeTruthy();
+    expect(panel('Plan').textContent).toContain('Your trial has ended without a card to pay with. Choose a plan and pay to carry on.');
+    expect(within(panel('Plan')).getByRole('button', { name: 'Choose a plan and pay' })).toBeTruthy();
+  });
+
   it.each([
     ['Plan', 'GET /api/subscription/current'],
     ["This period's usage", 'GET /api/subscription/usage'],
