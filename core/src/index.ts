@@ -122,7 +122,16 @@ export {
   type UnitKind,
   type UnitSpan,
 } from './invoices.ts';
-export { KEY_SETTING_LIMITS, type KeySettings, type RoutingWeights } from './key-settings.ts';
+export {
+  KEY_SETTING_LIMITS,
+  type KeySettingChange,
+  type KeySettingProblem,
+  type KeySettings,
+  type ModelOverride,
+  modelOverrideProblem,
+  type RoutingWeights,
+  withKeySettingChange,
+} from './key-settings.ts';
 export {
   LATENCY_BUCKET_BOUNDS_MS,
   LATENCY_BUCKETS,

@@ -29,10 +29,15 @@ const slice = (overrides: Partial<UsageSlice> & { usage: Usage }): UsageSlice =>
   connectionId: 'conn-openai',
   provider: 'openai',
   model: 'gpt-4o',
+  requestedModels: [overrides.model ?? 'gpt-4o'],
   requests: 200,
+  largestOutputTokens: 600,
   exampleRequestIds: ['req-3', 'req-2', 'req-1'],
   ...overrides,
 });
+
+/** The live BYOK key the slices above belong to, bound to its OpenAI connection. */
+const backend = { id: 'key-1', name: 'backend', kind: 'byok' as const, connectionId: 'conn-openai', createdAt: daysBefore(60), lastUsedAt: daysBefore(0) };
 
 const input = (overrides: Partial<AdvisorInput>): AdvisorInput => ({
   plan: planTerms('growth'),
@@ -44,6 +49,7 @@ const input = (overrides: Partial<AdvisorInput>): AdvisorInput => ({
   outputLimits: [],
   keys: [],
   connections: [],
+  operatorProviders: ['openai', 'anthropic'],
   ...overrides,
 });
 
@@ -69,6 +75,39 @@ describe('cheaper model of the same quality tier', () => {
       title: 'Use gpt-5-mini instead of gpt-4o',
       text: '200 requests cost £2.625 on gpt-4o. gpt-5-mini is in the same quality tier (accuracy 84 vs 80) and would have cost £0.3375: about £4.575 a month.',
     });
+  });
+
+  it('overrides the models the live key’s callers asked for, in one click', () => {
+    const usage = plainUsage(1_000_000, 100_000);
+    // The provider named a dated snapshot; callers asked for the alias and the snapshot.
+    const served = slice({ model: 'gpt-4o-2024-08-06', requestedModels: ['gpt-4o', 'gpt-4o-2024-08-06'], usage });
+    const [finding] = detectCheaperModel(input({ slices: [served], keys: [backend] }));
+    expect(finding!.change).toEqual({
+      action: 'key-setting',
+      keyId: 'key-1',
+      settings: { modelOverrides: [{ replace: 'gpt-4o', with: 'gpt-5-mini' }, { replace: 'gpt-4o-2024-08-06', with: 'gpt-5-mini' }] },
+      description: 'On key backend, send gpt-5-mini when gpt-4o or gpt-4o-2024-08-06 is asked for',
+    });
+    // Traffic an override already sends through another of the team's connections stays on it.
+    const elsewhere = slice({ connectionId: 'conn-other', usage });
+    expect(detectCheaperModel(input({ slices: [elsewhere], keys: [backend] }))[0]!.change).toMatchObject({
+      settings: { modelOverrides: [{ replace: 'gpt-4o', with: 'gpt-5-mini', connectionId: 'conn-other' }] },
+    });
+  });
+
+  it('stays manual for a key no longer live, or for what the router chose (`auto`)', () => {
+    const usage = plainUsage(1_000_000, 100_000);
+    expect(detectCheaperModel(input({ slices: [slice({ usage })] }))[0]!.change).toEqual({
+      action: 'manual',
+      instruction: 'Request gpt-5-mini instead of gpt-4o on key backend',
+    });
+    const routed = slice({ keyKind: 'optimised', connectionId: null, requestedModels: ['auto'], usage });
+    expect(detectCheaperModel(input({ slices: [routed], keys: [{ ...backend, kind: 'optimised', connectionId: null }] }))[0]!.change.action).toBe('manual');
+  });
+
+  it('suggests optimised keys only models Spendgate’s accounts serve', () => {
+    const optimised = slice({ keyKind: 'optimised', connectionId: null, usage: plainUsage(1_000_000, 100_000) });
+    expect(detectCheaperModel(input({ slices: [optimised], operatorProviders: [] }))).toEqual([]);
   });
 
   it('prices an optimised key as billed: the plan’s uplift on both sides', () => {
@@ -136,8 +175,25 @@ describe('cheapest provider serving the same model', () => {
         counterfactualCostMicros: 150_000n,
         monthlySavingMicros: 412_500n,
         confidence: 'low',
+        change: { action: 'manual', instruction: 'Serve openai/gpt-oss-120b for key backend through the openrouter connection "Router"' },
       }),
     ]);
+  });
+
+  it('sends the live key’s requests for the model through that connection, in one click', () => {
+    const gptOss = slice({ provider: 'groq', connectionId: 'conn-groq', model: 'openai/gpt-oss-120b', requests: 50, usage: plainUsage(1_000_000, 1_000_000) });
+    const [finding] = detectCheaperProvider(input({ slices: [gptOss], connections, keys: [{ ...backend, connectionId: 'conn-groq' }] }));
+    expect(finding!.change).toEqual({
+      action: 'key-setting',
+      keyId: 'key-1',
+      settings: { modelOverrides: [{ replace: 'openai/gpt-oss-120b', with: 'openai/gpt-oss-120b', connectionId: 'conn-or' }] },
+      description: 'On key backend, send openai/gpt-oss-120b requests through the openrouter connection "Router"',
+    });
+    const asked = { ...gptOss, requestedModels: ['gpt-oss'] };
+    expect(detectCheaperProvider(input({ slices: [asked], connections, keys: [backend] }))[0]!.change).toMatchObject({
+      settings: { modelOverrides: [{ replace: 'gpt-oss', with: 'openai/gpt-oss-120b', connectionId: 'conn-or' }] },
+      description: 'On key backend, send gpt-oss requests through the openrouter connection "Router" as openai/gpt-oss-120b',
+    });
   });
 
   it('suggests no provider the team has no connection to, and leaves optimised keys to the router', () => {
@@ -150,10 +206,10 @@ describe('cheapest provider serving the same model', () => {
 describe('idle keys and connections', () => {
   it('finds keys and connections unused for 30 days; an idle optimised key over the allowance saves its fee', () => {
     const keys = [
-      { id: 'k-busy', name: 'busy', kind: 'optimised' as const, createdAt: daysBefore(90), lastUsedAt: daysBefore(1) },
-      { id: 'k-never', name: 'never', kind: 'optimised' as const, createdAt: daysBefore(40), lastUsedAt: null },
-      { id: 'k-old', name: 'old', kind: 'optimised' as const, createdAt: daysBefore(90), lastUsedAt: daysBefore(31) },
-      { id: 'k-new', name: 'new', kind: 'byok' as const, createdAt: daysBefore(10), lastUsedAt: null },
+      { id: 'k-busy', name: 'busy', kind: 'optimised' as const, connectionId: null, createdAt: daysBefore(90), lastUsedAt: daysBefore(1) },
+      { id: 'k-never', name: 'never', kind: 'optimised' as const, connectionId: null, createdAt: daysBefore(40), lastUsedAt: null },
+      { id: 'k-old', name: 'old', kind: 'optimised' as const, connectionId: null, createdAt: daysBefore(90), lastUsedAt: daysBefore(31) },
+      { id: 'k-new', name: 'new', kind: 'byok' as const, connectionId: 'conn-openai', createdAt: daysBefore(10), lastUsedAt: null },
     ];
     const connections = [
       { id: 'c-idle', name: 'Old OpenAI', provider: 'openai', createdAt: daysBefore(60), lastUsedAt: daysBefore(45) },
@@ -171,7 +227,7 @@ describe('idle keys and connections', () => {
   });
 
   it('saves no fee on a plan with unlimited optimised keys', () => {
-    const keys = [1, 2, 3].map((n) => ({ id: `k${n}`, name: `k${n}`, kind: 'optimised' as const, createdAt: daysBefore(40), lastUsedAt: null }));
+    const keys = [1, 2, 3].map((n) => ({ id: `k${n}`, name: `k${n}`, kind: 'optimised' as const, connectionId: null, createdAt: daysBefore(40), lastUsedAt: null }));
     expect(detectIdle(input({ plan: planTerms('enterprise'), keys })).map((f) => f.monthlySavingMicros)).toEqual([0n, 0n, 0n]);
   });
 });
@@ -240,6 +296,28 @@ describe('output limits far above the outputs seen', () => {
     });
   });
 
+  it('caps the live key’s output in one click at twice the longest answer the key got on any model', () => {
+    const [alone] = detectOversizedOutputLimits(input({ outputLimits: [limits({})], keys: [backend] }));
+    expect(alone!.change).toEqual({
+      action: 'key-setting',
+      keyId: 'key-1',
+      settings: { maxOutputTokens: 1_536 },
+      description: 'Cap every answer of key backend at 1536 output tokens, at least twice the longest it got',
+    });
+    // The key's answers on another model ran to 3,000 tokens: the key's cap is 6,144 (2 × 3,000 rounded up to 256s), still under 16,384 asked.
+    const longer = slice({ model: 'gpt-4.1', largestOutputTokens: 3_000, usage: plainUsage(1, 3_000) });
+    const [shared] = detectOversizedOutputLimits(input({ outputLimits: [limits({})], slices: [longer], keys: [backend] }));
+    // Reserved at that cap: 6,144 × $10 / 1M = $0.06144 → £0.04608.
+    expect(shared).toMatchObject({ change: { settings: { maxOutputTokens: 6_144 } }, evidence: { facts: { suggestedCap: 6_144, reservedOutputAtCapMicros: 46_080 } } });
+    // Answers of 9,000 tokens elsewhere: a key-wide cap (18,176) would lower nothing asked here, so the change is this model's limit.
+    const longest = { ...longer, largestOutputTokens: 9_000 };
+    const [manual] = detectOversizedOutputLimits(input({ outputLimits: [limits({})], slices: [longest], keys: [backend] }));
+    expect(manual).toMatchObject({
+      change: { action: 'manual', instruction: 'Set max_tokens to 1536 on gpt-4o requests of key backend' },
+      evidence: { facts: { suggestedCap: 1_536 } },
+    });
+  });
+
   it('finds nothing when a limit asked is under 4 × the longest answer, or on fewer than 20 requests', () => {
     const outputLimits = [limits({ smallestRequestedOutputTokens: 2_799 }), limits({ requests: 19 }), limits({ model: 'in-house-llm' })];
     expect(detectOversizedOutputLimits(input({ outputLimits }))).toEqual([]);
@@ -253,7 +331,7 @@ describe('all detectors', () => {
     const findings = detectFindings(
       input({
         slices: [slice({ usage: plainUsage(1_000_000, 100_000) }), slice({ keyId: 'key-2', model: 'o4-mini', usage: { ...plainUsage(100_000, 1_000_000), reasoningTokens: 800_000 } })],
-        keys: [{ id: 'k-idle', name: 'idle', kind: 'byok', createdAt: daysBefore(40), lastUsedAt: null }],
+        keys: [{ id: 'k-idle', name: 'idle', kind: 'byok', connectionId: 'conn-openai', createdAt: daysBefore(40), lastUsedAt: null }],
       }),
     );
     expect(findings.map((f) => f.kind)).toEqual(['cheaper-model', 'reasoning-heavy', 'idle-key']);

@@ -3,13 +3,16 @@
  * slice per key × connection × provider × model, summed) and find where it could spend
  * less. Each finding carries its evidence, the cost of the window as it was and as it
  * would have been (both priced by core's priceRequest, so the two sides agree), the
- * saving scaled to a 30-day month in GBP micros, a confidence, and the change to make.
+ * saving scaled to a 30-day month in GBP micros, a confidence, and the change to make:
+ * where a key setting expresses it (a model override, an output cap), that setting,
+ * which the advisor applies in one click; otherwise an instruction.
  *
  * A slice's usage is priced summed, once: exact for list prices, which are linear in
  * tokens; an optimised request under the plan's token minimum (billed a flat fee) and
  * Gemini's long-context tier are not told apart, the two sides alike.
  */
 import type { KeyKind } from '../billing.ts';
+import type { KeySettingChange, ModelOverride } from '../key-settings.ts';
 import { roundHalfUpDiv } from '../money.ts';
 import type { PlanTerms } from '../plans.ts';
 import { findPrice, type PriceCatalog } from '../pricing/catalog.ts';
@@ -25,8 +28,12 @@ export interface UsageSlice {
   connectionId: string | null;
   provider: string;
   model: string;
+  /** The models callers asked for that this model served (a key's override replaces these), or the model itself where not recorded. */
+  requestedModels: string[];
   requests: number;
   usage: Usage;
+  /** The longest answer, in output tokens (reasoning included). */
+  largestOutputTokens: number;
   /** The newest few request ids, shown as evidence. */
   exampleRequestIds: string[];
 }
@@ -46,14 +53,14 @@ export interface OutputLimitSlice extends UsageSlice {
   /** The smallest and largest output limits asked (max_tokens, max_completion_tokens or max_output_tokens). */
   smallestRequestedOutputTokens: number;
   largestRequestedOutputTokens: number;
-  /** The longest answer seen, in output tokens (reasoning included). */
-  largestOutputTokens: number;
 }
 
 export interface AdvisorKey {
   id: string;
   name: string;
   kind: KeyKind;
+  /** The connection a BYOK or BYOM key is bound to. */
+  connectionId: string | null;
   createdAt: Date;
   lastUsedAt: Date | null;
 }
@@ -77,9 +84,11 @@ export interface AdvisorInput {
   repeats: readonly RepeatSlice[];
   /** Output limits asked against outputs seen. */
   outputLimits: readonly OutputLimitSlice[];
-  /** The team's live keys and connections (idleness, and which providers it can reach). */
+  /** The team's live keys and connections (idleness, which providers it can reach, and which keys a setting can change). */
   keys: readonly AdvisorKey[];
   connections: readonly AdvisorConnection[];
+  /** The price-catalog providers of Spendgate's own accounts: the models optimised keys can be sent to. */
+  operatorProviders: readonly string[];
 }
 
 export type FindingKind =
@@ -92,9 +101,13 @@ export type FindingKind =
   | 'idle-connection';
 export type Confidence = 'high' | 'medium' | 'low';
 
-/** What to change: a key's revocation (one click, through the keys API) or a change in the caller's code or setup. */
+/**
+ * What to change: a key's revocation or a change merged into its settings (each one
+ * click, through the keys service), or a change in the caller's code or setup.
+ */
 export type AdvisorChange =
   | { action: 'revoke-key'; keyId: string }
+  | { action: 'key-setting'; keyId: string; settings: KeySettingChange; description: string }
   | { action: 'manual'; instruction: string };
 
 export interface Finding {
@@ -149,10 +162,28 @@ function subjectOf(slice: UsageSlice) {
   return { keyId: slice.keyId, connectionId: slice.connectionId, provider: slice.provider, model: slice.model };
 }
 
+/** The slice's key when it is live (in the input's keys): only then can a setting change it. */
+const liveKeyOf = (input: AdvisorInput, slice: UsageSlice) => input.keys.find((key) => key.id === slice.keyId);
+
+/**
+ * Overrides that send `model` (through `connectionId`, when given) for each model callers
+ * asked for; `auto` is left to the router's weights, and a request already for `model` on
+ * the key's own connection needs none.
+ */
+function overridesTo(requestedModels: readonly string[], model: string, connectionId: string | undefined): ModelOverride[] {
+  return requestedModels
+    .filter((requested) => requested !== 'auto' && !(requested === model && connectionId === undefined))
+    .map((requested) => (connectionId === undefined ? { replace: requested, with: model } : { replace: requested, with: model, connectionId }));
+}
+
+const replacedModels = (overrides: readonly ModelOverride[]) => overrides.map((override) => override.replace).join(' or ');
+
 /**
  * A model of the same quality tier, at least as accurate, with as large a context window,
- * that the slice's key can reach (its own provider; optimised keys: any the router serves)
- * and that would have cost less. BYOM keys pay a fixed routing fee, so none apply.
+ * that the slice's key can reach (its own provider; optimised keys: any Spendgate's
+ * accounts serve) and that would have cost less. BYOM keys pay a fixed routing fee, so
+ * none apply. The change overrides the models the key's callers asked for with it (on the
+ * connection the slice was served through).
  */
 export function detectCheaperModel(input: AdvisorInput): Finding[] {
   const findings: Finding[] = [];
@@ -167,10 +198,15 @@ export function detectCheaperModel(input: AdvisorInput): Finding[] {
       if (candidate.contextWindow < profile.contextWindow) continue;
       const provider = slice.keyKind === 'optimised' ? candidate.provider : slice.provider;
       if (slice.keyKind !== 'optimised' && candidate.provider !== profile.provider) continue;
+      if (slice.keyKind === 'optimised' && !input.operatorProviders.includes(candidate.provider)) continue;
       const spend = spendOf(input, slice, provider, candidate.model);
       if (spend !== undefined && spend < current && (best === undefined || spend < best.spend)) best = { model: candidate.model, provider, spend };
     }
     if (best === undefined) continue;
+    const key = liveKeyOf(input, slice);
+    // BYOK traffic a key's override already sends through another connection stays on it.
+    const through = slice.keyKind === 'byok' && slice.connectionId !== null && slice.connectionId !== key?.connectionId ? slice.connectionId : undefined;
+    const overrides = key === undefined ? [] : overridesTo(slice.requestedModels, best.model, through);
     findings.push({
       kind: 'cheaper-model',
       fingerprint: `cheaper-model:${slice.keyId}:${slice.provider}:${slice.model}:${best.model}`,
@@ -184,7 +220,15 @@ export function detectCheaperModel(input: AdvisorInput): Finding[] {
       counterfactualCostMicros: best.spend,
       monthlySavingMicros: monthly(current - best.spend, input.windowDays),
       confidence: volumeConfidence(slice.requests),
-      change: { action: 'manual', instruction: `Request ${best.model} instead of ${slice.model} on key ${slice.keyName}` },
+      change:
+        overrides.length === 0
+          ? { action: 'manual', instruction: `Request ${best.model} instead of ${slice.model} on key ${slice.keyName}` }
+          : {
+              action: 'key-setting',
+              keyId: slice.keyId,
+              settings: { modelOverrides: overrides },
+              description: `On key ${slice.keyName}, send ${best.model} when ${replacedModels(overrides)} is asked for`,
+            },
     });
   }
   return findings;
@@ -242,7 +286,9 @@ export function detectReasoningHeavy(input: AdvisorInput): Finding[] {
 /**
  * The same model priced lower at another provider the team has a connection to (e.g. a
  * model on Azure OpenAI and OpenAI, or an open model on several hosts). BYOK keys only:
- * they choose the connection; optimised keys are routed by Spendgate.
+ * they choose the connection; optimised keys are routed by Spendgate. The change
+ * overrides the models the key's callers asked for with the same model through that
+ * connection.
  */
 export function detectCheaperProvider(input: AdvisorInput): Finding[] {
   const findings: Finding[] = [];
@@ -259,6 +305,8 @@ export function detectCheaperProvider(input: AdvisorInput): Finding[] {
       if (spend !== undefined && spend < current && (best === undefined || spend < best.spend)) best = { connection, spend };
     }
     if (best === undefined) continue;
+    const { connection } = best;
+    const overrides = liveKeyOf(input, slice) === undefined ? [] : overridesTo(slice.requestedModels, slice.model, connection.id);
     findings.push({
       kind: 'cheaper-provider',
       fingerprint: `cheaper-provider:${slice.keyId}:${slice.provider}:${slice.model}:${best.connection.provider}`,
@@ -272,10 +320,17 @@ export function detectCheaperProvider(input: AdvisorInput): Finding[] {
       counterfactualCostMicros: best.spend,
       monthlySavingMicros: monthly(current - best.spend, input.windowDays),
       confidence: volumeConfidence(slice.requests),
-      change: {
-        action: 'manual',
-        instruction: `Serve ${slice.model} for key ${slice.keyName} through the ${best.connection.provider} connection "${best.connection.name}"`,
-      },
+      change:
+        overrides.length === 0
+          ? { action: 'manual', instruction: `Serve ${slice.model} for key ${slice.keyName} through the ${connection.provider} connection "${connection.name}"` }
+          : {
+              action: 'key-setting',
+              keyId: slice.keyId,
+              settings: { modelOverrides: overrides },
+              description: `On key ${slice.keyName}, send ${replacedModels(overrides)} requests through the ${connection.provider} connection "${connection.name}"${
+                overrides.every((override) => override.replace === slice.model) ? '' : ` as ${slice.model}`
+              }`,
+            },
     });
   }
   return findings;
@@ -318,14 +373,21 @@ export function detectDuplicates(input: AdvisorInput): Finding[] {
  * plus the limit asked) on the key's budgets, so near a hard budget's cap requests are
  * capped or refused (402) while most of the reservation goes unused. The finding prices
  * the output reserved per request at the largest limit asked and at a cap of twice the
- * longest answer (rounded up to 256 tokens). No key setting caps output tokens, so the
- * change is the caller's.
+ * longest answer (rounded up to 256 tokens). The key's output cap (a setting, one click)
+ * is twice the longest answer the key got on any model, so it cuts none seen; when that
+ * cap would lower nothing this model asks, or the key is not live, the change is the
+ * caller's: that model's limit.
  */
 export function detectOversizedOutputLimits(input: AdvisorInput): Finding[] {
   const findings: Finding[] = [];
+  const capOver = (longest: number) => Math.max(OUTPUT_CAP_STEP, Math.ceil((2 * longest) / OUTPUT_CAP_STEP) * OUTPUT_CAP_STEP);
   for (const limits of input.outputLimits) {
     if (limits.requests < MIN_OUTPUT_LIMIT_REQUESTS || limits.smallestRequestedOutputTokens < OUTPUT_LIMIT_FACTOR * Math.max(limits.largestOutputTokens, 1)) continue;
-    const suggestedCap = Math.max(OUTPUT_CAP_STEP, Math.ceil((2 * limits.largestOutputTokens) / OUTPUT_CAP_STEP) * OUTPUT_CAP_STEP);
+    const keyCap = capOver(
+      Math.max(limits.largestOutputTokens, ...input.slices.filter((slice) => slice.keyId === limits.keyId).map((slice) => slice.largestOutputTokens)),
+    );
+    const bySetting = liveKeyOf(input, limits) !== undefined && keyCap < limits.largestRequestedOutputTokens;
+    const suggestedCap = bySetting ? keyCap : capOver(limits.largestOutputTokens);
     const spend = spendOf(input, limits, limits.provider, limits.model);
     const reserved = spendOf(input, limits, limits.provider, limits.model, plainUsage(0, limits.largestRequestedOutputTokens));
     const reservedAtCap = spendOf(input, limits, limits.provider, limits.model, plainUsage(0, suggestedCap));
@@ -352,7 +414,14 @@ export function detectOversizedOutputLimits(input: AdvisorInput): Finding[] {
       counterfactualCostMicros: spend,
       monthlySavingMicros: 0n,
       confidence: 'high',
-      change: { action: 'manual', instruction: `Set max_tokens to ${suggestedCap} on ${limits.model} requests of key ${limits.keyName}` },
+      change: bySetting
+        ? {
+            action: 'key-setting',
+            keyId: limits.keyId,
+            settings: { maxOutputTokens: suggestedCap },
+            description: `Cap every answer of key ${limits.keyName} at ${suggestedCap} output tokens, at least twice the longest it got`,
+          }
+        : { action: 'manual', instruction: `Set max_tokens to ${suggestedCap} on ${limits.model} requests of key ${limits.keyName}` },
     });
   }
   return findings;

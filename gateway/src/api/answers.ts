@@ -323,6 +323,8 @@ export const KeySettingsAnswer = z.strictObject({
       fallbacks: z.array(z.string()).optional(),
     })
     .optional(),
+  modelOverrides: z.array(z.strictObject({ replace: z.string(), with: z.string(), connectionId: z.guid().optional() })).optional(),
+  maxOutputTokens: z.number().optional(),
 });
 
 export const IssuedKey = z.strictObject({
@@ -536,6 +538,13 @@ export const AdvisorInsight = z.strictObject({
   realisedMonthlySaving: z.string().nullable(),
   change: z.discriminatedUnion('action', [
     z.strictObject({ action: z.literal('revoke-key'), keyId: z.guid() }),
+    /** Merged into the key's settings in one click (`settings` as KeySettingsAnswer's fields); `description` says what changes. */
+    z.strictObject({
+      action: z.literal('key-setting'),
+      keyId: z.guid(),
+      settings: KeySettingsAnswer.pick({ modelOverrides: true, maxOutputTokens: true }),
+      description: z.string(),
+    }),
     z.strictObject({ action: z.literal('manual'), instruction: z.string() }),
   ]),
   /** What the insight was charged when first found (the plan's price per insight). */

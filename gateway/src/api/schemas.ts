@@ -112,6 +112,18 @@ export const KeySettings = z.strictObject(
         { error: 'takes weights and fallbacks' },
       )
       .optional(),
+    modelOverrides: z
+      .array(
+        z.strictObject({ replace: ModelName, with: ModelName, connectionId: id('connection').optional() }, { error: 'takes replace, with and connectionId' }),
+      )
+      .max(KEY_SETTING_LIMITS.maxModelOverrides, `must hold at most ${KEY_SETTING_LIMITS.maxModelOverrides} overrides`)
+      .optional(),
+    maxOutputTokens: z
+      .number({ error: 'must be a number' })
+      .int('must be a whole number')
+      .positive('must be at least 1')
+      .max(KEY_SETTING_LIMITS.maxOutputTokens, `must be at most ${KEY_SETTING_LIMITS.maxOutputTokens}`)
+      .optional(),
   },
-  { error: 'takes rateLimit, timeoutMs and routing' },
+  { error: 'takes rateLimit, timeoutMs, routing, modelOverrides and maxOutputTokens' },
 );

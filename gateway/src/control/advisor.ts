@@ -3,7 +3,9 @@
  * keys and days a caller names; by default the whole team's last 30 days), records each
  * finding as an insight charged at the plan's price once — a finding found again is
  * refreshed, never charged again — and applies an insight's change in one click (an idle
- * key is revoked through the keys service; a manual change is marked made). Once applied,
+ * key is revoked, a model override or output cap merged into the key's settings, both
+ * through the keys service, audited and sent to the gateways as a manual edit is; a
+ * manual change is marked made). Once applied,
  * the saving actually realised is measured on the key (on its model too for a reasoning
  * effort change, which keeps the model): the daily spend of the days since against the
  * window before, scaled to 30 days. Team
@@ -51,7 +53,9 @@ export type AdvisorTarget = { type: 'group'; id: string } | { type: 'key'; id: s
 
 export interface AdvisorDeps extends UsageDeps {
   catalog: PriceCatalog;
-  groups: Pick<GroupService, 'revokeKey'>;
+  /** The price-catalog providers of Spendgate's own accounts: what optimised keys can be sent to. */
+  operatorProviders: readonly string[];
+  groups: Pick<GroupService, 'revokeKey' | 'changeKeySettings'>;
   wording: AdvisorWording;
 }
 
@@ -170,6 +174,7 @@ export function createAdvisor(deps: AdvisorDeps) {
         outputLimits: outputLimits.map((slice) => ({ ...slice, keyKind: slice.keyKind as KeyKind })),
         keys,
         connections,
+        operatorProviders: deps.operatorProviders,
       });
       let charged = 0n;
       let created = 0;
@@ -200,7 +205,7 @@ export function createAdvisor(deps: AdvisorDeps) {
       };
     },
 
-    /** Makes an insight's change (revokes an idle key; a manual change is marked made) and starts measuring its saving. */
+    /** Makes an insight's change (revokes an idle key, changes a key's settings; a manual change is marked made) and starts measuring its saving. */
     async apply(userId: string, insightId: string) {
       const insight = await findInsightById(db, insightId);
       if (insight === undefined) throw new NotFoundError('Insight');
@@ -213,6 +218,7 @@ export function createAdvisor(deps: AdvisorDeps) {
         const key = await db.selectFrom('issued_keys').select('revoked_at').where('id', '=', change.keyId).where('team_id', '=', insight.team_id).executeTakeFirst();
         if (key && key.revoked_at === null) await deps.groups.revokeKey(userId, change.keyId);
       }
+      if (change.action === 'key-setting') await deps.groups.changeKeySettings(userId, change.keyId, change.settings);
       const applied = await markInsightApplied(db, insight.team_id, insightId, userId, now());
       if (applied === undefined) throw new ConflictError('This insight has already been applied');
       return view(applied);

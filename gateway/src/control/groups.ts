@@ -2,11 +2,22 @@
  * Synthetic groups: usage grouped by team, product or customer. Creating, listing,
  * editing and deleting groups; their members and roles; the keys issued for them; and
  * invitations by email. Roles come from core's table (via access); plan allowances
- * from the plan service; every change writes an audit row in its transaction, and a
- * key that stops working is dropped from every gateway's key cache.
+ * from the plan service; a key's settings are checked against what it can reach
+ * (key-settings.ts); every change writes an audit row in its transaction, and a key
+ * that stops working or changes is dropped from every gateway's key cache.
  */
 import { randomUUID } from 'node:crypto';
-import { ConflictError, effectiveGroupRole, ForbiddenError, type GroupRole, type KeySettings, NotFoundError, ValidationError } from '@spendgate/core';
+import {
+  ConflictError,
+  effectiveGroupRole,
+  ForbiddenError,
+  type GroupRole,
+  type KeySettingChange,
+  type KeySettings,
+  NotFoundError,
+  ValidationError,
+  withKeySettingChange,
+} from '@spendgate/core';
 import {
   countPendingTeamInvitations,
   type Db,
@@ -27,6 +38,7 @@ import {
   listGroupsForUser,
   listLiveKeys,
   listTeamMembers,
+  lockKeySettings,
   markInvitationAccepted,
   revokeInvitation,
   revokeKey,
@@ -40,6 +52,7 @@ import { findProvider } from '../providers/registry.ts';
 import { generateIssuedKey } from '../security/issued-keys.ts';
 import { type Access, enforce } from './access.ts';
 import { type Invitations, invitationStatus } from './invitations.ts';
+import type { KeySettingsCheck } from './key-settings.ts';
 import type { PlanService } from './plans.ts';
 import type { TeamService } from './teams.ts';
 import type { UsageAnalytics } from './usage-analytics.ts';
@@ -69,13 +82,6 @@ const keyView = (key: Omit<ListedKeyRow, 'last_used_at'>) => ({
 /** A key as its group lists it: with when it last served a request. */
 const listedKeyView = (key: ListedKeyRow) => ({ ...keyView(key), lastUsedAt: key.last_used_at });
 
-/** Routing policy only steers optimised keys: the others go where their connection points. */
-function checkSettingsFor(kind: KeyKind, settings: KeySettings | undefined) {
-  if (settings?.routing && kind !== 'optimised') {
-    throw new ValidationError('settings.routing', 'settings.routing: only optimised keys are routed by Spendgate');
-  }
-}
-
 export function invitationView(
   invitation: { id: string; group_id: string | null; email: string; role: string; expires_at: Date; accepted_at: Date | null; revoked_at: Date | null; created_at: Date },
   now: Date,
@@ -99,6 +105,7 @@ export function createGroupService(deps: {
   invitations: Invitations;
   usage: UsageAnalytics;
   keyCache: Pick<KeyCache<unknown>, 'invalidate'>;
+  checkSettings: KeySettingsCheck;
   now?: () => Date;
 }) {
   const { db } = deps.sql;
@@ -126,6 +133,15 @@ export function createGroupService(deps: {
   const dropFromKeyCache = async (hashes: string[]) => {
     for (const hash of hashes) await deps.keyCache.invalidate(hash);
   };
+
+  /** A live key the user may manage the keys of its group; 404 (or 403) otherwise. */
+  async function manageableKey(userId: string, keyId: string) {
+    const key = await findKeyForUser(db, keyId, userId);
+    enforce('group.keys.manage', { teamRole: key?.teamRole ?? null, groupRole: key?.groupRole ?? null }, 'Key');
+    return key!;
+  }
+
+  const settingsOwner = (key: { team_id: string; kind: KeyKind; connection_id: string | null }) => ({ teamId: key.team_id, kind: key.kind, connectionId: key.connection_id });
 
   async function audit(trx: Db, teamId: string, actorUserId: string, action: string, target: { type: string; id: string }, details?: Record<string, unknown>) {
     await writeAudit(trx, { teamId, actorUserId, action, targetType: target.type, targetId: target.id, ...(details ? { details } : {}) });
@@ -228,7 +244,6 @@ export function createGroupService(deps: {
 
     async createKey(userId: string, groupId: string, input: { name: string; kind: KeyKind; connectionId?: string | undefined; settings?: KeySettings | undefined }) {
       const group = await deps.access.group(groupId, userId, 'group.keys.manage');
-      checkSettingsFor(input.kind, input.settings);
       // Optimised keys are routed by Spendgate to its own accounts; BYOK and BYOM keys use one of the team's connections.
       const optimised = input.kind === 'optimised';
       if (optimised && input.connectionId) {
@@ -240,6 +255,7 @@ export function createGroupService(deps: {
       if (input.kind === 'byom' && !(connection && findProvider(connection.provider)?.selfHosted)) {
         throw new ValidationError('connectionId', 'connectionId: a byom key needs a connection to the team’s own model endpoint (provider "openai-compatible")');
       }
+      await deps.checkSettings(db, { teamId: group.team_id, kind: input.kind, connectionId: connection?.id ?? null }, input.settings);
 
       const generated = generateIssuedKey();
       return db.transaction().execute(async (trx) => {
@@ -264,31 +280,48 @@ export function createGroupService(deps: {
 
     /** Renames a key or replaces its settings; gateways pick the change up at once. */
     async updateKey(userId: string, keyId: string, changes: { name?: string | undefined; settings?: KeySettings | undefined }) {
-      const key = await findKeyForUser(db, keyId, userId);
-      enforce('group.keys.manage', { teamRole: key?.teamRole ?? null, groupRole: key?.groupRole ?? null }, 'Key');
-      checkSettingsFor(key!.kind, changes.settings);
+      const key = await manageableKey(userId, keyId);
+      await deps.checkSettings(db, settingsOwner(key), changes.settings);
       const updated = await db.transaction().execute(async (trx) => {
-        const row = await updateIssuedKey(trx, key!.team_id, keyId, {
+        const row = await updateIssuedKey(trx, key.team_id, keyId, {
           ...(changes.name !== undefined && { name: changes.name }),
           ...(changes.settings !== undefined && { settings: changes.settings }),
         });
         if (!row) throw new NotFoundError('Key');
-        await audit(trx, key!.team_id, userId, 'key.updated', { type: 'issued_key', id: keyId }, { changed: Object.keys(changes), settings: row.settings });
+        await audit(trx, key.team_id, userId, 'key.updated', { type: 'issued_key', id: keyId }, { changed: Object.keys(changes), settings: row.settings });
         return row;
       });
-      await dropFromKeyCache([key!.key_hash]);
+      await dropFromKeyCache([key.key_hash]);
+      return keyView(updated);
+    },
+
+    /**
+     * Merges a change into a key's settings (the advisor's one click: a model override, a
+     * lower output cap), checked, stored and audited as an edit of its settings is.
+     */
+    async changeKeySettings(userId: string, keyId: string, change: KeySettingChange) {
+      const key = await manageableKey(userId, keyId);
+      const updated = await db.transaction().execute(async (trx) => {
+        const current = await lockKeySettings(trx, key.team_id, keyId);
+        if (current === undefined) throw new NotFoundError('Key');
+        const settings = withKeySettingChange(current, change);
+        await deps.checkSettings(trx, settingsOwner(key), settings);
+        const row = (await updateIssuedKey(trx, key.team_id, keyId, { settings }))!;
+        await audit(trx, key.team_id, userId, 'key.updated', { type: 'issued_key', id: keyId }, { changed: ['settings'], settings: row.settings });
+        return row;
+      });
+      await dropFromKeyCache([key.key_hash]);
       return keyView(updated);
     },
 
     async revokeKey(userId: string, keyId: string) {
-      const key = await findKeyForUser(db, keyId, userId);
-      enforce('group.keys.manage', { teamRole: key?.teamRole ?? null, groupRole: key?.groupRole ?? null }, 'Key');
+      const key = await manageableKey(userId, keyId);
       await db.transaction().execute(async (trx) => {
-        await revokeKey(trx, key!.team_id, keyId, now());
-        await audit(trx, key!.team_id, userId, 'key.revoked', { type: 'issued_key', id: keyId }, { groupId: key!.group_id });
+        await revokeKey(trx, key.team_id, keyId, now());
+        await audit(trx, key.team_id, userId, 'key.revoked', { type: 'issued_key', id: keyId }, { groupId: key.group_id });
       });
-      await dropFromKeyCache([key!.key_hash]);
-      return { id: keyId, groupId: key!.group_id };
+      await dropFromKeyCache([key.key_hash]);
+      return { id: keyId, groupId: key.group_id };
     },
 
     async invite(userId: string, groupId: string, input: { email: string; role: GroupRole }) {

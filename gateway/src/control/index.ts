@@ -2,6 +2,7 @@
 import type { PriceCatalog } from '@spendgate/core';
 import type { Config, Envelope, JobPayloads, JobQueue, KeyCache, OutboundGuard, SpendLedger, SqlStore } from '@spendgate/store';
 import { createMailer } from '@spendgate/store';
+import { findProvider } from '../providers/registry.ts';
 import { createGoogleVerifier } from '../security/google-id-tokens.ts';
 import { createOneTimeCodes } from '../security/one-time-codes.ts';
 import { createRateLimiter } from '../security/rate-limit.ts';
@@ -18,6 +19,7 @@ import { createForecastService } from './forecasts.ts';
 import { createDemoService } from './demo/index.ts';
 import { createGroupService } from './groups.ts';
 import { createInvitations } from './invitations.ts';
+import { createKeySettingsCheck } from './key-settings.ts';
 import { createPaymentService } from './payments.ts';
 import { createPlanService } from './plans.ts';
 import { createPricingService } from './price-overrides.ts';
@@ -59,11 +61,14 @@ export async function createControlPlaneServices(deps: {
     google: config.google.clientId ? createGoogleVerifier({ clientId: config.google.clientId, jwksUrl: config.google.jwksUrl }) : undefined,
   });
   const teams = createTeamService({ sql, access, plans, invitations, accounts, keyCache: deps.keyCache });
+  // The price-catalog providers of Spendgate's own accounts: what optimised keys can be sent to.
+  const operatorProviders = Object.keys(config.optimisedUpstreams).flatMap((id) => findProvider(id)?.catalogProvider ?? []);
+  const checkSettings = createKeySettingsCheck({ catalog: deps.catalog, operatorProviders });
   const services = {
     accounts,
     plans,
     teams,
-    groups: createGroupService({ sql, access, plans, teams, invitations, usage: usageAnalytics, keyCache: deps.keyCache }),
+    groups: createGroupService({ sql, access, plans, teams, invitations, usage: usageAnalytics, keyCache: deps.keyCache, checkSettings }),
     connections: createConnectionService({
       sql,
       envelope: deps.envelope,
@@ -95,6 +100,7 @@ export async function createControlPlaneServices(deps: {
       access,
       plans,
       catalog: deps.catalog,
+      operatorProviders,
       groups: services.groups,
       wording: createAdvisorWording({ sql, envelope: deps.envelope, outbound: deps.outbound }),
     }),

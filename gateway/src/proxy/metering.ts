@@ -5,8 +5,8 @@
  * database), then record what it really used — priced with the catalog version in
  * force, settled on the ledger, and handed to the meter in a batch (the meter claims
  * each request id, so an event is counted once however often it is delivered) with the
- * output limit the caller asked and its body's fingerprint (HMAC-SHA256 under the team's
- * key, body-hash.ts), hashed as the batch leaves.
+ * model and output limit the caller asked and its body's fingerprint (HMAC-SHA256 under
+ * the team's key, body-hash.ts), hashed as the batch leaves.
  *
  * When the ledger is unreachable, a request under a hard budget is refused (503) at
  * once and any other goes through unreserved; its cost then goes to its budgets' counters
@@ -98,7 +98,9 @@ export interface MeteredRequest {
   unreserved?: boolean;
   /** The body as the caller sent it: its SHA-256 goes on the usage event (the body never does). */
   bodyBytes: Buffer;
-  /** The output limit the caller asked for per answer (max_tokens by surface); undefined when none. */
+  /** The model the caller asked for (the model served may differ: a key's override, routing, failover, a dated snapshot). */
+  requestedModel: string;
+  /** The output limit the request asked for per answer (max_tokens by surface), under the key's cap; undefined when none. */
   requestedOutputTokens: number | undefined;
 }
 
@@ -483,6 +485,7 @@ export function createMetering(deps: {
         fxRatePpm: bill.fxRatePpm.toString(),
         budgetSpendMicros: spent.toString(),
         route: outcome.route ?? 'requested',
+        requestedModel: request.requestedModel,
         requestedOutputTokens: request.requestedOutputTokens,
       };
       if (request.unreserved) {

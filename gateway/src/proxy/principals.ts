@@ -4,9 +4,9 @@
  * allow-list), cached in-process by key hash. A warm request never
  * touches the database; a revoked key is dropped from every gateway via the cache.
  */
-import { type Budget, type KeySettings, type ModelPrice, PLANS, type PlanTerms, type PriceCatalog, planTerms } from '@spendgate/core';
-import type { Envelope, KeyCache, KeyKind, OutboundGuard, SqlStore } from '@spendgate/store';
-import { findKeyPrincipal, listBudgetsForKey, listPriceOverrides } from '@spendgate/store';
+import { type Budget, type KeySettings, type ModelOverride, type ModelPrice, PLANS, type PlanTerms, type PriceCatalog, planTerms } from '@spendgate/core';
+import type { Envelope, KeyCache, KeyKind, KeyPrincipalRow, OutboundGuard, SqlStore } from '@spendgate/store';
+import { findConnectionsWithSecrets, findKeyPrincipal, listBudgetsForKey, listPriceOverrides } from '@spendgate/store';
 import type { CaptureTerms } from '../capture/prompt-capture.ts';
 import { findProvider } from '../providers/registry.ts';
 import type { ConnectionOptions } from '../providers/types.ts';
@@ -32,9 +32,15 @@ export interface Principal {
   settings: KeySettings;
   /** The connection a BYOK/BYOM key is bound to (optimised keys have none). */
   connection: Upstream | null;
+  /** The team's connections the key's model overrides go through, by id (one deleted since is absent). */
+  overrideConnections: ReadonlyMap<string, Upstream>;
   /** Set when the team and the key's group both capture prompts (and the team has a data key). */
   capture: CaptureTerms | undefined;
 }
+
+/** The key's override of a requested model, if it has one. */
+export const modelOverrideFor = (principal: Principal, model: string): ModelOverride | undefined =>
+  principal.settings.modelOverrides?.find((override) => override.replace === model);
 
 /** Version id stored on events priced with a team's own prices. */
 export const TEAM_OVERRIDE_PRICE_VERSION = 'team-override';
@@ -64,27 +70,58 @@ export function createPrincipalService(deps: {
   /** Loads under way, so a burst of requests with a key not cached yet loads it once. */
   const loading = new Map<string, Promise<Principal | undefined>>();
 
+  /** A team connection as the data plane calls it (secret decrypted, base URL checked under the current allow-list). */
+  function upstreamOf(
+    teamId: string,
+    wrappedDataKey: KeyPrincipalRow['wrappedDataKey'],
+    connection: { id: string | null; provider: string | null; baseUrl: string | null; status: string | null; secretCiphertext: Uint8Array | null; secretKeyVersion: number | null; options: unknown },
+  ): Upstream | null {
+    const adapter = connection.provider ? findProvider(connection.provider) : undefined;
+    const { id, baseUrl, secretCiphertext, secretKeyVersion } = connection;
+    if (!id || !adapter || !baseUrl || !secretCiphertext || !wrappedDataKey || secretKeyVersion === null) return null;
+    return {
+      connectionId: id,
+      adapter,
+      baseUrl,
+      options: (connection.options ?? {}) as ConnectionOptions,
+      active: connection.status === 'active',
+      urlProblem: deps.outbound.problem(baseUrl),
+      dispatcher: deps.outbound.dispatcher,
+      secret: deps.envelope.decryptSecret(wrappedDataKey, { teamId, connectionId: id, version: secretKeyVersion }, secretCiphertext),
+    };
+  }
+
+  /** The connections a key's model overrides name, by id. */
+  async function overrideConnectionsOf(teamId: string, wrappedDataKey: KeyPrincipalRow['wrappedDataKey'], settings: KeySettings): Promise<Map<string, Upstream>> {
+    const ids = [...new Set((settings.modelOverrides ?? []).flatMap((override) => (override.connectionId === undefined ? [] : [override.connectionId])))];
+    const connections = new Map<string, Upstream>();
+    for (const row of await findConnectionsWithSecrets(deps.sql.db, teamId, ids)) {
+      const upstream = upstreamOf(teamId, wrappedDataKey, {
+        id: row.id,
+        provider: row.provider,
+        baseUrl: row.base_url,
+        status: row.status,
+        secretCiphertext: row.secret_ciphertext,
+        secretKeyVersion: row.secret_key_version,
+        options: row.options,
+      });
+      if (upstream) connections.set(row.id, upstream);
+    }
+    return connections;
+  }
+
   async function load(keyHash: string): Promise<Principal | undefined> {
     const row = await findKeyPrincipal(deps.sql.db, keyHash);
     if (!row) return undefined;
-    const adapter = row.provider ? findProvider(row.provider) : undefined;
-    const connection =
-      row.connectionId && adapter && row.baseUrl && row.secretCiphertext && row.wrappedDataKey && row.secretKeyVersion !== null
-        ? {
-            connectionId: row.connectionId,
-            adapter,
-            baseUrl: row.baseUrl,
-            options: (row.connectionOptions ?? {}) as ConnectionOptions,
-            active: row.connectionStatus === 'active',
-            urlProblem: deps.outbound.problem(row.baseUrl),
-            dispatcher: deps.outbound.dispatcher,
-            secret: deps.envelope.decryptSecret(
-              row.wrappedDataKey,
-              { teamId: row.teamId, connectionId: row.connectionId, version: row.secretKeyVersion },
-              row.secretCiphertext,
-            ),
-          }
-        : null;
+    const connection = upstreamOf(row.teamId, row.wrappedDataKey, {
+      id: row.connectionId,
+      provider: row.provider,
+      baseUrl: row.baseUrl,
+      status: row.connectionStatus,
+      secretCiphertext: row.secretCiphertext,
+      secretKeyVersion: row.secretKeyVersion,
+      options: row.connectionOptions,
+    });
     const plan = PLANS.find((candidate) => candidate.slug === row.planSlug) ?? planTerms('free-trial');
     const principal: Principal = {
       keyId: row.keyId,
@@ -105,6 +142,7 @@ export function createPrincipalService(deps: {
       timeZone: row.timeZone,
       settings: row.settings,
       connection,
+      overrideConnections: await overrideConnectionsOf(row.teamId, row.wrappedDataKey, row.settings),
       capture:
         row.teamCaptures && row.groupCaptures && row.wrappedDataKey && row.dataKeyVersion !== null
           ? {

@@ -93,18 +93,21 @@ class CallNeeds implements RequestNeeds {
   readonly #caller: WireFormat;
   /** Counted before planning, when the router chooses among models (it then compares their context windows). */
   readonly #promptTokens: number;
+  /** The caller's output limit under the key's cap. */
+  readonly #maxOutputTokens: number | undefined;
   #features: RequestFeatures | undefined;
 
-  constructor(call: RelayCall, caller: WireFormat, promptTokens: number) {
+  constructor(call: RelayCall, caller: WireFormat, promptTokens: number, maxOutputTokens: number | undefined) {
     this.#call = call;
     this.#caller = caller;
     this.#promptTokens = promptTokens;
+    this.#maxOutputTokens = maxOutputTokens;
   }
   get promptTokens() {
     return this.#promptTokens;
   }
   get maxOutputTokens() {
-    return this.#call.maxOutputTokens;
+    return this.#maxOutputTokens;
   }
   get tools() {
     return this.#featuresOfCall().tools;
@@ -121,15 +124,26 @@ class CallNeeds implements RequestNeeds {
   }
 }
 
-/** What the `x-spendgate-output-cap` header says of a limit admission set. */
-function describeOutputCap(cap: NonNullable<Admission['outputCap']>): string {
+/** An output limit the provider is sent that the caller did not ask for: a hard budget's (admission's), or the key's `maxOutputTokens`. */
+type OutputCap = NonNullable<Admission['outputCap']> | { tokens: number; reason: 'key-setting' };
+
+/** What the `x-spendgate-output-cap` header says of a limit the gateway set. */
+function describeOutputCap(cap: OutputCap): string {
   return `${cap.tokens}; reason=${cap.reason}`;
+}
+
+/** The caller's output limit per answer lowered to the key's cap (the cap when it asked none); 0 (no output) stays 0. */
+function underKeyCap(asked: number | undefined, cap: number | undefined): number | undefined {
+  if (cap === undefined || asked === 0) return asked;
+  return asked === undefined ? cap : Math.min(asked, cap);
 }
 
 export async function relay(principal: Principal, response: ServerResponse, call: RelayCall, deps: RelayDeps) {
   const startedAt = new Date();
   const caller = wireFormats[call.caller];
-  const needs = new CallNeeds(call, caller, deps.router.choosesAmongModels(principal) ? await call.promptTokens() : Number.NaN);
+  // The key's output cap applies before anything reads the limit: routing, admission's worst case, the body sent.
+  const maxOutputTokens = underKeyCap(call.maxOutputTokens, principal.settings.maxOutputTokens);
+  const needs = new CallNeeds(call, caller, deps.router.choosesAmongModels(principal) ? await call.promptTokens() : Number.NaN, maxOutputTokens);
   let plan = deps.router.plan(principal, { model: call.model, operation: call.operation, needs }, startedAt);
   let exchanges = exchangesFor(plan, call);
   if (exchanges.length === 0) {
@@ -147,15 +161,18 @@ export async function relay(principal: Principal, response: ServerResponse, call
     endpoint: call.endpoint,
     startedAt,
     bodyBytes: call.bodyBytes,
-    requestedOutputTokens: call.maxOutputTokens || undefined,
+    requestedModel: call.model,
+    requestedOutputTokens: maxOutputTokens || undefined,
   };
   const { remainingMicros, rateLimitHeaders, downgradeBudgetId, outputCap } = await deps.metering.admit(metered, {
     candidates: exchanges.map((exchange) => ({ provider: exchange.upstream.adapter.catalogProvider, model: exchange.model })),
     promptTokens: call.promptTokens,
     promptTokenBound: call.promptTokenBound,
-    maxOutputTokens: call.maxOutputTokens,
+    maxOutputTokens,
     choices: call.choices,
   });
+  const sentCap: OutputCap | undefined =
+    outputCap ?? (maxOutputTokens === call.maxOutputTokens ? undefined : { tokens: maxOutputTokens!, reason: 'key-setting' });
   if (downgradeBudgetId) {
     plan = deps.router.downgrade(principal, plan, downgradeBudgetId, startedAt);
     exchanges = exchangesFor(plan, call);
@@ -172,8 +189,8 @@ export async function relay(principal: Principal, response: ServerResponse, call
         (exchange.translator ? exchange.translator.request(body) : body) as Record<string, unknown>,
         exchange.target,
       );
-      // A hard budget's output limit goes on the provider's own body, whatever the caller's format.
-      const nativeBody = outputCap ? adapter.limitOutput(call.operation, prepared, outputCap.tokens) : prepared;
+      // A limit the gateway sets goes on the provider's own body, whatever the caller's format.
+      const nativeBody = sentCap ? adapter.limitOutput(call.operation, prepared, sentCap.tokens) : prepared;
       const headers = exchange.upstream.adapter.authHeaders(exchange.upstream.secret);
       headers['content-type'] = 'application/json';
       headers.accept = call.stream ? 'text/event-stream' : 'application/json';
@@ -209,7 +226,7 @@ export async function relay(principal: Principal, response: ServerResponse, call
     },
     rateLimitHeaders,
   );
-  if (outputCap) headers['x-spendgate-output-cap'] = describeOutputCap(outputCap);
+  if (sentCap) headers['x-spendgate-output-cap'] = describeOutputCap(sentCap);
   if ('error' in forwarded) {
     unanswered(response, headers, forwarded.error, deps.metering, metered, { model: served.model, streamed: call.stream, route: forwarded.route });
   }

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { ModelName } from '../model-id.ts';
 import type { WireFormatId } from '../providers/formats/index.ts';
 import { countsTokensFor } from '../providers/translation.ts';
-import type { Principal } from './principals.ts';
+import { modelOverrideFor, type Principal } from './principals.ts';
 import { type RelayCall, type RelayDeps, relay } from './relay.ts';
 import { sendJson } from './respond.ts';
 import { countedOnce, estimateInputTokens, estimatePromptTokens, IMAGE_TOKENS, imagesIn } from './token-estimate.ts';
@@ -258,7 +258,9 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
       'POST /messages/count_tokens',
       relayed('anthropic', CountTokensBody, async ({ principal, body, response }, relay) => {
         const promptTokens = countedOnce(() => estimatePromptTokens(body.messages, body.system ?? undefined, body.tools ?? undefined));
-        if (!countsTokensFor('anthropic', deps.upstreams.resolve(principal, body.model, new Date()).adapter)) {
+        const override = modelOverrideFor(principal, body.model);
+        const upstream = deps.upstreams.resolve(principal, override?.with ?? body.model, new Date(), override?.connectionId);
+        if (!countsTokensFor('anthropic', upstream.adapter)) {
           // The provider counts only in its own format; otherwise the tiktoken estimate answers, on the key's rate limits.
           const rateLimitHeaders = await deps.metering.admitRate(principal, promptTokens);
           return sendJson(response, 200, { input_tokens: await promptTokens() }, rateLimitHeaders);

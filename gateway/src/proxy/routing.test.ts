@@ -57,6 +57,30 @@ describe('router', () => {
     expect(plan.attempts.map((attempt) => [attempt.upstream.connectionId, attempt.model])).toEqual([['conn-1', 'gpt-4o']]);
   });
 
+  it('routes a model the key overrides as the model sent instead, saying so', () => {
+    const router = newRouter();
+    const principal = optimised({ modelOverrides: [{ replace: 'gpt-4o', with: 'claude-haiku-4-5' }, { replace: 'auto', with: 'gpt-5-nano' }] });
+    const plan = router.plan(principal, { model: 'gpt-4o', operation: 'chat', needs: chat }, at);
+    expect([models(plan)[0], plan.reason]).toEqual(['anthropic/claude-haiku-4-5', 'override: gpt-4o -> claude-haiku-4-5']);
+    expect(router.plan(principal, { model: 'auto', operation: 'chat', needs: chat }, at).reason).toBe('override: auto -> gpt-5-nano');
+
+    const azure = { connectionId: 'conn-2', adapter: findProvider('azure-openai')!, baseUrl: 'http://azure.test', options: {}, secret: 'az', active: true };
+    const overridden = {
+      ...byok,
+      settings: { modelOverrides: [{ replace: 'gpt-4o', with: 'gpt-4o', connectionId: 'conn-2' }, { replace: 'gpt-4.1', with: 'gpt-4.1-mini', connectionId: 'conn-gone' }] },
+      overrideConnections: new Map([['conn-2', azure]]),
+    } as unknown as Principal;
+    const through = router.plan(overridden, { model: 'gpt-4o', operation: 'chat', needs: chat }, at);
+    expect([through.attempts.map((attempt) => [attempt.upstream.connectionId, attempt.model]), through.reason]).toEqual([
+      [['conn-2', 'gpt-4o']],
+      'override: gpt-4o -> gpt-4o via azure-openai',
+    ]);
+    expect(() => router.plan(overridden, { model: 'gpt-4.1', operation: 'chat', needs: chat }, at)).toThrow(
+      expect.objectContaining({ statusCode: 400, code: 'no_connection', message: "The connection conn-gone, which this key's model override goes through, no longer exists" }),
+    );
+    expect(router.plan(overridden, { model: 'gpt-4o-mini', operation: 'chat', needs: chat }, at).attempts[0]!.upstream.connectionId).toBe('conn-1');
+  });
+
   it('reads what a request needs only for optimised keys, the ones it chooses models for', () => {
     const router = newRouter();
     expect(router.choosesAmongModels(optimised())).toBe(true);

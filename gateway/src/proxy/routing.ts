@@ -8,6 +8,8 @@
  *                       serves that can take the request (core/src/routing)
  *   optimised, named    that model, then the key's `routing.fallbacks`, then the policy's
  *                       alternatives of the same quality tier or above
+ * A model the key's `modelOverrides` replace is routed as the model sent instead (BYOK:
+ * through the team connection the override names, when it names one).
  * A spent downgrade budget swaps each model for the cheaper sibling of its family.
  */
 import {AppError, 
@@ -27,7 +29,7 @@ import {AppError,
 } from '@spendgate/core';
 import type { Broadcast } from '@spendgate/store';
 import type { Operation } from '../providers/formats/index.ts';
-import type { Principal } from './principals.ts';
+import { modelOverrideFor, type Principal } from './principals.ts';
 import type { Upstream, UpstreamResolver } from './upstreams.ts';
 
 /** Upstream models whose health is tracked at most (the oldest is forgotten first): callers name models freely. */
@@ -141,13 +143,21 @@ export function createRouter(deps: { upstreams: UpstreamResolver; catalog: Price
 
     choosesAmongModels,
 
-    /** The attempts for a request, best first. Throws 400 when no model can serve it. */
+    /**
+     * The attempts for a request, best first; a model the key's settings override is
+     * replaced before anything else (`override: gpt-4o -> gpt-4o-mini`). Throws 400 when
+     * no model can serve it.
+     */
     plan(principal: Principal, request: { model: string; operation: Operation; needs: RequestNeeds }, at: Date): RoutePlan {
+      const override = modelOverrideFor(principal, request.model);
+      const model = override?.with ?? request.model;
       if (!choosesAmongModels(principal)) {
-        return { attempts: [{ upstream: deps.upstreams.resolve(principal, request.model, at), model: request.model }], reason: 'requested' };
+        const upstream = deps.upstreams.resolve(principal, model, at, override?.connectionId);
+        const through = override?.connectionId === undefined ? '' : ` via ${upstream.adapter.id}`;
+        return { attempts: [{ upstream, model }], reason: override ? `override: ${request.model} -> ${model}${through}` : 'requested' };
       }
       const weights = weightsOf(principal);
-      if (request.model === 'auto') {
+      if (model === 'auto') {
         if (!ROUTED_OPERATIONS.has(request.operation)) {
           throw new AppError(400, 'model_not_available', 'Model "auto" chooses chat models: name a model for this endpoint');
         }
@@ -161,13 +171,13 @@ export function createRouter(deps: { upstreams: UpstreamResolver; catalog: Price
           reason: `auto: ${describeWeights(weights)} -> ${best.profile.model}`,
         };
       }
-      const requested = { upstream: deps.upstreams.resolve(principal, request.model, at), model: request.model };
+      const requested = { upstream: deps.upstreams.resolve(principal, model, at), model };
       const fallbacks = (principal.settings.routing?.fallbacks ?? []).flatMap((model) => {
         const upstream = deps.upstreams.operatorUpstreamFor(model, at);
         const profile = modelProfile(model);
         return upstream && !(profile && unmetNeed(profile, request.needs)) ? [{ upstream, model }] : [];
       });
-      const tier = modelProfile(request.model)?.tier;
+      const tier = modelProfile(model)?.tier;
       const alternatives =
         tier === undefined
           ? []
@@ -176,7 +186,7 @@ export function createRouter(deps: { upstreams: UpstreamResolver; catalog: Price
               request.needs,
               weights,
             ).map((candidate) => candidate.attempt);
-      return { attempts: withoutRepeats([requested, ...fallbacks, ...alternatives]), reason: 'requested' };
+      return { attempts: withoutRepeats([requested, ...fallbacks, ...alternatives]), reason: override ? `override: ${request.model} -> ${model}` : 'requested' };
     },
 
     /**

@@ -44,18 +44,27 @@ export function createUpstreamResolver(deps: { optimisedUpstreams: Config['optim
     /** The operator account that serves a model for optimised keys, if any does. */
     operatorUpstreamFor,
 
-    resolve(principal: Principal, model: string, at: Date): Upstream {
+    /**
+     * Where a request for `model` goes: the key's connection (or, for a model override
+     * through another, `connectionId` of the team's), or the operator account that serves
+     * it. Throws when the connection is gone, disabled or no longer allowed.
+     */
+    resolve(principal: Principal, model: string, at: Date, connectionId?: string): Upstream {
       if (principal.kind !== 'optimised') {
-        if (!principal.connection) {
-          throw new AppError(400, 'no_connection', 'This key is not bound to a provider connection');
+        const overridden = connectionId !== undefined;
+        const connection = overridden ? principal.overrideConnections.get(connectionId) : principal.connection;
+        const which = overridden ? `connection ${connectionId}, which this key's model override goes through,` : 'provider connection of this key';
+        if (!connection) {
+          throw new AppError(400, 'no_connection', overridden ? `The ${which} no longer exists` : 'This key is not bound to a provider connection');
         }
-        if (!principal.connection.active) {
-          throw new AppError(403, 'connection_disabled', 'The provider connection of this key is disabled');
+        if (!connection.active) {
+          throw new AppError(403, 'connection_disabled', `The ${which} is disabled`);
         }
-        if (principal.connection.urlProblem) {
-          throw new AppError(403, 'connection_not_allowed', `The provider connection's baseUrl is no longer allowed: it ${principal.connection.urlProblem}`);
+        if (connection.urlProblem) {
+          const whose = overridden ? `The baseUrl of the ${which}` : "The provider connection's baseUrl";
+          throw new AppError(403, 'connection_not_allowed', `${whose} is no longer allowed: it ${connection.urlProblem}`);
         }
-        return principal.connection;
+        return connection;
       }
       const upstream = operatorUpstreamFor(model, at);
       if (!upstream) {

@@ -34,7 +34,9 @@ export interface UsageEventJob {
   route: string;
   /** HMAC-SHA256 of the request body as the caller sent it under the team's body-hash key, hex (duplicate requests); never the body or the key. */
   bodyHmac?: string;
-  /** The output limit the caller asked for, per answer; absent when none was asked. */
+  /** The model the caller asked for (`model` is the one that served); absent on events from before it was recorded. */
+  requestedModel?: string;
+  /** The output limit the request asked for, per answer (under its key's cap); absent when none was asked. */
   requestedOutputTokens?: number;
 }
 

@@ -1,6 +1,6 @@
 // Table types for Kysely: one Database interface, as the migrations create it.
 // int8 columns come back as bigint (see connect.ts), timestamps as Date.
-import type { AlertChannel, BudgetMode, BudgetScope, BudgetWindow, GroupRole, KeyKind, KeySettings, TeamRole } from '@spendgate/core';
+import type { AdvisorChange, AlertChannel, BudgetMode, BudgetScope, BudgetWindow, GroupRole, KeyKind, KeySettings, TeamRole } from '@spendgate/core';
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
@@ -186,6 +186,8 @@ export interface UsageEventsTable {
   body_hmac: ColumnType<string | null, string | null | undefined, string | null>;
   /** The output limit the caller asked for (max_tokens / max_completion_tokens / max_output_tokens); null when none. */
   requested_output_tokens: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The model the caller asked for (`model`: the one that served); null on events from before migration 20261126_0020. */
+  requested_model: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** The sums of the usage events of one team, hour or day, and dimension (migration 20261126_0001). */
@@ -449,7 +451,7 @@ export interface AdvisorInsightsTable {
   title: string;
   text: string;
   evidence: Json<{ requests: number; exampleRequestIds: string[]; facts: Record<string, string | number> }>;
-  change: Json<{ action: 'revoke-key'; keyId: string } | { action: 'manual'; instruction: string }>;
+  change: Json<AdvisorChange>;
   confidence: 'high' | 'medium' | 'low';
   /** GBP micros over the window, as it was and as it would have been; the saving scaled to 30 days. */
   current_cost_micros: Int8;

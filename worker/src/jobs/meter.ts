@@ -38,6 +38,7 @@ export function usageEventRow(job: UsageEventJob): NewUsageEvent {
     route: job.route,
     body_hmac: job.bodyHmac ?? null,
     requested_output_tokens: job.requestedOutputTokens ?? null,
+    requested_model: job.requestedModel ?? null,
   };
 }
 

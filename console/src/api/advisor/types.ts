@@ -1,9 +1,9 @@
 // The AI advisor as /api/usage/ai-advisor answers it: insights on a team's usage, each
 // with its evidence, exact GBP amounts (six-decimal strings), the change to make, what it
 // was charged and — once applied — the saving realised.
-import type { FindingKind } from '@spendgate/core';
+import type { AdvisorChange, FindingKind } from '@spendgate/core';
 
-export type AdvisorChange = { action: 'revoke-key'; keyId: string } | { action: 'manual'; instruction: string };
+export type { AdvisorChange };
 
 export interface AdvisorInsight {
   id: string;

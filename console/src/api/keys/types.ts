@@ -1,8 +1,8 @@
 // Issued keys as /api/synthetic-group answers them: a group's keys (GET /synthetic-group/{id}),
 // a new key with its plaintext (shown once), a changed and a revoked key.
-import type { KeySettings } from '@spendgate/core';
+import type { KeySettings, ModelOverride } from '@spendgate/core';
 
-export type { KeySettings };
+export type { KeySettings, ModelOverride };
 
 export const KEY_KINDS = ['byok', 'optimised', 'byom'] as const;
 export type KeyKind = (typeof KEY_KINDS)[number];

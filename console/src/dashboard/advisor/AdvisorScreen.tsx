@@ -2,8 +2,9 @@
  * /dashboard/advisor: the AI advisor's tips on the team's own usage. Each tip shows what
  * was found and its evidence (requests, example request ids, the days analysed), the
  * estimated monthly saving beside the saving realised once applied, a confidence, what the
- * tip was charged, and its change: "Apply" revokes an idle key in one click, a manual
- * change is marked made (its realised saving is measured from then). "Generate tips"
+ * tip was charged, and its change: "Apply" revokes an idle key or changes a key's settings
+ * (a model override, an output cap) in one click and says what it did; a manual change is
+ * marked made (its realised saving is measured from then). "Generate tips"
  * analyses the team's last 30 days; each new finding is charged the plan's price once.
  * Optionally (the team's opt-in, per run) a model the admin names, through one of the
  * team's connections, words the tips; the figures stay the detectors'.
@@ -15,7 +16,7 @@ import { useNavigate, useSearch } from '@tanstack/react-router';
 import { useState } from 'react';
 import { applyTipMutation, generateTipsMutation } from '../../api/advisor/mutations.ts';
 import { advisorInsightsQuery } from '../../api/advisor/queries.ts';
-import type { AdvisorInsight } from '../../api/advisor/types.ts';
+import type { AdvisorChange, AdvisorInsight } from '../../api/advisor/types.ts';
 import { connectionsQuery } from '../../api/connections/queries.ts';
 import { myTeamsQuery } from '../../api/team/queries.ts';
 import { countText } from '../connections/format.ts';
@@ -27,6 +28,22 @@ import './advisor.css';
 const gbp = (amount: string) => formatMoney(money(decimalToMicros(amount) ?? 0n, 'GBP'));
 
 const CONFIDENCE_LABELS: Record<AdvisorInsight['confidence'], string> = { high: 'High confidence', medium: 'Medium confidence', low: 'Low confidence' };
+
+/** A change as its tip shows it: the Apply button's label, the change itself, and what applying it did. */
+function changeTexts(change: AdvisorChange): { apply: string; text: string; done: string } {
+  switch (change.action) {
+    case 'revoke-key':
+      return { apply: 'Apply: revoke the key', text: 'revoke the idle key (its applications stop working)', done: 'Applied: the key is revoked.' };
+    case 'key-setting':
+      return {
+        apply: 'Apply: change the key’s settings',
+        text: change.description,
+        done: `Applied: ${change.description}. Gateways apply it to the next request.`,
+      };
+    case 'manual':
+      return { apply: 'Mark as applied', text: change.instruction, done: 'Marked as applied: the realised saving is measured from today.' };
+  }
+}
 
 function RealisedSaving({ insight }: { insight: AdvisorInsight }) {
   if (insight.appliedAt === null) return <dd>Not applied yet</dd>;
@@ -41,7 +58,7 @@ function Tip({ insight }: { insight: AdvisorInsight }) {
   const queryClient = useQueryClient();
   const apply = useMutation(applyTipMutation(queryClient));
   const titleId = `tip-${insight.id}`;
-  const applyLabel = insight.change.action === 'revoke-key' ? 'Apply: revoke the key' : 'Mark as applied';
+  const change = changeTexts(insight.change);
   return (
     <li className="tip" aria-labelledby={titleId}>
       <div className="tip__header">
@@ -67,7 +84,7 @@ function Tip({ insight }: { insight: AdvisorInsight }) {
       </dl>
       <p className="tip__change">
         <strong>Change: </strong>
-        {insight.change.action === 'revoke-key' ? 'revoke the idle key (its applications stop working)' : insight.change.instruction}
+        {change.text}
       </p>
       <details className="tip__evidence">
         <summary>Evidence</summary>
@@ -84,10 +101,15 @@ function Tip({ insight }: { insight: AdvisorInsight }) {
       <div className="tip__actions">
         {insight.appliedAt === null ? (
           <button type="button" className="button button--primary button--small" disabled={apply.isPending} onClick={() => apply.mutate(insight)}>
-            {apply.isPending ? 'Applying…' : applyLabel}
+            {apply.isPending ? 'Applying…' : change.apply}
           </button>
         ) : (
           <span className="badge badge--good">Applied {insight.appliedAt.slice(0, 10)}</span>
+        )}
+        {apply.isSuccess && (
+          <p className="alert alert--success" role="status">
+            {change.done}
+          </p>
         )}
         {apply.isError && (
           <p className="alert alert--error" role="alert">

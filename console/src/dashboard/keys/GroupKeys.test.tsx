@@ -221,6 +221,51 @@ describe('GroupKeys', () => {
     expect(api.writes()).toEqual([{ method: 'PATCH', url: `/api/synthetic-group/provider-key/${storedKey.id}`, body: { name: 'Checkout', settings: { rateLimit: { tokensPerMinute: 5000 } } } }]);
   });
 
+  it('edits a BYOK key’s model overrides and output cap, naming the part that is wrong, and says the server’s refusal', async () => {
+    const overridden: ListedKey = { ...storedKey, settings: { modelOverrides: [{ replace: 'gpt-4o', with: 'gpt-4o-mini' }] } };
+    const api = fakeApi({ keys: [overridden] });
+    await renderInSite(<GroupKeys groupId={GROUP_ID} role={ADMIN} />);
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Open settings and budget of Checkout' }));
+    const form = screen.getByRole('form', { name: 'Settings of Checkout' });
+    const first = within(form).getByRole('group', { name: 'Override 1' });
+    expect((within(first).getByLabelText('Requested model') as HTMLInputElement).value).toBe('gpt-4o');
+    expect((within(first).getByLabelText('Send instead') as HTMLInputElement).value).toBe('gpt-4o-mini');
+    // The team's other active connections: not the key's own, a disabled one or another team's.
+    const through = within(first).getByLabelText('Through connection') as HTMLSelectElement;
+    await waitFor(() => expect([...through.options].map((option) => option.text)).toEqual(['This key’s connection', 'Our vLLM (openai-compatible)']));
+
+    await user.click(within(form).getByRole('button', { name: 'Add a model override' }));
+    const second = within(form).getByRole('group', { name: 'Override 2' });
+    await user.type(within(second).getByLabelText('Requested model'), 'gpt-4.1');
+    await user.type(within(form).getByLabelText('Max output tokens'), '0');
+    await user.click(within(form).getByRole('button', { name: 'Save settings' }));
+    expect(within(second).getByText('Name the model to send instead')).toBeTruthy();
+    expect(within(second).getByLabelText('Send instead').getAttribute('aria-invalid')).toBe('true');
+    expect(within(form).getByText('Max output tokens must be at least 1')).toBeTruthy();
+    expect(api.writes()).toEqual([]);
+
+    await user.type(within(second).getByLabelText('Send instead'), 'gpt-4.1');
+    await user.selectOptions(within(second).getByLabelText('Through connection'), 'c0000000-0000-4000-8000-000000000004');
+    await user.clear(within(form).getByLabelText('Max output tokens'));
+    await user.type(within(form).getByLabelText('Max output tokens'), '1024');
+    await user.click(within(first).getByRole('button', { name: 'Remove override 1' }));
+    await user.click(within(form).getByRole('button', { name: 'Save settings' }));
+    expect(await within(form).findByText('Settings saved. Gateways apply them to the next request.')).toBeTruthy();
+    expect(api.writes()).toEqual([
+      {
+        method: 'PATCH',
+        url: `/api/synthetic-group/provider-key/${storedKey.id}`,
+        body: { name: 'Checkout', settings: { maxOutputTokens: 1024, modelOverrides: [{ replace: 'gpt-4.1', with: 'gpt-4.1', connectionId: 'c0000000-0000-4000-8000-000000000004' }] } },
+      },
+    ]);
+
+    const refusal = 'settings.modelOverrides.0: "gpt-4.1" is not a model the price catalog lists for OpenAI (a team admin can add a price for it)';
+    vi.stubGlobal('fetch', vi.fn(async () => jsonResponse(400, { success: false, message: refusal, field: 'settings.modelOverrides.0.connectionId' })));
+    await user.click(within(form).getByRole('button', { name: 'Save settings' }));
+    expect((await within(form).findByRole('alert')).textContent).toBe(refusal);
+  });
+
   it('lets an observer read keys and their settings but change nothing', async () => {
     const api = fakeApi({ teamRole: 'MEMBER', keys: [{ ...storedKey, lastUsedAt: '2026-11-25T09:30:00.000Z' }] });
     await renderInSite(<GroupKeys groupId={GROUP_ID} role={OBSERVER} />);

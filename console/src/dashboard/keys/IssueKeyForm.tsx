@@ -1,6 +1,6 @@
 // Issuing a key in a group: its name, its kind (BYOK on one of the team's provider
 // connections, optimised and routed by Spendgate, BYOM on the team's own model endpoint)
-// and optional limits and routing. The new key is handed to `onIssued`, plaintext included.
+// and optional limits, model overrides and routing. The new key is handed to `onIssued`, plaintext included.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { planTerms } from '@spendgate/core';
@@ -12,7 +12,7 @@ import { type CreatedKey, KEY_KINDS, type KeyKind } from '../../api/keys/types.t
 import { teamSeatsQuery } from '../../api/team/queries.ts';
 import { Field, InputField } from './Field.tsx';
 import { KeySettingsFields } from './KeySettingsFields.tsx';
-import { EMPTY_SETTINGS_FIELDS, type FieldErrors, KIND_LABELS, type NewKeyFields, readNewKey } from './key-form.ts';
+import { EMPTY_SETTINGS_FIELDS, type FieldErrors, KIND_LABELS, type NewKeyField, type NewKeyFields, otherConnections, readNewKey } from './key-form.ts';
 import { keyKindTerms } from './plan-terms.ts';
 
 /** The provider of a team's own model endpoint: the only connection a BYOM key can use. */
@@ -35,7 +35,7 @@ export function IssueKeyForm({ groupId, teamId, onIssued, onCancel }: { groupId:
   const issue = useMutation(issueKeyMutation(useQueryClient(), groupId));
   const connections = useQuery(connectionsQuery());
   const [fields, setFields] = useState<NewKeyFields>({ ...EMPTY_SETTINGS_FIELDS, name: '', kind: 'byok', connectionId: '' });
-  const [errors, setErrors] = useState<FieldErrors<keyof NewKeyFields>>({});
+  const [errors, setErrors] = useState<FieldErrors<NewKeyField>>({});
   const choices = usableConnections(connections.data ?? [], teamId, fields.kind);
   // The team's plan (spec §9) says what an optimised or BYOM key costs; the form works without it.
   const seats = useQuery(teamSeatsQuery(teamId));
@@ -95,7 +95,14 @@ export function IssueKeyForm({ groupId, teamId, onIssued, onCancel }: { groupId:
           )}
         </Field>
       )}
-      <KeySettingsFields kind={fields.kind} fields={fields} errors={errors} planWeights={plan?.routingWeights} onChange={(settings) => setFields({ ...fields, ...settings })} />
+      <KeySettingsFields
+        kind={fields.kind}
+        fields={fields}
+        errors={errors}
+        planWeights={plan?.routingWeights}
+        overrideConnections={otherConnections(connections.data ?? [], teamId, fields.connectionId || null)}
+        onChange={(settings) => setFields({ ...fields, ...settings })}
+      />
       {issue.error && (
         <p className="alert alert--error" role="alert">
           {issue.error.message}

@@ -3,21 +3,24 @@
 import { planTerms } from '@spendgate/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { connectionsQuery } from '../../api/connections/queries.ts';
 import { updateKeyMutation } from '../../api/keys/mutations.ts';
 import type { ListedKey } from '../../api/keys/types.ts';
 import { teamSeatsQuery } from '../../api/team/queries.ts';
 import { KeyBudget } from '../budgets/BudgetEntries.tsx';
 import { InputField } from './Field.tsx';
 import { KeySettingsFields } from './KeySettingsFields.tsx';
-import { type FieldErrors, type KeySettingsFields as SettingsFields, readKeyName, readKeySettings, settingsFieldsFrom } from './key-form.ts';
+import { type FieldErrors, type KeySettingsFields as SettingsFields, otherConnections, readKeyName, readKeySettings, type SettingsField, settingsFieldsFrom } from './key-form.ts';
 
 export function KeyDetails({ apiKey, teamId, canManage, canManageBudgets }: { apiKey: ListedKey; teamId: string; canManage: boolean; canManageBudgets: boolean }) {
   const update = useMutation(updateKeyMutation(useQueryClient()));
   // The plan's routing weights apply to an optimised key that sets none.
   const seats = useQuery({ ...teamSeatsQuery(teamId), enabled: apiKey.kind === 'optimised' });
+  // A BYOK key's model overrides may go through another of the team's connections.
+  const connections = useQuery({ ...connectionsQuery(), enabled: apiKey.kind === 'byok' });
   const [name, setName] = useState(apiKey.name);
   const [fields, setFields] = useState<SettingsFields>(() => settingsFieldsFrom(apiKey.settings));
-  const [errors, setErrors] = useState<FieldErrors<keyof SettingsFields | 'name'>>({});
+  const [errors, setErrors] = useState<FieldErrors<SettingsField | 'name'>>({});
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -41,6 +44,7 @@ export function KeyDetails({ apiKey, teamId, canManage, canManageBudgets }: { ap
             errors={errors}
             disabled={!canManage}
             planWeights={seats.data && planTerms(seats.data.planSlug).routingWeights}
+            overrideConnections={otherConnections(connections.data ?? [], teamId, apiKey.connectionId)}
             onChange={setFields}
           />
         </fieldset>

@@ -1,6 +1,7 @@
 import { KEY_SETTING_LIMITS } from '@spendgate/core';
 import { describe, expect, it } from 'vitest';
-import { EMPTY_SETTINGS_FIELDS, type NewKeyFields, readKeySettings, readNewKey, settingsFieldsFrom } from './key-form.ts';
+import type { KeyKind } from '../../api/keys/types.ts';
+import { EMPTY_SETTINGS_FIELDS, type ModelOverrideFields, type NewKeyFields, readKeySettings, readNewKey, settingsFieldsFrom } from './key-form.ts';
 
 const fields = (changes: Partial<NewKeyFields>): NewKeyFields => ({ ...EMPTY_SETTINGS_FIELDS, name: 'Checkout', kind: 'byok', connectionId: 'c1', ...changes });
 
@@ -52,7 +53,45 @@ describe('readKeySettings', () => {
   it('shows stored settings in the fields they came from', () => {
     const settings = { rateLimit: { requestsPerMinute: 5 }, timeoutMs: 2000, routing: { weights: { cost: 1, speed: 0, accuracy: 2 }, fallbacks: ['a', 'b'] } };
     const shown = settingsFieldsFrom(settings);
-    expect(shown).toEqual({ requestsPerMinute: '5', tokensPerMinute: '', timeoutMs: '2000', weightCost: '1', weightSpeed: '0', weightAccuracy: '2', fallbacks: 'a, b' });
+    expect(shown).toEqual({
+      requestsPerMinute: '5',
+      tokensPerMinute: '',
+      timeoutMs: '2000',
+      weightCost: '1',
+      weightSpeed: '0',
+      weightAccuracy: '2',
+      fallbacks: 'a, b',
+      maxOutputTokens: '',
+      modelOverrides: [],
+    });
     expect(readKeySettings(shown, 'optimised')).toEqual({ settings, errors: {} });
+    const overridden = { maxOutputTokens: 1024, modelOverrides: [{ replace: 'gpt-4o', with: 'gpt-4o-mini' }, { replace: 'gpt-4.1', with: 'gpt-4.1', connectionId: 'c2' }] };
+    expect(readKeySettings(settingsFieldsFrom(overridden), 'byok')).toEqual({ settings: overridden, errors: {} });
+  });
+
+  it('reads the output cap as a whole number from 1 to 10,000,000', () => {
+    const read = (maxOutputTokens: string) => readKeySettings({ ...EMPTY_SETTINGS_FIELDS, maxOutputTokens }, 'byok');
+    expect(read(' 2048 ')).toEqual({ settings: { maxOutputTokens: 2048 }, errors: {} });
+    expect(read('0').errors).toEqual({ maxOutputTokens: 'Max output tokens must be at least 1' });
+    expect(read('10000001').errors).toEqual({ maxOutputTokens: 'Max output tokens must be at most 10,000,000' });
+    expect(read('lots').errors).toEqual({ maxOutputTokens: 'Max output tokens must be a whole number' });
+  });
+
+  it('reads model overrides row by row, naming the part of the row that is wrong', () => {
+    const read = (modelOverrides: ModelOverrideFields[], kind: KeyKind = 'byok') => readKeySettings({ ...EMPTY_SETTINGS_FIELDS, modelOverrides }, kind);
+    const row = (replace: string, sent: string, connectionId = '') => ({ replace, with: sent, connectionId });
+    // A blank row is nothing; a connection is a BYOK key's only.
+    expect(read([row(' gpt-4o ', 'gpt-4o-mini'), row('', ''), row('gpt-4.1', 'gpt-4.1', 'c2')])).toEqual({
+      settings: { modelOverrides: [{ replace: 'gpt-4o', with: 'gpt-4o-mini' }, { replace: 'gpt-4.1', with: 'gpt-4.1', connectionId: 'c2' }] },
+      errors: {},
+    });
+    expect(read([row('gpt-4o', 'claude-haiku-4-5', 'c2')], 'optimised').settings).toEqual({ modelOverrides: [{ replace: 'gpt-4o', with: 'claude-haiku-4-5' }] });
+    expect(read([row('gpt-4o', ''), row('', 'gpt-4o-mini')]).errors).toEqual({
+      'modelOverrides.0.with': 'Name the model to send instead',
+      'modelOverrides.1.replace': 'Name the model asked for',
+    });
+    expect(read([row('gpt-4o', 'gpt-4o-mini'), row('gpt-4o', 'gpt-4.1-nano')]).errors).toEqual({ 'modelOverrides.1.replace': 'gpt-4o is already replaced above' });
+    expect(read([row('gpt-4o', 'gpt-4o')]).errors).toEqual({ 'modelOverrides.0.with': 'Send another model, or choose the connection that serves it' });
+    expect(read([row('gpt 4o', 'gpt-4o-mini')]).errors).toEqual({ 'modelOverrides.0.replace': '"gpt 4o" is not a model id (printable characters, no spaces, at most 256)' });
   });
 });

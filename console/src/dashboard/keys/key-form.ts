@@ -1,14 +1,22 @@
 /**
  * The key forms' rules, apart from their screens: the fields as typed (strings) become a
  * new key or settings the API takes, or a message per field. The bounds are the API's
- * (core's KEY_SETTING_LIMITS, the model id rule); an empty field means "not set".
+ * (core's KEY_SETTING_LIMITS, the model id rule); an empty field means "not set", a
+ * blank model override row nothing. Whether a connection serves a model the API checks.
  *
  * @example
  *   readKeySettings({ ...EMPTY_SETTINGS_FIELDS, requestsPerMinute: '60' }, 'byok')
  *   // { settings: { rateLimit: { requestsPerMinute: 60 } }, errors: {} }
  */
 import { KEY_SETTING_LIMITS } from '@spendgate/core';
-import type { KeyKind, KeySettings, NewKeyInput } from '../../api/keys/types.ts';
+import type { KeyKind, KeySettings, ModelOverride, NewKeyInput } from '../../api/keys/types.ts';
+
+/** One model override as typed: the model asked for, the model sent instead, and (BYOK) the connection it goes through ('' for the key's own). */
+export interface ModelOverrideFields {
+  replace: string;
+  with: string;
+  connectionId: string;
+}
 
 export interface KeySettingsFields {
   requestsPerMinute: string;
@@ -19,7 +27,14 @@ export interface KeySettingsFields {
   weightAccuracy: string;
   /** Model ids separated by commas (or line breaks), tried in order. */
   fallbacks: string;
+  maxOutputTokens: string;
+  modelOverrides: ModelOverrideFields[];
 }
+
+/** The fields typed as one line of text. */
+export type TextSettingsField = Exclude<keyof KeySettingsFields, 'modelOverrides'>;
+/** What a message can be about: a text field, or one part of one model override (`modelOverrides.0.with`). */
+export type SettingsField = TextSettingsField | `modelOverrides.${number}.${keyof ModelOverrideFields}`;
 
 export interface NewKeyFields extends KeySettingsFields {
   name: string;
@@ -29,6 +44,8 @@ export interface NewKeyFields extends KeySettingsFields {
 
 export type FieldErrors<Field extends string> = Partial<Record<Field, string>>;
 
+export const EMPTY_MODEL_OVERRIDE: ModelOverrideFields = { replace: '', with: '', connectionId: '' };
+
 export const EMPTY_SETTINGS_FIELDS: KeySettingsFields = {
   requestsPerMinute: '',
   tokensPerMinute: '',
@@ -37,6 +54,8 @@ export const EMPTY_SETTINGS_FIELDS: KeySettingsFields = {
   weightSpeed: '',
   weightAccuracy: '',
   fallbacks: '',
+  maxOutputTokens: '',
+  modelOverrides: [],
 };
 
 export const KIND_LABELS: Record<KeyKind, string> = { byok: 'BYOK', optimised: 'Optimised', byom: 'BYOM' };
@@ -59,7 +78,14 @@ export function settingsFieldsFrom(settings: KeySettings): KeySettingsFields {
     weightSpeed: text(settings.routing?.weights?.speed),
     weightAccuracy: text(settings.routing?.weights?.accuracy),
     fallbacks: (settings.routing?.fallbacks ?? []).join(', '),
+    maxOutputTokens: text(settings.maxOutputTokens),
+    modelOverrides: (settings.modelOverrides ?? []).map((override) => ({ replace: override.replace, with: override.with, connectionId: override.connectionId ?? '' })),
   };
+}
+
+/** The team's active connections other than the key's own: where a BYOK key's model override may send a model. */
+export function otherConnections<C extends { id: string; teamId: string; status: string }>(connections: readonly C[], teamId: string, keyConnectionId: string | null): C[] {
+  return connections.filter((connection) => connection.teamId === teamId && connection.status === 'active' && connection.id !== keyConnectionId);
 }
 
 /** A whole number in [min, max], or a message saying what it must be. */
@@ -71,12 +97,42 @@ function wholeNumber(value: string, min: number, max: number): number | string {
   return number;
 }
 
+/** Whether `model` is a model id as the API takes one: printable characters, no spaces, at most 256. */
+const isModelId = (model: string) => model.length <= MODEL_ID_MAX && MODEL_ID.test(model);
+
+/**
+ * The model overrides the rows describe (blank rows left out), or a message per part:
+ * both models given as model ids, each model replaced once, and another model sent or
+ * another connection named (BYOK keys only: other kinds send through their own). The
+ * form offers at most KEY_SETTING_LIMITS.maxModelOverrides rows.
+ */
+function readModelOverrides(rows: readonly ModelOverrideFields[], kind: KeyKind, errors: FieldErrors<SettingsField>): ModelOverride[] {
+  const overrides: ModelOverride[] = [];
+  const replaced = new Set<string>();
+  rows.forEach((row, index) => {
+    const replace = row.replace.trim();
+    const sent = row.with.trim();
+    const connectionId = kind === 'byok' ? row.connectionId : '';
+    if (!replace && !sent && !connectionId) return;
+    const field = (part: keyof ModelOverrideFields) => `modelOverrides.${index}.${part}` as const;
+    if (!replace) errors[field('replace')] = 'Name the model asked for';
+    else if (!isModelId(replace)) errors[field('replace')] = `"${replace.slice(0, 40)}" is not a model id (printable characters, no spaces, at most ${MODEL_ID_MAX})`;
+    else if (replaced.has(replace)) errors[field('replace')] = `${replace} is already replaced above`;
+    if (!sent) errors[field('with')] = 'Name the model to send instead';
+    else if (!isModelId(sent)) errors[field('with')] = `"${sent.slice(0, 40)}" is not a model id (printable characters, no spaces, at most ${MODEL_ID_MAX})`;
+    else if (sent === replace && !connectionId) errors[field('with')] = 'Send another model, or choose the connection that serves it';
+    replaced.add(replace);
+    overrides.push(connectionId ? { replace, with: sent, connectionId } : { replace, with: sent });
+  });
+  return overrides;
+}
+
 /**
  * The settings the fields describe, for a key of `kind` (routing steers optimised keys
  * only, so other kinds ignore those fields), or the problems field by field.
  */
-export function readKeySettings(fields: KeySettingsFields, kind: KeyKind): { settings: KeySettings; errors: FieldErrors<keyof KeySettingsFields> } {
-  const errors: FieldErrors<keyof KeySettingsFields> = {};
+export function readKeySettings(fields: KeySettingsFields, kind: KeyKind): { settings: KeySettings; errors: FieldErrors<SettingsField> } {
+  const errors: FieldErrors<SettingsField> = {};
   const settings: KeySettings = {};
 
   const perMinute = (field: 'requestsPerMinute' | 'tokensPerMinute', label: string) => {
@@ -101,6 +157,16 @@ export function readKeySettings(fields: KeySettingsFields, kind: KeyKind): { set
     if (typeof read === 'string') errors.timeoutMs = `Timeout ${read}`;
     else settings.timeoutMs = read;
   }
+
+  const maxOutput = fields.maxOutputTokens.trim();
+  if (maxOutput) {
+    const read = wholeNumber(maxOutput, 1, KEY_SETTING_LIMITS.maxOutputTokens);
+    if (typeof read === 'string') errors.maxOutputTokens = `Max output tokens ${read}`;
+    else settings.maxOutputTokens = read;
+  }
+
+  const overrides = readModelOverrides(fields.modelOverrides, kind, errors);
+  if (overrides.length > 0) settings.modelOverrides = overrides;
 
   if (kind !== 'optimised') return { settings, errors };
 
@@ -151,10 +217,13 @@ export function readKeyName(text: string): { name: string; error?: string } {
   return { name };
 }
 
+/** What a message on the issue form can be about. */
+export type NewKeyField = SettingsField | 'name' | 'kind' | 'connectionId';
+
 /** The key the issue form describes, or the problems field by field. */
-export function readNewKey(fields: NewKeyFields): { input?: NewKeyInput; errors: FieldErrors<keyof NewKeyFields> } {
+export function readNewKey(fields: NewKeyFields): { input?: NewKeyInput; errors: FieldErrors<NewKeyField> } {
   const { settings, errors } = readKeySettings(fields, fields.kind);
-  const allErrors: FieldErrors<keyof NewKeyFields> = { ...errors };
+  const allErrors: FieldErrors<NewKeyField> = { ...errors };
   const { name, error: nameError } = readKeyName(fields.name);
   if (nameError) allErrors.name = nameError;
   const needsConnection = fields.kind !== 'optimised';

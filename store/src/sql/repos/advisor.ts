@@ -59,6 +59,8 @@ interface SliceRow {
   cache_write_1h_tokens: string;
   output_tokens: string;
   reasoning_tokens: string;
+  largest_output: string;
+  requested_models: string[];
   example_request_ids: string[];
 }
 
@@ -70,6 +72,7 @@ function sliceOf(row: SliceRow) {
     connectionId: row.connection_id,
     provider: row.provider,
     model: row.model,
+    requestedModels: row.requested_models,
     requests: Number(row.requests),
     usage: {
       inputTokens: Number(row.input_tokens),
@@ -79,11 +82,15 @@ function sliceOf(row: SliceRow) {
       outputTokens: Number(row.output_tokens),
       reasoningTokens: Number(row.reasoning_tokens),
     },
+    largestOutputTokens: Number(row.largest_output),
     exampleRequestIds: row.example_request_ids,
   };
 }
 
-/** A slice's summed columns, over the events aliased `e`. */
+/**
+ * A slice's summed columns, over the events aliased `e`: with its longest answer, and the
+ * models callers asked for (the served model on events from before those were recorded).
+ */
 const summedColumns = sql`
   count(*)::text as requests,
   sum(e.input_tokens)::text as input_tokens,
@@ -92,6 +99,8 @@ const summedColumns = sql`
   sum(e.cache_write_1h_tokens)::text as cache_write_1h_tokens,
   sum(e.output_tokens)::text as output_tokens,
   sum(e.reasoning_tokens)::text as reasoning_tokens,
+  max(e.output_tokens)::text as largest_output,
+  array_agg(distinct coalesce(e.requested_model, e.model)) as requested_models,
   (array_agg(e.request_id order by e.occurred_at desc, e.request_id desc))[1:${sql.lit(EXAMPLE_REQUESTS)}] as example_request_ids`;
 
 /**
@@ -119,12 +128,11 @@ export async function advisorRepeatSlices(db: Db, scope: AdvisorScope) {
 
 /** The scope's answered requests that asked for an output limit, per key, connection, provider and model: the limits asked and the longest answer. */
 export async function advisorOutputLimitSlices(db: Db, scope: AdvisorScope) {
-  const { rows } = await sql<SliceRow & { smallest_requested: number; largest_requested: number; largest_output: string }>`
+  const { rows } = await sql<SliceRow & { smallest_requested: number; largest_requested: number }>`
     select e.key_id, k.name as key_name, e.key_kind, e.connection_id, e.provider, e.model,
       ${summedColumns},
       min(e.requested_output_tokens) as smallest_requested,
-      max(e.requested_output_tokens) as largest_requested,
-      max(e.output_tokens)::text as largest_output
+      max(e.requested_output_tokens) as largest_requested
     from usage_events e
     join issued_keys k on k.id = e.key_id and k.team_id = e.team_id
     where ${scopeConditions(scope)} and e.requested_output_tokens is not null and e.status_code < 400
@@ -134,7 +142,6 @@ export async function advisorOutputLimitSlices(db: Db, scope: AdvisorScope) {
     ...sliceOf(row),
     smallestRequestedOutputTokens: Number(row.smallest_requested),
     largestRequestedOutputTokens: Number(row.largest_requested),
-    largestOutputTokens: Number(row.largest_output),
   }));
 }
 
@@ -144,7 +151,7 @@ const lastUsed = (value: Date | string | null) => (value === null ? null : new D
 export async function advisorKeys(db: Db, scope: Pick<AdvisorScope, 'teamId' | 'groupIds' | 'keyIds'>) {
   let query = db
     .selectFrom('issued_keys as k')
-    .select(['k.id', 'k.name', 'k.kind', 'k.created_at'])
+    .select(['k.id', 'k.name', 'k.kind', 'k.connection_id', 'k.created_at'])
     .select((eb) =>
       eb
         .selectFrom('usage_events as e')
@@ -158,7 +165,14 @@ export async function advisorKeys(db: Db, scope: Pick<AdvisorScope, 'teamId' | '
   if (scope.groupIds.length > 0) query = query.where('k.group_id', 'in', scope.groupIds);
   if (scope.keyIds.length > 0) query = query.where('k.id', 'in', scope.keyIds);
   const keys = await query.orderBy('k.created_at').orderBy('k.id').execute();
-  return keys.map((key) => ({ id: key.id, name: key.name, kind: key.kind, createdAt: new Date(key.created_at), lastUsedAt: lastUsed(key.last_used_at) }));
+  return keys.map((key) => ({
+    id: key.id,
+    name: key.name,
+    kind: key.kind,
+    connectionId: key.connection_id,
+    createdAt: new Date(key.created_at),
+    lastUsedAt: lastUsed(key.last_used_at),
+  }));
 }
 
 /** The team's connections, each with its newest request. */

@@ -21,6 +21,17 @@ export async function findConnection(db: Db, teamId: string, id: string): Promis
     .executeTakeFirst();
 }
 
+/** Some of a team's connections with their sealed secrets (the data plane's reach: those a key's model overrides go through). */
+export async function findConnectionsWithSecrets(db: Db, teamId: string, ids: readonly string[]) {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('provider_connections')
+    .select(['id', 'provider', 'base_url', 'status', 'secret_ciphertext', 'secret_key_version', 'options'])
+    .where('team_id', '=', teamId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
 export async function findTeamDataKey(db: Db, teamId: string) {
   return db.selectFrom('team_data_keys').selectAll().where('team_id', '=', teamId).executeTakeFirst();
 }

@@ -1,6 +1,7 @@
 // Issued keys: stored as a SHA-256 hash plus a short visible prefix, never in plaintext;
 // listed by group, revoked and counted per plan as the console manages them.
 import type { KeySettings } from '@spendgate/core';
+import { sql } from 'kysely';
 import type { IssuedKey, KeyKind } from '../schema.ts';
 import type { Db } from './db.ts';
 import { closePlanUnits, openPlanUnit } from './plan-units.ts';
@@ -32,6 +33,19 @@ export async function updateIssuedKey(db: Db, teamId: string, keyId: string, cha
     .where('revoked_at', 'is', null)
     .returningAll()
     .executeTakeFirst();
+}
+
+/** A live key's settings, its row locked until the transaction ends (a change merged into them is not lost to another); undefined when there is no such key. */
+export async function lockKeySettings(db: Db, teamId: string, keyId: string): Promise<KeySettings | undefined> {
+  const key = await db
+    .selectFrom('issued_keys')
+    .select('settings')
+    .where('team_id', '=', teamId)
+    .where('id', '=', keyId)
+    .where('revoked_at', 'is', null)
+    .forUpdate()
+    .executeTakeFirst();
+  return key?.settings;
 }
 
 /**
@@ -109,7 +123,7 @@ export async function findKeyForUser(db: Db, keyId: string, userId: string) {
     .selectFrom('issued_keys as k')
     .innerJoin('team_members as tm', (join) => join.onRef('tm.team_id', '=', 'k.team_id').on('tm.user_id', '=', userId))
     .leftJoin('synthetic_group_members as gm', (join) => join.onRef('gm.group_id', '=', 'k.group_id').on('gm.user_id', '=', userId))
-    .select(['k.id', 'k.team_id', 'k.group_id', 'k.kind', 'k.key_hash', 'tm.role as teamRole', 'gm.role as groupRole'])
+    .select(['k.id', 'k.team_id', 'k.group_id', 'k.kind', 'k.connection_id', 'k.key_hash', 'tm.role as teamRole', 'gm.role as groupRole'])
     .where('k.id', '=', keyId)
     .where('k.revoked_at', 'is', null)
     .executeTakeFirst();
@@ -138,10 +152,14 @@ export async function countTeamKeys(db: Db, teamId: string, kind: KeyKind): Prom
   return Number(row.n);
 }
 
-/** The live keys of a group or a connection (to drop them from the key cache). */
+/** A team's live keys (to drop them from the key cache), or those of one group, or those that reach one connection (bound to it, or a model override through it). */
 export async function listLiveKeys(db: Db, teamId: string, scope: { groupId?: string; connectionId?: string }) {
   let query = db.selectFrom('issued_keys').select(['id', 'key_hash']).where('team_id', '=', teamId).where('revoked_at', 'is', null);
   if (scope.groupId) query = query.where('group_id', '=', scope.groupId);
-  if (scope.connectionId) query = query.where('connection_id', '=', scope.connectionId);
+  const { connectionId } = scope;
+  if (connectionId) {
+    const overridden = JSON.stringify({ modelOverrides: [{ connectionId }] });
+    query = query.where((eb) => eb.or([eb('connection_id', '=', connectionId), sql<boolean>`settings @> ${overridden}::jsonb`]));
+  }
   return query.execute();
 }

@@ -40,6 +40,7 @@ const USAGE_EVENT_COLUMNS: Record<keyof UsageEventsTable, string> = {
   route: 'text',
   body_hmac: 'text',
   requested_output_tokens: 'integer',
+  requested_model: 'text',
 };
 const COLUMN_NAMES = Object.keys(USAGE_EVENT_COLUMNS) as (keyof UsageEventsTable)[];
 
