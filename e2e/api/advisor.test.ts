@@ -4,7 +4,9 @@
  * output limits far above the answers in requests sent through the data plane (whose usage
  * events carry the body's fingerprint, keyed per team, and the limit asked); each finding is charged
  * the plan's price once (again on a second run, and under concurrent runs: never twice);
- * applying revokes the idle key and, a few days on, measures the realised saving; and the
+ * applying revokes the idle key, or merges a model override (another model, or the same
+ * model through a cheaper connection) or an output cap into the key's settings — audited,
+ * read back from the key — and, a few days on, measures the realised saving; and the
  * contract's edges — roles, other teams (404), bad input naming the field.
  */
 import { createHash, createHmac, hkdfSync, randomUUID } from 'node:crypto';
@@ -32,26 +34,30 @@ for (const mode of testModes) {
     const list = (teamId: string, token = admin.token) => callApi(spendgate.url, 'GET', `/usage/ai-advisor?teamId=${teamId}`, { token });
     const apply = (id: string, token = admin.token) => callApi(spendgate.url, 'POST', `/usage/ai-advisor/${id}/apply`, { token });
 
-    /** A team with a group, a busy BYOK key on gpt-4o and a BYOK key made 40 days ago and never used. */
+    /** A team with a group, a busy BYOK key on gpt-4o and a BYOK key made 40 days ago and never used, both on its OpenAI connection. */
     async function teamWithUsage(owner: { token: string; userId: string }, name: string, events: number) {
       const team = (await callApi(spendgate.url, 'POST', '/team/', { token: owner.token, body: { name, description: '' } })).body.data.id as string;
       const group = (await callApi(spendgate.url, 'POST', '/synthetic-group', { token: owner.token, body: { name: `${name} group`, description: '', teamId: team } })).body.data.id as string;
+      const connection = await callApi(spendgate.url, 'POST', '/provider/connections', {
+        token: owner.token,
+        body: { teamId: team, provider: 'openai', name: 'OpenAI', apiKey: 'sk-fake-upstream', baseUrl: fake.url },
+      });
       const key = randomUUID();
       const idleKey = randomUUID();
-      const keyRow = (id: string, keyName: string, createdAt: Date) => ({
+      const keyRow = (id: string, keyName: string, createdAt: Date, settings = '{}') => ({
         id,
         team_id: team,
         group_id: group,
-        connection_id: null,
+        connection_id: connection.body.data.newConnection.id as string,
         kind: 'byok' as const,
         name: keyName,
         key_hash: `hash-${id}`,
         key_prefix: `sg_live_${id.slice(0, 5)}`,
         created_by: owner.userId,
-        settings: '{}',
+        settings,
         created_at: createdAt,
       });
-      await db().insertInto('issued_keys').values([keyRow(key, 'backend', new Date(Date.now() - 10 * DAY_MS)), keyRow(idleKey, 'forgotten', new Date(Date.now() - 40 * DAY_MS))]).execute();
+      await db().insertInto('issued_keys').values([keyRow(key, 'backend', new Date(Date.now() - 10 * DAY_MS), '{"rateLimit":{"requestsPerMinute":600}}'), keyRow(idleKey, 'forgotten', new Date(Date.now() - 40 * DAY_MS))]).execute();
       // Each request 100,000 prompt and 10,000 output tokens of gpt-4o on a BYOK key: $0.35 → £0.2625 counted.
       const made = Array.from({ length: events }, (_, index) =>
         usageEvent({ teamId: team, groupId: group, keyId: key }, 3 + (index % 4), {
@@ -105,7 +111,12 @@ for (const mode of testModes) {
         appliedAt: null,
         subject: { keyId: ids.key, provider: 'openai', model: 'gpt-4o', connectionId: null },
         evidence: { requests: 10, exampleRequestIds: requestIds.slice(0, 3) },
-        change: { action: 'manual', instruction: 'Request gpt-5-mini instead of gpt-4o on key backend' },
+        change: {
+          action: 'key-setting',
+          keyId: ids.key,
+          settings: { modelOverrides: [{ replace: 'gpt-4o', with: 'gpt-5-mini' }] },
+          description: 'On key backend, send gpt-5-mini when gpt-4o is asked for',
+        },
       });
       expect(idle).toMatchObject({ kind: 'idle-key', estimatedMonthlySaving: '0.000000', confidence: 'high', change: { action: 'revoke-key', keyId: ids.idleKey }, evidence: { facts: { idleDays: 40 } } });
 
@@ -217,17 +228,22 @@ for (const mode of testModes) {
         estimatedMonthlySaving: '0.000000',
         confidence: 'high',
         evidence: { requests: 22, facts: { largestRequestedOutputTokens: 4096, largestOutputTokens: 500, suggestedCap: 1024, reservedOutputMicros: 30_720, reservedOutputAtCapMicros: 7_680 } },
-        change: { action: 'manual', instruction: `Set max_tokens to 1024 on ${served} requests of key openai` },
+        change: { action: 'key-setting', settings: { maxOutputTokens: 1024 }, description: 'Cap every answer of key openai at 1024 output tokens, at least twice the longest it got' },
       });
       expect(byKind('oversized-output-limit').text).toBe(
         '22 requests cost £4.2075 asking for up to 4,096 output tokens; the longest answer was 500. Each request reserves £0.03072 of output on its budgets ' +
           '(£0.00768 at a limit of 1,024), so a hard budget refuses or caps requests sooner. Spend does not change.',
       );
-      // Applied, a lower limit has no spend to measure.
+      // Applied, the key caps every answer (the next request asking 4,096 is sent 1,024); a lower limit has no spend to measure.
       const applied = await apply(byKind('oversized-output-limit').id, tenant.token);
       expect(applied.status, JSON.stringify(applied.body)).toBe(200);
       expect(applied.body.data).toMatchObject({ realisedMonthlySaving: null });
       expect(applied.body.data.appliedAt).not.toBeNull();
+      const capped = await send(JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Capped now' }], max_tokens: 4096 }));
+      expect([capped.status, capped.headers.get('x-spendgate-output-cap')]).toEqual([200, '1024; reason=key-setting']);
+      expect(fake.requests.at(-1)!.body).toMatchObject({ max_tokens: 1024 });
+      await usageWritten(spendgate);
+      await expect.poll(async () => (await recordedEvents()).length, { timeout: 30_000 }).toBe(23);
 
       // Each surface's own output limit is recorded with its body's hash; an embedding asks for none.
       const surfaces = [
@@ -291,8 +307,18 @@ for (const mode of testModes) {
       expect(key.revoked_at).not.toBeNull();
       expect((await apply(idle.id)).status).toBe(409);
 
+      // The model tip overrides gpt-4o on the key, kept beside its other settings, as a manual edit of them is audited.
       const model = insights.find((insight: { kind: string }) => insight.kind === 'cheaper-model');
-      expect((await apply(model.id)).body.data.realisedMonthlySaving).toBeNull(); // not a whole day yet
+      const appliedModel = await apply(model.id);
+      expect(appliedModel.status, JSON.stringify(appliedModel.body)).toBe(200);
+      expect(appliedModel.body.data.realisedMonthlySaving).toBeNull(); // not a whole day yet
+      const group = await callApi(spendgate.url, 'GET', `/synthetic-group/${ids.group}`, { token: admin.token });
+      expect(group.body.data.syntheticGroupProviderKeys.find((key: { id: string }) => key.id === ids.key).settings).toEqual({
+        rateLimit: { requestsPerMinute: 600 },
+        modelOverrides: [{ replace: 'gpt-4o', with: 'gpt-5-mini' }],
+      });
+      const audit = await db().selectFrom('audit_log').select(['action', 'actor_user_id']).where('team_id', '=', ids.team).where('target_id', '=', ids.key).execute();
+      expect(audit).toEqual([{ action: 'key.updated', actor_user_id: admin.userId }]);
       // Two days after the change the key's traffic, now on gpt-5-mini, cost £0.03: before, £2.625 over the 7 days.
       // The whole key is measured (its traffic moved model), not gpt-4o alone, which would claim all £2.625.
       await db().updateTable('advisor_insights').set({ applied_at: new Date(Date.now() - 2 * DAY_MS) }).where('id', '=', model.id).execute();
@@ -301,6 +327,72 @@ for (const mode of testModes) {
       // (£2.625 × 30 / 7) − (£0.03 × 30 / 2) = £11.25 − £0.45 = £10.80 a month.
       expect(measured.realisedMonthlySaving).toBe('10.800000');
       expect(measured.estimatedMonthlySaving).toBe('9.803571');
+    });
+
+    it('applies a cheaper connection for the same model and an output cap in one click, merged into the key’s settings', async () => {
+      const tenant = await signUpTeam(spendgate.url, `advisor-provider-${mode}@example.com`);
+      const connect = async (provider: string) => {
+        const created = await callApi(spendgate.url, 'POST', '/provider/connections', {
+          token: tenant.token,
+          body: { teamId: tenant.teamId, provider, name: `${provider} account`, apiKey: 'sk-fake-upstream', baseUrl: fake.url },
+        });
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        return created.body.data.newConnection.id as string;
+      };
+      const groq = await connect('groq');
+      const openRouter = await connect('openrouter');
+      const issued = await callApi(spendgate.url, 'POST', `/synthetic-group/provider-key/create/${tenant.groupId}`, {
+        token: tenant.token,
+        body: { name: 'open-weights', kind: 'byok', connectionId: groq, settings: { timeoutMs: 20_000 } },
+      });
+      const keyId = issued.body.data.providerKey.id as string;
+      // 20 answers through Groq of 100,000 prompt and 500 output tokens, each asking for up to 4,096.
+      await insertUsageEvents(
+        db(),
+        Array.from({ length: 20 }, (_, index) =>
+          usageEvent({ teamId: tenant.teamId, groupId: tenant.groupId, keyId }, 1 + (index % 3), {
+            key_kind: 'byok',
+            connection_id: groq,
+            provider: 'groq',
+            model: 'openai/gpt-oss-120b',
+            input_tokens: 100_000n,
+            output_tokens: 500n,
+            requested_output_tokens: 4_096,
+          }),
+        ),
+      );
+      const run = await generate({ teamId: tenant.teamId }, tenant.token);
+      expect(run.status, JSON.stringify(run.body)).toBe(200);
+      const byKind = (kind: string) => run.body.data.insights.find((insight: { kind: string }) => insight.kind === kind);
+      // Groq $0.15 / $0.60 per 1M: 20 × ($0.015 + $0.0003) = $0.306 → £0.2295; OpenRouter $0.03 / $0.17: 20 × ($0.003 + $0.000085)
+      // = $0.0617 → £0.046275. £0.183225 over the trial's 7 days × 30/7 = £0.78525 a month.
+      expect(byKind('cheaper-provider')).toMatchObject({
+        currentCost: '0.229500',
+        counterfactualCost: '0.046275',
+        estimatedMonthlySaving: '0.785250',
+        change: {
+          action: 'key-setting',
+          keyId,
+          settings: { modelOverrides: [{ replace: 'openai/gpt-oss-120b', with: 'openai/gpt-oss-120b', connectionId: openRouter }] },
+          description: 'On key open-weights, send openai/gpt-oss-120b requests through the openrouter connection "openrouter account"',
+        },
+      });
+      expect(byKind('oversized-output-limit').change).toMatchObject({ action: 'key-setting', keyId, settings: { maxOutputTokens: 1024 } });
+
+      for (const kind of ['cheaper-provider', 'oversized-output-limit']) {
+        const applied = await apply(byKind(kind).id, tenant.token);
+        expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+        expect(applied.body.data.appliedAt).not.toBeNull();
+      }
+      const group = await callApi(spendgate.url, 'GET', `/synthetic-group/${tenant.groupId}`, { token: tenant.token });
+      expect(group.body.data.syntheticGroupProviderKeys.find((key: { id: string }) => key.id === keyId).settings).toEqual({
+        timeoutMs: 20_000,
+        maxOutputTokens: 1024,
+        modelOverrides: [{ replace: 'openai/gpt-oss-120b', with: 'openai/gpt-oss-120b', connectionId: openRouter }],
+      });
+      expect((await apply(byKind('cheaper-provider').id, tenant.token)).status).toBe(409);
+      const audit = await db().selectFrom('audit_log').select('action').where('team_id', '=', tenant.teamId).where('target_id', '=', keyId).execute();
+      expect(audit.map((row) => row.action)).toEqual(['key.created', 'key.updated', 'key.updated']);
     });
 
     it('is for team admins: a member is refused, another team answers 404', async () => {
