@@ -3,9 +3,10 @@
  * mode: a team admin whose team has a busy BYOK key on gpt-4o and a key idle for 40 days
  * opens /dashboard/advisor (no tips yet), generates tips — a cheaper model and the idle
  * key, charged £0.03 each on Growth — reads each one's saving, confidence, price and
- * evidence, and applies the idle key's tip in one click (the key is revoked, the tip shows
- * Applied and its realised saving); the opt-in to have its own model word the tips is
- * offered, off by default. Screenshots at 1280 and 390 px in light and dark, with
+ * evidence, applies the model tip in one click (the screen says what changed: the key now
+ * sends gpt-5-mini for gpt-4o, as its settings read back) and the idle key's (the key is
+ * revoked, the tip shows Applied and its realised saving); the opt-in to have its own
+ * model word the tips is offered, off by default. Screenshots at 1280 and 390 px in light and dark, with
  * no sideways scroll and no critical or serious axe-core violation.
  */
 import { randomUUID } from 'node:crypto';
@@ -30,19 +31,23 @@ describe.skipIf(!hasChromium)('the AI advisor’s tips', () => {
     let admin: TeamAdmin;
     let profiles: BrowserProfiles;
     const idleKey = randomUUID();
+    const busyKey = randomUUID();
 
     beforeAll(async () => {
       spendgate = await startSpendgate(mode, `browser-advisor-${mode}`, { consoleDir: suite.consoleDir });
       profiles = browserProfiles(suite.browser, spendgate.url);
       admin = await signUpTeamAdmin(spendgate.url, `advised-${mode}@example.com`, { plan: 'growth' });
       const group = (await callApi(spendgate.url, 'POST', '/synthetic-group', { token: admin.token, body: { name: 'Support bot', description: '', teamId: admin.teamId } })).body.data.id as string;
-      const busyKey = randomUUID();
+      const connection = await callApi(spendgate.url, 'POST', '/provider/connections', {
+        token: admin.token,
+        body: { teamId: admin.teamId, provider: 'openai', name: 'OpenAI', apiKey: 'sk-never-called', baseUrl: 'http://127.0.0.1:9/v1' },
+      });
       const db = spendgate.app.runtime.stores.sql.db;
       const key = (id: string, name: string, createdAt: Date) => ({
         id,
         team_id: admin.teamId,
         group_id: group,
-        connection_id: null,
+        connection_id: connection.body.data.newConnection.id as string,
         kind: 'byok' as const,
         name,
         key_hash: `hash-${id}`,
@@ -85,6 +90,13 @@ describe.skipIf(!hasChromium)('the AI advisor’s tips', () => {
       expect(await modelTip.textContent()).toContain('Charged for this tip£0.03');
       await modelTip.getByText('Evidence').click();
       await expect.poll(() => modelTip.textContent()).toContain('12 requests from');
+      expect(await modelTip.textContent()).toContain('Change: On key backend, send gpt-5-mini when gpt-4o is asked for');
+      await modelTip.getByRole('button', { name: 'Apply: change the key’s settings' }).click();
+      await modelTip.getByText('Applied: On key backend, send gpt-5-mini when gpt-4o is asked for. Gateways apply it to the next request.').waitFor();
+      await modelTip.getByText(/^Applied \d{4}-\d{2}-\d{2}$/).waitFor();
+      const settings = await spendgate.app.runtime.stores.sql.db.selectFrom('issued_keys').select('settings').where('id', '=', busyKey).executeTakeFirstOrThrow();
+      expect(settings.settings).toEqual({ modelOverrides: [{ replace: 'gpt-4o', with: 'gpt-5-mini' }] });
+      await checkPage(page, `advisor-applied-${mode}-1280`);
 
       const idleTip = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Key forgotten has been idle 40 days' }) });
       await idleTip.getByRole('button', { name: 'Apply: revoke the key' }).click();

@@ -96,6 +96,23 @@ describe.skipIf(!hasChromium)('the keys and budgets of a group', () => {
       await row.getByText('Checkout service').waitFor();
       expect(await row.getByRole('cell', { name: 'Never' }).count()).toBe(0);
 
+      // A model override and an output cap set in the key's settings: the next gpt-4o request is sent as gpt-4o-mini, 16 tokens at most.
+      await row.getByRole('button', { name: 'Open settings and budget of Checkout service' }).click();
+      const settings = page.getByRole('form', { name: 'Settings of Checkout service' });
+      await settings.getByLabel('Max output tokens').fill('16');
+      await settings.getByRole('button', { name: 'Add a model override' }).click();
+      const override = settings.getByRole('group', { name: 'Override 1' });
+      await override.getByLabel('Requested model').fill('gpt-4o');
+      await settings.getByRole('button', { name: 'Save settings' }).click();
+      await override.getByText('Name the model to send instead').waitFor();
+      await override.getByLabel('Send instead').fill('gpt-4o-mini');
+      await settings.getByRole('button', { name: 'Save settings' }).click();
+      await settings.getByText('Settings saved. Gateways apply them to the next request.').waitFor();
+      const overridden = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Which model?' }], max_tokens: 100 }).withResponse();
+      expect(overridden.response.headers.get('x-spendgate-route')).toBe('override: gpt-4o -> gpt-4o-mini');
+      expect(fake.requests.at(-1)!.body).toMatchObject({ model: 'gpt-4o-mini', max_tokens: 16 });
+      await row.getByRole('button', { name: 'Close settings and budget of Checkout service' }).click();
+
       // A hard group budget below what is spent: the form's checks, then the next request is refused.
       const budgets = page.getByRole('region', { name: 'Group budgets' });
       await budgets.getByRole('button', { name: 'Add budget' }).click();
@@ -121,7 +138,8 @@ describe.skipIf(!hasChromium)('the keys and budgets of a group', () => {
         for (const theme of THEMES) {
           const shown = await open(`/dashboard/synthetic-groups?group=${tenant.groupId}`, { width, theme });
           await shown.getByRole('button', { name: 'Open settings and budget of Checkout service' }).click();
-          await shown.getByRole('form', { name: 'Settings of Checkout service' }).waitFor();
+          const shownSettings = shown.getByRole('form', { name: 'Settings of Checkout service' });
+          expect(await shownSettings.getByRole('group', { name: 'Override 1' }).getByLabel('Send instead').inputValue()).toBe('gpt-4o-mini');
           await shown.getByRole('article', { name: '£0.000001 daily budget' }).waitFor();
           await shown.getByText('No budget: spend here is not capped.').waitFor();
           await checkPage(shown, `keys-and-budgets-${mode}-${theme}-${width}`);

@@ -61,7 +61,7 @@ export const advisorRoutes =
     );
     api.post(
       '/:id/apply',
-      { schema: { summary: 'Applies an insight’s change in one click (an idle key is revoked; a manual change is marked made) and starts measuring its realised saving', params: InsightParams, response: { 200: answer(AdvisorInsight) } } },
+      { schema: { summary: 'Applies an insight’s change in one click (an idle key is revoked; a model override or output cap is merged into the key’s settings; a manual change is marked made) and starts measuring its realised saving', params: InsightParams, response: { 200: answer(AdvisorInsight) } } },
       async (request) => ok(await services.advisor.apply(signedIn(request).userId, request.params.id)),
     );
   };

@@ -79,7 +79,7 @@ export const groupRoutes =
         ),
       );
     });
-    api.patch('/provider-key/:id', { schema: { summary: 'Rename a key or change its rate limits, timeout and routing', params: KeyParams, body: KeyChanges, response: { 200: answer(IssuedKey) } } }, async (request) =>
+    api.patch('/provider-key/:id', { schema: { summary: 'Rename a key or change its settings: rate limits, timeout, output cap, model overrides and routing', params: KeyParams, body: KeyChanges, response: { 200: answer(IssuedKey) } } }, async (request) =>
       ok(await groups.updateKey(me(request), request.params.id, request.body), 'Key updated'),
     );
     api.delete('/provider-key/:id', { schema: { summary: 'Revoke a key', params: KeyParams, response: { 200: answer(RevokedKey) } } }, async (request) =>
