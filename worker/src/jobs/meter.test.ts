@@ -53,14 +53,14 @@ for (const backend of sqlBackends) {
       expect(rows.every((row) => row.cost_micros === 75n && row.billed_micros === 0n && row.fx_rate_ppm === 750_000n)).toBe(true);
     });
 
-    it('writes the body hash and the output limit asked, and null for an event without them', async () => {
+    it('writes the body hash and the model and output limit asked, and null for an event without them', async () => {
       const meter = createMeterProcessor({ sql });
       const hash = 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9';
-      await meter({ events: [{ ...job('facts-1'), bodyHmac: hash, requestedOutputTokens: 4_096 }, job('facts-2')] });
+      await meter({ events: [{ ...job('facts-1'), bodyHmac: hash, requestedModel: 'gpt-4o', requestedOutputTokens: 4_096 }, job('facts-2')] });
       const rows = (await listUsageEvents(sql.db, TEAM)).filter((row) => row.request_id.startsWith('facts-'));
-      expect(rows.map(({ request_id, body_hmac, requested_output_tokens }) => ({ request_id, body_hmac, requested_output_tokens }))).toEqual([
-        { request_id: 'facts-1', body_hmac: hash, requested_output_tokens: 4_096 },
-        { request_id: 'facts-2', body_hmac: null, requested_output_tokens: null },
+      expect(rows.map(({ request_id, body_hmac, requested_model, requested_output_tokens }) => ({ request_id, body_hmac, requested_model, requested_output_tokens }))).toEqual([
+        { request_id: 'facts-1', body_hmac: hash, requested_model: 'gpt-4o', requested_output_tokens: 4_096 },
+        { request_id: 'facts-2', body_hmac: null, requested_model: null, requested_output_tokens: null },
       ]);
     });
 
