@@ -188,6 +188,7 @@ for (const backend of sqlBackends) {
         route: 'requested; failover: gpt-4o 503 x3 -> claude-haiku-4-5',
         body_hmac: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9',
         requested_output_tokens: 16_384,
+        requested_model: 'gpt-4o "as asked", é',
       };
       expect(await insertUsageEvents(store.db, [given])).toBe(1);
       const stored = await store.db.selectFrom('usage_events').selectAll().where('request_id', '=', given.request_id).executeTakeFirstOrThrow();
