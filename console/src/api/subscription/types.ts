@@ -64,18 +64,6 @@ export interface SetupIntent {
 
 export type InvoiceStatus = 'draft' | 'open' | 'paid' | 'void';
 
-/** One invoice of GET /subscription/billing. */
-export interface Invoice {
-  id: string;
-  number: string;
-  status: InvoiceStatus;
-  periodStart: string;
-  periodEnd: string;
-  currency: 'GBP';
-  totalPence: string;
-  createdAt: string;
-}
-
 export type InvoiceLineKind =
   | 'plan'
   | 'optimised-uplift'
@@ -86,44 +74,82 @@ export type InvoiceLineKind =
   | 'extra-groups'
   | 'extra-seats';
 
+/** The plan a subscription is on. */
+export interface PlanRef {
+  slug: string;
+  name: string;
+}
+
+/** One line of an invoice, or of a period priced so far. */
 export interface InvoiceLine {
-  id: string;
   kind: InvoiceLineKind;
+  /** The team whose usage it counts; null for the plan fee. */
+  teamId: string | null;
+  planSlug: string | null;
+  windowStart: string;
+  windowEnd: string;
   description: string;
-  quantity: string;
-  /** The price of one, when the line has one price (a fee, a key a month). */
-  unitMicros: string | null;
-  amountPence: string;
+  /** Requests, insights, 1 for a plan, or the most extra units live at once. */
+  quantity: number;
+  unitAmountMicros: string | null;
+  amountMicros: string;
+  amountPence: number;
+  /** Requests in it whose cost was unknown: counted, billed nothing. */
+  unpricedRequests: number;
+}
+
+/** One invoice of GET /subscription/billing, newest period first. */
+export interface Invoice {
+  id: string;
+  number: string;
+  status: InvoiceStatus;
+  currency: 'GBP';
+  periodStart: string;
+  periodEnd: string;
+  billedUntil: string;
+  /** The sum of the lines' pence. */
+  totalPence: number;
+  createdAt: string;
+  finalizedAt: string | null;
+  paidAt: string | null;
+  voidedAt: string | null;
+  /** The nightly proof: when it last recounted the invoice and whether every line still equalled what it counts. */
+  proof: { checkedAt: string | null; ok: boolean | null };
 }
 
 /** GET /subscription/invoice/{invoiceId}. */
 export interface InvoiceDetail extends Invoice {
-  lines: InvoiceLine[];
+  lines: (InvoiceLine & {
+    id: string;
+    counts: 'usage-events' | 'advisor-insights' | 'plan-units' | null;
+    itemsUrl: string | null;
+    proof: { foundQuantity: number | null; foundMicros: string | null };
+  })[];
 }
 
-export type AllowanceKind = 'keys' | 'groups' | 'seats' | 'advisor-insights';
-export type RequestFeeKind = 'optimised-uplift' | 'optimised-minimum-fee' | 'byom-routing-fee';
-
-/** One allowance of the plan: what is used, what the plan includes (null: unlimited) and what the rest costs so far. */
-export interface AllowanceUsage {
-  kind: AllowanceKind;
+/** A plan allowance of a team: `included` null is unlimited; `extra` the units past it. */
+export interface Allowance {
   used: number;
   included: number | null;
-  chargeMicros: string;
+  extra: number;
+  canAddMore: boolean;
 }
 
-export interface RequestFeeUsage {
-  kind: RequestFeeKind;
-  requests: string;
-  chargeMicros: string;
+export interface Allowances {
+  seats: Allowance;
+  syntheticGroups: Allowance;
+  optimisedKeys: Allowance;
 }
 
-/** GET /subscription/usage?period=current: this billing period against the plan's allowances. */
+/** GET /subscription/usage?period=current: the billing period priced as its invoice would be, with each team's allowances. */
 export interface SubscriptionUsage {
-  plan: string;
-  periodStart: string;
-  periodEnd: string;
-  allowances: AllowanceUsage[];
-  requestFees: RequestFeeUsage[];
-  totalMicros: string;
+  /** `until`: how far it is counted; `trial`: the free trial, of which nothing is charged. */
+  period: { start: string; end: string; until: string; trial: boolean };
+  plan: PlanRef;
+  status: SubscriptionStatus;
+  charged: boolean;
+  currency: 'GBP';
+  lines: InvoiceLine[];
+  totalPence: number;
+  teams: { teamId: string; name: string; allowances: Allowances }[];
 }

@@ -6,9 +6,9 @@ import { formatMoney, money } from '@spendgate/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { invoiceQuery, invoicesQuery } from '../../api/subscription/queries.ts';
-import type { Invoice, InvoiceLineKind, InvoiceStatus } from '../../api/subscription/types.ts';
+import type { Invoice, InvoiceLine, InvoiceLineKind, InvoiceStatus } from '../../api/subscription/types.ts';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
-import { invoiceCsv, penceToMicros } from './invoice-csv.ts';
+import { invoiceCsv } from './invoice-csv.ts';
 import { billingDate, FAILED_TO_LOAD } from './PlanPanel.tsx';
 
 const STATUS_LABELS: Record<InvoiceStatus, string> = { draft: 'Draft', open: 'Due', paid: 'Paid', void: 'Void' };
@@ -24,7 +24,11 @@ export const LINE_LABELS: Record<InvoiceLineKind, string> = {
   'extra-seats': 'Extra seats',
 };
 
-const pounds = (pence: string) => formatMoney(money(penceToMicros(pence), 'GBP'));
+const MICROS_PER_PENNY = 10_000n;
+
+/** Whole pence as money for people: '£115.73'. */
+export const pounds = (pence: number) => formatMoney(money(BigInt(pence) * MICROS_PER_PENNY, 'GBP'));
+const count = new Intl.NumberFormat('en-GB');
 const period = (invoice: Invoice) => `${billingDate.format(new Date(invoice.periodStart))} – ${billingDate.format(new Date(invoice.periodEnd))}`;
 
 export function InvoicesPanel() {
@@ -76,6 +80,45 @@ function InvoiceRow({ invoice }: { invoice: Invoice }) {
   );
 }
 
+/** Lines with their kind, what they count and their amount, and the total. */
+export function InvoiceLinesTable({ caption, lines, totalPence }: { caption: string; lines: readonly InvoiceLine[]; totalPence: number }) {
+  return (
+    <div className="table-scroll billing-table-scroll">
+      <table className="billing-table">
+        <caption className="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Item</th>
+            <th scope="col">Quantity</th>
+            <th scope="col" className="billing-table__amount">
+              Amount
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {lines.map((line) => (
+            <tr key={`${line.kind} ${line.teamId} ${line.planSlug} ${line.windowStart} ${line.unitAmountMicros}`}>
+              <th scope="row">
+                {LINE_LABELS[line.kind]}
+                <span className="billing-list__sub">{line.description}</span>
+              </th>
+              <td>{count.format(line.quantity)}</td>
+              <td className="billing-table__amount">{pounds(line.amountPence)}</td>
+            </tr>
+          ))}
+        </tbody>
+        <tfoot>
+          <tr>
+            <th scope="row">Total</th>
+            <td />
+            <td className="billing-table__amount">{pounds(totalPence)}</td>
+          </tr>
+        </tfoot>
+      </table>
+    </div>
+  );
+}
+
 function InvoiceLines({ invoiceId }: { invoiceId: string }) {
   const invoice = useQuery(invoiceQuery(invoiceId));
   if (invoice.isPending) return <LoadingState label="Loading the invoice's lines…" />;
@@ -83,37 +126,7 @@ function InvoiceLines({ invoiceId }: { invoiceId: string }) {
   const detail = invoice.data;
   return (
     <>
-      <div className="table-scroll billing-table-scroll">
-        <table className="billing-table">
-          <caption className="visually-hidden">Lines of invoice {detail.number}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Item</th>
-              <th scope="col">Quantity</th>
-              <th scope="col">Amount</th>
-            </tr>
-          </thead>
-          <tbody>
-            {detail.lines.map((line) => (
-              <tr key={line.id}>
-                <th scope="row">
-                  {LINE_LABELS[line.kind]}
-                  <span className="billing-list__sub">{line.description}</span>
-                </th>
-                <td>{line.quantity}</td>
-                <td>{pounds(line.amountPence)}</td>
-              </tr>
-            ))}
-          </tbody>
-          <tfoot>
-            <tr>
-              <th scope="row">Total</th>
-              <td />
-              <td>{pounds(detail.totalPence)}</td>
-            </tr>
-          </tfoot>
-        </table>
-      </div>
+      <InvoiceLinesTable caption={`Lines of invoice ${detail.number}`} lines={detail.lines} totalPence={detail.totalPence} />
       <a className="button button--ghost button--small" download={`${detail.number}.csv`} href={`data:text/csv;charset=utf-8,${encodeURIComponent(invoiceCsv(detail))}`}>
         Download {detail.number} (CSV)
       </a>

@@ -10,7 +10,7 @@ import { act, cleanup, render, screen, waitFor, within } from '@testing-library/
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { apiData } from '../../api/client.ts';
-import type { CurrentSubscription, Invoice, InvoiceDetail, PaymentMethod, Plan, SubscriptionUsage } from '../../api/subscription/types.ts';
+import type { Allowance, CurrentSubscription, Invoice, InvoiceDetail, InvoiceLine, PaymentMethod, Plan, SubscriptionUsage } from '../../api/subscription/types.ts';
 import { saveSession } from '../../shared/session.ts';
 import { jsonResponse, renderInSite } from '../../testing/render.tsx';
 import { invoiceCsv } from './invoice-csv.ts';
@@ -45,40 +45,59 @@ const trialing: CurrentSubscription = { ...active, planId: 'p-dev', plan: 'devel
 const visa: PaymentMethod = { id: 'pm_1', brand: 'visa', last4: '4242', expMonth: 4, expYear: 2030, isDefault: true };
 const mastercard: PaymentMethod = { id: 'pm_2', brand: 'mastercard', last4: '4444', expMonth: 12, expYear: 2031, isDefault: false };
 
+const TEAM = '00000000-0000-4000-8000-0000000000c1';
 const invoice: Invoice = {
-  id: 'inv_1',
-  number: 'SG-2026-0001',
+  id: '00000000-0000-4000-8000-00000000e001',
+  number: 'SG-000001',
   status: 'paid',
+  currency: 'GBP',
   periodStart: '2026-10-01T00:00:00.000Z',
   periodEnd: '2026-11-01T00:00:00.000Z',
-  currency: 'GBP',
-  totalPence: '11573',
+  billedUntil: '2026-11-01T00:00:00.000Z',
+  totalPence: 11573,
   createdAt: '2026-11-01T01:00:00.000Z',
+  finalizedAt: '2026-11-01T02:00:00.000Z',
+  paidAt: '2026-11-01T02:00:05.000Z',
+  voidedAt: null,
+  proof: { checkedAt: '2026-11-02T03:00:00.000Z', ok: true },
 };
+const line = (kind: InvoiceLine['kind'], description: string, quantity: number, unitAmountMicros: string | null, amountPence: number): InvoiceLine => ({
+  kind,
+  teamId: kind === 'plan' ? null : TEAM,
+  planSlug: kind === 'plan' || kind.startsWith('extra') ? 'growth' : null,
+  windowStart: '2026-10-01T00:00:00.000Z',
+  windowEnd: '2026-11-01T00:00:00.000Z',
+  description,
+  quantity,
+  unitAmountMicros,
+  amountMicros: String(BigInt(amountPence) * 10_000n),
+  amountPence,
+  unpricedRequests: 0,
+});
+const lines = [
+  line('plan', 'Growth, 1 Oct – 1 Nov', 1, '99000000', 9900),
+  line('byom-routing-fee', '1,234 requests at £0.001', 1234, '1000', 123),
+  line('extra-seats', '2 seats, "6th and 7th"', 2, '8000000', 1550),
+];
 const invoiceDetail: InvoiceDetail = {
   ...invoice,
-  lines: [
-    { id: 'l1', kind: 'plan', description: 'Growth, 1 Oct – 1 Nov', quantity: '1', unitMicros: '99000000', amountPence: '9900' },
-    { id: 'l2', kind: 'byom-routing-fee', description: '1,234 requests at £0.001', quantity: '1234', unitMicros: '1000', amountPence: '123' },
-    { id: 'l3', kind: 'extra-seats', description: '2 seats, "6th and 7th"', quantity: '2', unitMicros: '8000000', amountPence: '1550' },
-  ],
+  lines: lines.map((each, index) => ({ ...each, id: `00000000-0000-4000-8000-00000000f00${index}`, counts: null, itemsUrl: null, proof: { foundQuantity: null, foundMicros: null } })),
 };
 
+const allowance = (used: number, included: number | null): Allowance => ({ used, included, extra: included === null ? 0 : Math.max(0, used - included), canAddMore: true });
 const usage: SubscriptionUsage = {
-  plan: 'growth',
-  periodStart: '2026-11-01T00:00:00.000Z',
-  periodEnd: '2026-12-01T00:00:00.000Z',
-  allowances: [
-    { kind: 'keys', used: 12, included: 10, chargeMicros: '7500000' },
-    { kind: 'groups', used: 3, included: 5, chargeMicros: '0' },
-    { kind: 'seats', used: 6, included: 5, chargeMicros: '4000000' },
-    { kind: 'advisor-insights', used: 4, included: null, chargeMicros: '0' },
+  period: { start: '2026-11-01T00:00:00.000Z', end: '2026-12-01T00:00:00.000Z', until: NOW.toISOString(), trial: false },
+  plan: { slug: 'growth', name: 'Growth' },
+  status: 'active',
+  charged: true,
+  currency: 'GBP',
+  lines: [
+    { ...line('plan', 'Growth, 1 Nov – 16 Nov', 1, '99000000', 4950), windowStart: '2026-11-01T00:00:00.000Z', windowEnd: NOW.toISOString() },
+    { ...line('optimised-uplift', '1,500 requests', 1500, null, 235), windowStart: '2026-11-01T00:00:00.000Z', windowEnd: NOW.toISOString() },
+    { ...line('advisor-insights', '4 insights at £0.03', 4, '30000', 12), windowStart: '2026-11-01T00:00:00.000Z', windowEnd: NOW.toISOString() },
   ],
-  requestFees: [
-    { kind: 'optimised-uplift', requests: '1500', chargeMicros: '2345678' },
-    { kind: 'byom-routing-fee', requests: '1', chargeMicros: '1000' },
-  ],
-  totalMicros: '13846678',
+  totalPence: 5197,
+  teams: [{ teamId: TEAM, name: 'Core', allowances: { seats: allowance(6, 5), syntheticGroups: allowance(3, 5), optimisedKeys: allowance(12, 10) } }],
 };
 
 const ok = (data: unknown) => jsonResponse(200, { success: true, data, message: 'OK' });
@@ -94,7 +113,7 @@ function stubApi(given: Record<string, Route> = {}) {
     'GET /api/subscription/usage': () => ok(usage),
     'GET /api/subscription/payment-methods': () => ok([visa]),
     'GET /api/subscription/billing': () => ok([invoice]),
-    'GET /api/subscription/invoice/inv_1': () => ok(invoiceDetail),
+    [`GET /api/subscription/invoice/${invoice.id}`]: () => ok(invoiceDetail),
     ...given,
   };
   const fetchMock = vi.fn<typeof fetch>(async (input, init) => {
@@ -144,21 +163,26 @@ describe('the subscription screen', () => {
     expect(panel('Plan').textContent).toContain('£99/month');
     expect(panel('Plan').textContent).toContain('This period runs from 1 Nov 2026 to 1 Dec 2026.');
 
-    const usageRows = await within(panel("This period's usage")).findAllByRole('row');
-    expect(usageRows.map((row) => row.textContent)).toEqual([
-      'ItemUsedCharged so far',
-      'Optimised keys12 of 10 included£7.50',
-      'Synthetic groups3 of 5 included£0.00',
-      'Seats6 of 5 included£4.00',
-      'AI advisor insights4 of unlimited£0.00',
-      'Optimised requests (uplift)1,500 requests£2.345678',
-      'BYOM routing fees1 request£0.001',
-      'Total£13.846678',
+    const charges = await within(panel("This period's usage")).findByRole('table', { name: "This period's charges so far" });
+    expect(within(charges).getAllByRole('row').map((row) => row.textContent)).toEqual([
+      'ItemQuantityAmount',
+      'PlanGrowth, 1 Nov – 16 Nov1£49.50',
+      'Optimised requests1,500 requests1,500£2.35',
+      'AI advisor insights4 insights at £0.034£0.12',
+      'Total£51.97',
+    ]);
+    expect(panel("This period's usage").textContent).toContain('This period: 1 Nov 2026 – 1 Dec 2026. So far: £51.97.');
+    const allowances = within(panel("This period's usage")).getByRole('table', { name: 'Core: allowances' });
+    expect(within(allowances).getAllByRole('row').map((row) => row.textContent)).toEqual([
+      'AllowanceUsed now',
+      'Optimised keys12 of 10 included, 2 extra',
+      'Synthetic groups3 of 5 included',
+      'Seats6 of 5 included, 1 extra',
     ]);
     expect(await within(panel('Payment methods')).findByText('Visa ending 4242')).toBeTruthy();
     expect(panel('Payment methods').textContent).toContain('expires 04/2030');
     expect(panel('Payment methods').textContent).toContain('Default');
-    expect(await within(panel('Invoices')).findByText('SG-2026-0001')).toBeTruthy();
+    expect(await within(panel('Invoices')).findByText('SG-000001')).toBeTruthy();
     expect(panel('Invoices').textContent).toContain('£115.73');
     expect(panel('Invoices').textContent).toContain('Paid');
   });
@@ -293,17 +317,17 @@ describe('the subscription screen', () => {
   it("opens an invoice's lines and offers them as CSV", async () => {
     stubApi();
     await renderInSite(<SubscriptionScreen />);
-    await userEvent.click(await within(panel('Invoices')).findByRole('button', { name: 'Show lines of SG-2026-0001' }));
-    const table = await within(panel('Invoices')).findByRole('table', { name: 'Lines of invoice SG-2026-0001' });
+    await userEvent.click(await within(panel('Invoices')).findByRole('button', { name: 'Show lines of SG-000001' }));
+    const table = await within(panel('Invoices')).findByRole('table', { name: 'Lines of invoice SG-000001' });
     expect(within(table).getAllByRole('row').map((row) => row.textContent)).toEqual([
       'ItemQuantityAmount',
       'PlanGrowth, 1 Oct – 1 Nov1£99.00',
-      'BYOM routing fees1,234 requests at £0.0011234£1.23',
+      'BYOM routing fees1,234 requests at £0.0011,234£1.23',
       'Extra seats2 seats, "6th and 7th"2£15.50',
       'Total£115.73',
     ]);
-    const download = within(panel('Invoices')).getByRole('link', { name: 'Download SG-2026-0001 (CSV)' });
-    expect(download.getAttribute('download')).toBe('SG-2026-0001.csv');
+    const download = within(panel('Invoices')).getByRole('link', { name: 'Download SG-000001 (CSV)' });
+    expect(download.getAttribute('download')).toBe('SG-000001.csv');
     expect(decodeURIComponent(download.getAttribute('href')!.replace('data:text/csv;charset=utf-8,', ''))).toBe(invoiceCsv(invoiceDetail));
   });
 });
@@ -311,11 +335,11 @@ describe('the subscription screen', () => {
 describe('the invoice CSV', () => {
   it('has a row per line and the total, in pounds, quoting what needs it', () => {
     expect(invoiceCsv(invoiceDetail).split('\r\n')).toEqual([
-      'Invoice,Period start,Period end,Kind,Description,Quantity,Unit price (GBP),Amount (GBP)',
-      'SG-2026-0001,2026-10-01T00:00:00.000Z,2026-11-01T00:00:00.000Z,plan,"Growth, 1 Oct – 1 Nov",1,99.000000,99.00',
-      'SG-2026-0001,2026-10-01T00:00:00.000Z,2026-11-01T00:00:00.000Z,byom-routing-fee,"1,234 requests at £0.001",1234,0.001000,1.23',
-      'SG-2026-0001,2026-10-01T00:00:00.000Z,2026-11-01T00:00:00.000Z,extra-seats,"2 seats, ""6th and 7th""",2,8.000000,15.50',
-      'SG-2026-0001,2026-10-01T00:00:00.000Z,2026-11-01T00:00:00.000Z,total,Total,,,115.73',
+      'Invoice,From,To,Kind,Description,Quantity,Unit price (GBP),Amount (GBP)',
+      'SG-000001,2026-10-01T00:00:00.000Z,2026-11-01T00:00:00.000Z,plan,"Growth, 1 Oct – 1 Nov",1,99.000000,99.00',
+      'SG-000001,2026-10-01T00:00:00.000Z,2026-11-01T00:00:00.000Z,byom-routing-fee,"1,234 requests at £0.001",1234,0.001000,1.23',
+      'SG-000001,2026-10-01T00:00:00.000Z,2026-11-01T00:00:00.000Z,extra-seats,"2 seats, ""6th and 7th""",2,8.000000,15.50',
+      'SG-000001,2026-10-01T00:00:00.000Z,2026-11-01T00:00:00.000Z,total,Total,,,115.73',
       '',
     ]);
   });

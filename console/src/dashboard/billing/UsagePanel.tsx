@@ -1,30 +1,24 @@
 /**
- * This billing period's usage against the plan's allowances (GET usage?period=current):
- * optimised keys, groups, seats and AI advisor insights used of those included, what
- * the ones beyond cost so far; the per-request fees (optimised, BYOM); the total so far.
+ * This billing period's usage (GET usage?period=current), priced as its invoice would be:
+ * a line per charge (plan fee, optimised uplift and minimum fees, BYOM routing fees,
+ * advisor insights, extra keys, groups and seats) and the total so far; then each team's
+ * allowances: seats, synthetic groups and optimised keys used of those included.
  */
-import { formatMoney, money } from '@spendgate/core';
 import { useQuery } from '@tanstack/react-query';
 import { usageQuery } from '../../api/subscription/queries.ts';
-import type { AllowanceKind, RequestFeeKind, SubscriptionUsage } from '../../api/subscription/types.ts';
+import type { Allowance, Allowances, SubscriptionUsage } from '../../api/subscription/types.ts';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
+import { InvoiceLinesTable, pounds } from './InvoicesPanel.tsx';
 import { billingDate, FAILED_TO_LOAD } from './PlanPanel.tsx';
 
-const ALLOWANCE_LABELS: Record<AllowanceKind, string> = {
-  keys: 'Optimised keys',
-  groups: 'Synthetic groups',
-  seats: 'Seats',
-  'advisor-insights': 'AI advisor insights',
-};
+const ALLOWANCE_LABELS: Record<keyof Allowances, string> = { optimisedKeys: 'Optimised keys', syntheticGroups: 'Synthetic groups', seats: 'Seats' };
 
-const FEE_LABELS: Record<RequestFeeKind, string> = {
-  'optimised-uplift': 'Optimised requests (uplift)',
-  'optimised-minimum-fee': 'Optimised minimum fees (under 100 tokens)',
-  'byom-routing-fee': 'BYOM routing fees',
-};
-
-const gbp = (micros: string) => formatMoney(money(BigInt(micros), 'GBP'));
 const count = new Intl.NumberFormat('en-GB');
+
+function allowanceText({ used, included, extra }: Allowance): string {
+  if (included === null) return `${count.format(used)} (unlimited)`;
+  return `${count.format(used)} of ${count.format(included)} included${extra > 0 ? `, ${count.format(extra)} extra` : ''}`;
+}
 
 export function UsagePanel() {
   const usage = useQuery(usageQuery());
@@ -38,59 +32,46 @@ export function UsagePanel() {
       ) : usage.isError ? (
         <ErrorState title={FAILED_TO_LOAD} error={usage.error} onRetry={() => usage.refetch()} retrying={usage.isRefetching} />
       ) : (
-        <UsageTable usage={usage.data} />
+        <UsageDetails usage={usage.data} />
       )}
     </section>
   );
 }
 
-function UsageTable({ usage }: { usage: SubscriptionUsage }) {
-  const empty = usage.allowances.every((allowance) => allowance.used === 0) && usage.requestFees.every((fee) => BigInt(fee.requests) === 0n);
+function UsageDetails({ usage }: { usage: SubscriptionUsage }) {
+  const { period } = usage;
   return (
     <>
       <p className="settings-panel__text">
-        {billingDate.format(new Date(usage.periodStart))} – {billingDate.format(new Date(usage.periodEnd))}.{' '}
-        {empty ? 'Nothing used yet this period.' : `So far: ${gbp(usage.totalMicros)} beyond the plan's fee.`}
+        {period.trial ? 'Your free trial' : 'This period'}: {billingDate.format(new Date(period.start))} – {billingDate.format(new Date(period.end))}.{' '}
+        {usage.charged ? `So far: ${pounds(usage.totalPence)}.` : `Nothing is charged for it (so far it would be ${pounds(usage.totalPence)}).`}
       </p>
-      <div className="table-scroll billing-table-scroll">
-        <table className="billing-table">
-          <caption className="visually-hidden">Usage against the plan's allowances</caption>
-          <thead>
-            <tr>
-              <th scope="col">Item</th>
-              <th scope="col">Used</th>
-              <th scope="col">Charged so far</th>
-            </tr>
-          </thead>
-          <tbody>
-            {usage.allowances.map((allowance) => (
-              <tr key={allowance.kind}>
-                <th scope="row">{ALLOWANCE_LABELS[allowance.kind]}</th>
-                <td>
-                  {count.format(allowance.used)} of {allowance.included === null ? 'unlimited' : `${count.format(allowance.included)} included`}
-                </td>
-                <td>{gbp(allowance.chargeMicros)}</td>
+      {usage.lines.length === 0 ? (
+        <p className="settings-panel__text">Nothing used yet this period.</p>
+      ) : (
+        <InvoiceLinesTable caption="This period's charges so far" lines={usage.lines} totalPence={usage.totalPence} />
+      )}
+      {usage.teams.map((team) => (
+        <div key={team.teamId} className="table-scroll billing-table-scroll">
+          <table className="billing-table">
+            <caption className="billing-table__caption">{team.name}: allowances</caption>
+            <thead>
+              <tr>
+                <th scope="col">Allowance</th>
+                <th scope="col">Used now</th>
               </tr>
-            ))}
-            {usage.requestFees.map((fee) => (
-              <tr key={fee.kind}>
-                <th scope="row">{FEE_LABELS[fee.kind]}</th>
-                <td>
-                  {count.format(BigInt(fee.requests))} request{fee.requests === '1' ? '' : 's'}
-                </td>
-                <td>{gbp(fee.chargeMicros)}</td>
-              </tr>
-            ))}
-          </tbody>
-          <tfoot>
-            <tr>
-              <th scope="row">Total</th>
-              <td />
-              <td>{gbp(usage.totalMicros)}</td>
-            </tr>
-          </tfoot>
-        </table>
-      </div>
+            </thead>
+            <tbody>
+              {(Object.keys(ALLOWANCE_LABELS) as (keyof Allowances)[]).map((kind) => (
+                <tr key={kind}>
+                  <th scope="row">{ALLOWANCE_LABELS[kind]}</th>
+                  <td>{allowanceText(team.allowances[kind])}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ))}
     </>
   );
 }

@@ -1,15 +1,13 @@
 /**
  * An invoice as CSV, the download the subscription screen offers: one row per line
- * (kind, description, quantity, unit price, amount) and a total row, amounts in pounds
+ * (its window, kind, description, quantity, unit price, amount) and a total row, amounts in pounds
  * with exact decimals, so a spreadsheet sums the lines to the total.
  */
 import { microsToDecimalString } from '@spendgate/core';
 import type { InvoiceDetail } from '../../api/subscription/types.ts';
 
-const MICROS_PER_PENNY = 10_000n;
-
-/** Whole pence as pounds with two decimals ("-1234" → "-12.34"). */
-function pounds(pence: string): string {
+/** Whole pence as pounds with two decimals (-1234 → "-12.34"). */
+function pounds(pence: number): string {
   const amount = BigInt(pence);
   const magnitude = amount < 0n ? -amount : amount;
   return `${amount < 0n ? '-' : ''}${magnitude / 100n}.${(magnitude % 100n).toString().padStart(2, '0')}`;
@@ -21,21 +19,18 @@ function cell(value: string): string {
 
 export function invoiceCsv(invoice: InvoiceDetail): string {
   const rows = [
-    ['Invoice', 'Period start', 'Period end', 'Kind', 'Description', 'Quantity', `Unit price (${invoice.currency})`, `Amount (${invoice.currency})`],
+    ['Invoice', 'From', 'To', 'Kind', 'Description', 'Quantity', `Unit price (${invoice.currency})`, `Amount (${invoice.currency})`],
     ...invoice.lines.map((line) => [
       invoice.number,
-      invoice.periodStart,
-      invoice.periodEnd,
+      line.windowStart,
+      line.windowEnd,
       line.kind,
       line.description,
-      line.quantity,
-      line.unitMicros === null ? '' : microsToDecimalString(BigInt(line.unitMicros)),
+      String(line.quantity),
+      line.unitAmountMicros === null ? '' : microsToDecimalString(BigInt(line.unitAmountMicros)),
       pounds(line.amountPence),
     ]),
     [invoice.number, invoice.periodStart, invoice.periodEnd, 'total', 'Total', '', '', pounds(invoice.totalPence)],
   ];
   return `${rows.map((row) => row.map(cell).join(',')).join('\r\n')}\r\n`;
 }
-
-/** Pence as micro-units, for formatMoney. */
-export const penceToMicros = (pence: string): bigint => BigInt(pence) * MICROS_PER_PENNY;
