@@ -201,4 +201,11 @@ export {
   unmetNeed,
 } from './routing/policy.ts';
 export { MODEL_PROFILES, type ModelFeatures, type ModelProfile, maxOutputTokensOf, modelProfile, type QualityTier } from './routing/profiles.ts';
+export {
+  type SubscriptionAccess,
+  type SubscriptionState,
+  type SubscriptionStatus,
+  statusAt,
+  subscriptionAccess,
+} from './subscription-access.ts';
 export { addUsage, emptyUsage, plainUsage, totalTokens, type Usage, validateUsage } from './usage.ts';

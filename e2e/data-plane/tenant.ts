@@ -11,8 +11,9 @@ export interface Tenant {
   groupId: string;
 }
 
-export async function signUpTeam(base: string, email: string): Promise<Tenant> {
-  const { token } = await signUp(base, email, { password: 'a long and unusual passphrase', name: 'Data plane' });
+/** Signs up (on the plan of `planId`, else the free trial) and creates a team with one group. */
+export async function signUpTeam(base: string, email: string, options: { planId?: string } = {}): Promise<Tenant> {
+  const { token } = await signUp(base, email, { password: 'a long and unusual passphrase', name: 'Data plane', ...options });
   const team = await callApi(base, 'POST', '/team/', { token, body: { name: 'Platform', description: '' } });
   const group = await callApi(base, 'POST', '/synthetic-group', {
     token,

@@ -58,6 +58,8 @@ export interface StartOptions {
   logStream?: NodeJS.WritableStream;
   /** Resolves connections' host names instead of the system (a fake DNS). */
   resolveHost?: (hostname: string) => Promise<string[]>;
+  /** The clock trials and subscriptions are read on (e.g. to move past a trial's end). */
+  clock?: () => Date;
 }
 
 const running = new Map<string, RunningSpendgate>();
@@ -89,6 +91,7 @@ export async function startSpendgate(mode: TestMode, name: string, options: Star
     redisPrefix,
     ...(options.logStream ? { logStream: options.logStream } : {}),
     ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   // The scaled mode's worker runs apart from the gateway, as `npm run worker` does.
   const worker = mode === 'scaled' ? await startWorker(config, { sql, redisPrefix }) : undefined;

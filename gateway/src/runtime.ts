@@ -21,6 +21,8 @@ export interface RuntimeOptions extends StoreOptions {
   catalog?: PriceCatalog;
   /** Resolves the host names of teams' connections (default: the system's resolver; tests fake DNS). */
   resolveHost?: HostResolver;
+  /** The clock trials and subscriptions are read on (default: the system's); tests set it to move past a trial's end. */
+  clock?: () => Date;
 }
 
 export async function createRuntime(config: Config, options: RuntimeOptions & { log: FastifyBaseLogger }) {
@@ -55,7 +57,15 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
   const keyCache = await stores.createKeyCache<Principal>({ maxEntries: 10_000, ttlMs: 60_000 });
   const outbox = createUsageOutbox({ sql: stores.sql, queue: stores.queue, log: options.log });
   outbox.start();
-  const metering = createMetering({ ...stores, outbox, catalog, log: options.log, hashBodies: createBodyHasher(envelope) });
+  const metering = createMetering({
+    ...stores,
+    outbox,
+    catalog,
+    log: options.log,
+    hashBodies: createBodyHasher(envelope),
+    subscriptionUrl: `${config.publicUrl}/dashboard/settings/subscription`,
+    ...(options.clock ? { now: options.clock } : {}),
+  });
   const capture = createPromptCapture({ sql: stores.sql, envelope, log: options.log });
   const upstreams = createUpstreamResolver({ optimisedUpstreams: config.optimisedUpstreams, catalog });
   const circuitNews = await stores.createBroadcast<CircuitNews>('upstream-health');
@@ -74,6 +84,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
       keyCache,
       catalog,
       outbound,
+      ...(options.clock ? { now: options.clock } : {}),
     }),
     principals: createPrincipalService({ sql: stores.sql, envelope, cache: keyCache, outbound, captureRetentionDays: config.promptCaptureRetentionDays }),
     catalog,

@@ -3,6 +3,7 @@
 import { type Config, createEnvelope, createLogger, createOutboundGuard, type JobPayloads, openStores, type StoreOptions, type Stores } from '@spendgate/store';
 import { registerJobs } from './jobs/registry.ts';
 
+export { createInvoiceBuildProcessor } from './jobs/invoice-build.ts';
 export { registerJobs } from './jobs/registry.ts';
 export { createStripeClient, stripeIdempotencyKey, verifyStripeWebhook } from './payments/stripe.ts';
 

@@ -67,6 +67,113 @@ export const CodeVerified = z.union([
   z.strictObject({ verified: z.boolean(), token: z.string(), user: PublicUser }),
 ]);
 
+// Subscriptions, usage against the plan, invoices
+
+const SubscriptionStatus = z.enum(['trialing', 'active', 'past_due', 'paused', 'canceled']);
+const PlanRef = z.strictObject({ slug: z.enum(['free-trial', 'developers', 'growth', 'enterprise']), name: z.string() });
+const InvoiceLineKind = z.enum(['plan', 'optimised-uplift', 'optimised-minimum-fee', 'byom-routing-fee', 'advisor-insights', 'extra-keys', 'extra-groups', 'extra-seats']);
+/** What a team uses of a plan allowance; `included` null: unlimited; `canAddMore`: within it, or past it on a subscription that charges extras. */
+const Allowance = z.strictObject({ used: z.number().int(), included: z.number().int().nullable(), extra: z.number().int(), canAddMore: z.boolean() });
+const Allowances = z.strictObject({ seats: Allowance, syntheticGroups: Allowance, optimisedKeys: Allowance });
+
+/** What a team may do now under the subscription that pays for it. */
+export const SubscriptionAccess = z.strictObject({
+  teamId: z.guid(),
+  plan: PlanRef,
+  /** In force now: a trial past its end reads active (billing started) or paused (no payment method). */
+  status: SubscriptionStatus,
+  trialEnd: Timestamp.nullable(),
+  trialDaysLeft: z.number().int().nullable(),
+  hasPaymentMethod: z.boolean(),
+  /** Whether the caller's own account pays for the team (else its creator's does). */
+  paidByYou: z.boolean(),
+  /** Which key kinds the data plane serves: BYOK always; optimised and BYOM while the subscription is trialing, active or past due. */
+  keys: z.strictObject({ byok: z.boolean(), optimised: z.boolean(), byom: z.boolean() }),
+  /** Why optimised and BYOM keys are stopped (the 402 `payment_required` they answer says the same); null when they are not. */
+  stoppedBecause: z.string().nullable(),
+  allowances: Allowances,
+  lookBackDays: z.number().int().nullable(),
+  alertChannels: z.array(z.enum(['email', 'slack', 'teams', 'sms'])),
+  /** The console screen where the plan is chosen and a payment method added. */
+  subscriptionPath: z.string(),
+});
+
+/** One line of an invoice (or of a period priced so far): amounts in GBP micros as integer strings and whole pence. */
+const InvoiceLineFields = {
+  kind: InvoiceLineKind,
+  /** The team whose usage it counts; null for the plan fee. */
+  teamId: z.guid().nullable(),
+  /** The plan whose price it charges (plan fee, extra units); null for usage billed per event. */
+  planSlug: z.string().nullable(),
+  windowStart: Timestamp,
+  windowEnd: Timestamp,
+  description: z.string(),
+  /** Requests, insights, 1 for a plan, or the most extra units live at once. */
+  quantity: z.number().int(),
+  unitAmountMicros: z.string().nullable(),
+  amountMicros: z.string(),
+  amountPence: z.number().int(),
+  /** Requests in it whose cost was unknown: counted, billed nothing. */
+  unpricedRequests: z.number().int(),
+};
+
+/** A billing period's usage priced as its invoice would be. */
+export const SubscriptionUsage = z.strictObject({
+  /** The period, and how far it is counted (now, or its end); `trial`: the free trial, of which nothing is charged. */
+  period: z.strictObject({ start: Timestamp, end: Timestamp, until: Timestamp, trial: z.boolean() }),
+  plan: PlanRef,
+  status: SubscriptionStatus,
+  charged: z.boolean(),
+  currency: z.literal('GBP'),
+  lines: z.array(z.strictObject(InvoiceLineFields)),
+  totalPence: z.number().int(),
+  /** Each team the subscription pays for, with its allowances used now. */
+  teams: z.array(z.strictObject({ teamId: z.guid(), name: z.string(), allowances: Allowances })),
+});
+
+export const Invoice = z.strictObject({
+  id: z.guid(),
+  /** SG-000001 and on. */
+  number: z.string(),
+  status: z.enum(['draft', 'open', 'paid', 'void']),
+  currency: z.literal('GBP'),
+  periodStart: Timestamp,
+  periodEnd: Timestamp,
+  /** Where billing stopped: the period's end, or an immediate cancellation. */
+  billedUntil: Timestamp,
+  /** The sum of the lines' pence. */
+  totalPence: z.number().int(),
+  createdAt: Timestamp,
+  finalizedAt: Timestamp.nullable(),
+  paidAt: Timestamp.nullable(),
+  voidedAt: Timestamp.nullable(),
+  /** The nightly proof: when it last recounted the invoice, and whether every line still equalled what it counts (null: not yet). */
+  proof: z.strictObject({ checkedAt: Timestamp.nullable(), ok: z.boolean().nullable() }),
+});
+
+export const InvoiceDetail = Invoice.extend({
+  lines: z.array(
+    z.strictObject({
+      id: z.guid(),
+      ...InvoiceLineFields,
+      /** What its items are; null for a plan fee, which is the plan in force over its window. */
+      counts: z.enum(['usage-events', 'advisor-insights', 'plan-units']).nullable(),
+      /** Where to read them, a page at a time. */
+      itemsUrl: z.string().nullable(),
+      /** What the last proof counted for the line (null: not proved yet). */
+      proof: z.strictObject({ foundQuantity: z.number().int().nullable(), foundMicros: z.string().nullable() }),
+    }),
+  ),
+});
+
+/** A page of what an invoice line counts: usage events (id: the request id), advisor insights, or units (a seat's user, a group, a key) live from `at` to `until`. */
+export const InvoiceLineItems = z.strictObject({
+  lineId: z.guid(),
+  counts: z.enum(['usage-events', 'advisor-insights', 'plan-units']).nullable(),
+  items: z.array(z.strictObject({ id: z.string(), at: Timestamp, until: Timestamp.nullable(), amountMicros: z.string().nullable(), detail: z.string() })),
+  nextCursor: z.string().nullable(),
+});
+
 // Site: plans, FAQs, the contact form
 
 export const Plan = z.strictObject({

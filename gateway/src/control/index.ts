@@ -25,6 +25,7 @@ import { createPlanService } from './plans.ts';
 import { createPricingService } from './price-overrides.ts';
 import { createPromptCaptureService } from './prompt-captures.ts';
 import { createSiteContentService } from './site-content.ts';
+import { createSubscriptionService } from './subscriptions.ts';
 import { createTeamService } from './teams.ts';
 import { createUsageService } from './usage.ts';
 import { createRequestLog } from './request-log.ts';
@@ -41,9 +42,12 @@ export async function createControlPlaneServices(deps: {
   ledger: Pick<SpendLedger, 'read'>;
   catalog: PriceCatalog;
   outbound: OutboundGuard;
+  /** The clock trials and subscriptions are read on (tests set it). */
+  now?: () => Date;
 }) {
   const { config, sql } = deps;
-  const plans = createPlanService({ sql });
+  const clock = deps.now ? { now: deps.now } : {};
+  const plans = createPlanService({ sql, ...clock });
   await plans.seedPlans();
   const access = createAccess({ sql });
   const mailer = createMailer({ sql, queue: deps.queue });
@@ -90,6 +94,7 @@ export async function createControlPlaneServices(deps: {
     budgets: createBudgetService({ sql, access, ledger: deps.ledger, keyCache: deps.keyCache }),
     alerts: createAlertService({ sql, access, plans, envelope: deps.envelope, outbound: deps.outbound, queue: deps.queue }),
     site: createSiteContentService({ sql }),
+    subscriptions: createSubscriptionService({ sql, access, keyCache: deps.keyCache, ...clock }),
     demo: createDemoService({ sql, queue: deps.queue, catalog: deps.catalog }),
     payments: createPaymentService({ sql, queue: deps.queue, stripe: config.stripe }),
   };

@@ -9,7 +9,22 @@
  * (the store keeps every unit's span; the invoice prices them) and a trial (no card)
  * refuses with a message naming the allowance.
  */
-import { FREE_TRIAL_DAYS, formatMoney, money, PLANS, PlanLimitError, type PlanSlug, type PlanTerms, planTerms, seatMonthlyMicros } from '@spendgate/core';
+import {
+  FREE_TRIAL_DAYS,
+  formatMoney,
+  microsToDecimalString,
+  money,
+  PLANS,
+  PlanLimitError,
+  type PlanSlug,
+  type PlanTerms,
+  planTerms,
+  type SubscriptionState,
+  type SubscriptionStatus,
+  seatMonthlyMicros,
+  statusAt,
+  subscriptionAccess,
+} from '@spendgate/core';
 import {
   countPendingTeamInvitations,
   countTeamGroups,
@@ -21,7 +36,6 @@ import {
   listSubscriptionPlans,
   type PlanUnitKind,
   type SqlStore,
-  type SubscriptionStatus,
   upsertSubscription,
   upsertSubscriptionPlans,
   writeAudit,
@@ -80,6 +94,16 @@ export function planFeatures(terms: PlanTerms): string[] {
   return terms.slug === 'enterprise' ? [...features, ...ENTERPRISE_ONLY] : features;
 }
 
+/** A stored subscription as core's access rule reads it. */
+export function subscriptionState(subscription: { plan_slug: string; status: SubscriptionStatus; trial_end: Date | null; has_payment_method: boolean }): SubscriptionState {
+  return {
+    planSlug: subscription.plan_slug as PlanSlug,
+    status: subscription.status,
+    trialEnd: subscription.trial_end,
+    hasPaymentMethod: subscription.has_payment_method,
+  };
+}
+
 export interface SubscriptionSummary {
   plan: PlanSlug;
   status: SubscriptionStatus;
@@ -120,10 +144,11 @@ export function createPlanService(deps: { sql: SqlStore; now?: () => Date }) {
   const { db } = deps.sql;
   const now = deps.now ?? (() => new Date());
 
+  /** The team's plan, and whether it pays for units beyond the plan's allowance now (core's subscriptionAccess). */
   async function teamPlan(trx: Db, teamId: string) {
     const subscription = await findTeamSubscription(trx, teamId);
     const slug = (subscription?.plan_slug ?? 'free-trial') as PlanSlug;
-    const paying = subscription?.status === 'active';
+    const paying = subscription ? subscriptionAccess(subscriptionState(subscription), now()).chargesExtras : false;
     return { terms: planTerms(slug), paying };
   }
 
@@ -148,16 +173,24 @@ export function createPlanService(deps: { sql: SqlStore; now?: () => Date }) {
       );
     },
 
+    /** The plans as core's table has them now, with the id and creation time each was stored under. */
     async listPlans() {
-      return (await listSubscriptionPlans(db)).map((plan) => ({
-        id: plan.id,
-        name: plan.name,
-        slug: plan.slug,
-        description: plan.description,
-        price: plan.price_micros === null ? null : Number(plan.price_micros) / 1_000_000,
-        features: plan.features,
-        createdAt: plan.created_at,
-      }));
+      const stored = new Map((await listSubscriptionPlans(db)).map((plan) => [plan.slug, plan]));
+      return PLANS.flatMap((terms) => {
+        const plan = stored.get(terms.slug);
+        if (!plan) return [];
+        return [
+          {
+            id: plan.id,
+            name: terms.name,
+            slug: terms.slug,
+            description: DESCRIPTIONS[terms.slug],
+            price: terms.monthlyPriceMicros === null ? null : Number(microsToDecimalString(terms.monthlyPriceMicros)),
+            features: planFeatures(terms),
+            createdAt: plan.created_at,
+          },
+        ];
+      });
     },
 
     /** Starts the 60-day trial of a plan (no card). */
@@ -173,12 +206,12 @@ export function createPlanService(deps: { sql: SqlStore; now?: () => Date }) {
     async summary(userId: string): Promise<SubscriptionSummary | null> {
       const subscription = await findSubscription(db, userId);
       if (!subscription) return null;
-      const trialEnd = subscription.trial_end ? new Date(subscription.trial_end) : null;
+      const status = statusAt(subscriptionState(subscription), now());
       return {
         plan: subscription.plan_slug as PlanSlug,
-        status: subscription.status,
-        trialEnd: trialEnd?.toISOString() ?? null,
-        isTrialing: subscription.status === 'trialing' && trialEnd !== null && trialEnd > now(),
+        status,
+        trialEnd: subscription.trial_end?.toISOString() ?? null,
+        isTrialing: status === 'trialing',
       };
     },
 

@@ -25,6 +25,7 @@ import {AppError,
   type PriceCatalog,
   plainUsage,
   priceRequest,
+  subscriptionAccess,
   type RequestCost,
   type RequestToPrice,TooManyRequestsError, 
   totalTokens,
@@ -192,7 +193,12 @@ export function createMetering(deps: {
   catalog: PriceCatalog;
   log: FastifyBaseLogger;
   hashBodies: BodyHasher;
+  /** Where an account adds a payment method (the console's subscription screen), named in a 402 `payment_required`. */
+  subscriptionUrl: string;
+  /** The clock the subscription's access rule reads (trial ends); tests set it. */
+  now?: () => Date;
 }) {
+  const now = deps.now ?? (() => new Date());
   let queueBackoffUntil = 0;
   /** Bookkeeping of recorded requests still under way. */
   const inFlight = new Set<Promise<void>>();
@@ -284,6 +290,17 @@ export function createMetering(deps: {
     if (gathering.events.length >= MAX_BATCH) sendGathered();
   }
 
+  /**
+   * The subscription's access rule (core's subscriptionAccess), from the cached
+   * principal: after a trial that ended without a payment method, or a cancellation,
+   * optimised and BYOM keys get 402 `payment_required` saying why; BYOK keys go on.
+   */
+  const refuseStoppedKey = (principal: Principal) => {
+    if (!principal.subscription) return;
+    const access = subscriptionAccess(principal.subscription, now());
+    if (!access.keys[principal.kind]) throw new AppError(402, 'payment_required', `${access.stoppedBecause} Add a payment method at ${deps.subscriptionUrl}`);
+  };
+
   /** The team's own prices when they price the model, else the list prices. */
   const pricesFor = (principal: Principal, provider: string, model: string, at: Date): PriceCatalog => {
     const overrides = principal.priceOverrides;
@@ -304,7 +321,8 @@ export function createMetering(deps: {
     /**
      * Counts the request on the key's rate limits and reserves its worst-case spend (GBP)
      * on every budget that applies, and answers what is left on the tightest hard one.
-     * Throws the refusal: 429 over a rate limit; 400 for an unpriced model the team
+     * Throws the refusal: 402 `payment_required` for an optimised or BYOM key whose
+     * subscription has stopped them; 429 over a rate limit; 400 for an unpriced model the team
      * forbids; 402 when a hard budget applies and a candidate model has no price (its cost
      * could not be bounded), or when not even `MIN_ANSWER_TOKENS` of output fit.
      *
@@ -320,6 +338,7 @@ export function createMetering(deps: {
      */
     async admit(request: MeteredRequest, estimate: AdmissionEstimate): Promise<Admission> {
       const { principal, startedAt } = request;
+      refuseStoppedKey(principal);
       const rateHeaders = await admitRate(principal, estimate.promptTokens);
       for (const { provider, model } of estimate.candidates) {
         if (!principal.allowUnpricedModels && !hasPrice(principal, provider, model, startedAt)) {

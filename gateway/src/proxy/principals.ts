@@ -4,7 +4,18 @@
  * allow-list), cached in-process by key hash. A warm request never
  * touches the database; a revoked key is dropped from every gateway via the cache.
  */
-import { type Budget, type KeySettings, type ModelOverride, type ModelPrice, PLANS, type PlanTerms, type PriceCatalog, planTerms } from '@spendgate/core';
+import {
+  type Budget,
+  type KeySettings,
+  type ModelOverride,
+  type ModelPrice,
+  PLANS,
+  type PlanSlug,
+  type PlanTerms,
+  type PriceCatalog,
+  planTerms,
+  type SubscriptionState,
+} from '@spendgate/core';
 import type { Envelope, KeyCache, KeyKind, KeyPrincipalRow, OutboundGuard, SqlStore } from '@spendgate/store';
 import { findConnectionsWithSecrets, findKeyPrincipal, listBudgetsForKey, listPriceOverrides } from '@spendgate/store';
 import type { CaptureTerms } from '../capture/prompt-capture.ts';
@@ -20,6 +31,8 @@ export interface Principal {
   kind: KeyKind;
   /** The terms of the team's plan (billing rules, limits). */
   plan: PlanTerms;
+  /** The subscription that pays for the team, as admission's access rule reads it (null: none). */
+  subscription: SubscriptionState | null;
   /** The team's own prices, as a one-version catalog consulted before list prices. */
   priceOverrides: PriceCatalog | undefined;
   /** Whether the team lets requests for models without a price through. */
@@ -129,6 +142,10 @@ export function createPrincipalService(deps: {
       groupId: row.groupId,
       kind: row.kind,
       plan,
+      subscription:
+        row.planSlug === null || row.subscriptionStatus === null
+          ? null
+          : { planSlug: row.planSlug as PlanSlug, status: row.subscriptionStatus, trialEnd: row.trialEnd, hasPaymentMethod: row.hasPaymentMethod },
       priceOverrides: await loadPriceOverrides(deps.sql, row.teamId),
       allowUnpricedModels: row.allowUnpricedModels,
       budgets: (await listBudgetsForKey(deps.sql.db, row)).map((budget) => ({

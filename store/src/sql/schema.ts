@@ -1,6 +1,6 @@
 // Table types for Kysely: one Database interface, as the migrations create it.
 // int8 columns come back as bigint (see connect.ts), timestamps as Date.
-import type { AdvisorChange, AlertChannel, BudgetMode, BudgetScope, BudgetWindow, GroupRole, KeyKind, KeySettings, TeamRole } from '@spendgate/core';
+import type { AdvisorChange, AlertChannel, BudgetMode, BudgetScope, BudgetWindow, GroupRole, KeyKind, KeySettings, SubscriptionStatus, TeamRole } from '@spendgate/core';
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
@@ -8,7 +8,7 @@ type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type Int8 = ColumnType<bigint, bigint | number | string, bigint | number | string>;
 type Json<T> = ColumnType<T, string | undefined, string>;
 
-export type { GroupRole, KeyKind, TeamRole };
+export type { GroupRole, KeyKind, SubscriptionStatus, TeamRole };
 
 export interface UsersTable {
   id: string;
@@ -232,8 +232,6 @@ export interface UsageOutboxTable {
   created_at: CreatedAt;
 }
 
-/** Stripe's subscription statuses; `paused`: the trial ended without a payment method (migration 20261126_0010). */
-export type SubscriptionStatus = 'trialing' | 'active' | 'past_due' | 'paused' | 'canceled';
 export type OtpPurpose = 'register' | 'verify-email' | 'reset-password';
 export type PlanUnitKind = 'seat' | 'group' | 'key';
 

@@ -13,7 +13,7 @@
  *   one transaction holding the subscription's row, so runs that overlap, or a run again
  *   after a failure, change nothing twice.
  */
-import { buildInvoice, periodEndAfter } from '@spendgate/core';
+import { buildInvoice, type PlanSlug, periodEndAfter, statusAt } from '@spendgate/core';
 import {
   advanceBillingPeriod,
   endedTrials,
@@ -77,7 +77,8 @@ export function createInvoiceBuildProcessor(deps: { sql: Pick<SqlStore, 'db'>; l
     const at = now();
     for (const trial of await endedTrials(db, at)) {
       const trialEnd = trial.trial_end!;
-      if (trial.has_payment_method && trial.plan_slug !== 'free-trial') {
+      const state = { planSlug: trial.plan_slug as PlanSlug, status: 'trialing' as const, trialEnd, hasPaymentMethod: trial.has_payment_method };
+      if (statusAt(state, at) === 'active') {
         await startBillingPeriod(db, { subscriptionId: trial.id, anchor: trialEnd, start: trialEnd, end: periodEndAfter(trialEnd, trialEnd) });
       } else {
         await setSubscriptionStatus(db, trial.id, 'paused');

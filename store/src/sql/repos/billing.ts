@@ -7,17 +7,18 @@ import {
   type ChargedRule,
   type InvoiceInput,
   type InvoiceLine,
+  type InvoiceLineKind,
   type PlanSegment,
   type PlanSlug,
   planTerms,
   type TeamCounts,
   type UnitKind,
 } from '@spendgate/core';
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { InvoiceStatus, SubscriptionStatus } from '../schema.ts';
 import type { Db } from './db.ts';
 import { listPlanUnits } from './plan-units.ts';
-import { recordPlanInForce } from './plans.ts';
+import { hasPaymentMethodOn, recordPlanInForce } from './plans.ts';
 
 const CHARGED_RULES: readonly ChargedRule[] = ['optimised-uplift', 'optimised-minimum-fee', 'byom-routing-fee'];
 
@@ -90,14 +91,7 @@ export async function setSubscriptionStatus(db: Db, subscriptionId: string, stat
 export async function endedTrials(db: Db, at: Date) {
   return db
     .selectFrom('subscriptions as s')
-    .select((eb) => [
-      's.id',
-      's.plan_slug',
-      's.trial_end',
-      eb
-        .exists(eb.selectFrom('payment_methods as pm').select('pm.id').whereRef('pm.subscription_id', '=', 's.id').where('pm.is_default', '=', true).where('pm.detached_at', 'is', null))
-        .as('has_payment_method'),
-    ])
+    .select(['s.id', 's.plan_slug', 's.trial_end', hasPaymentMethodOn('s.id').as('has_payment_method')])
     .where('s.status', '=', 'trialing')
     .where('s.trial_end', '<=', at)
     .orderBy('s.trial_end')
@@ -348,4 +342,67 @@ export async function recordInvoiceProof(
       .execute();
   }
   await db.updateTable('invoices').set({ proof_checked_at: proof.at, proof_ok: proof.ok }).where('id', '=', proof.invoiceId).execute();
+}
+
+/** Which events, insights or units an invoice line counts: its kind, team, window and unit price. */
+export interface LineScope {
+  kind: InvoiceLineKind;
+  team_id: string | null;
+  window_start: Date;
+  window_end: Date;
+  unit_amount_micros: bigint | null;
+}
+
+interface LineItemRow {
+  id: string;
+  at: Date;
+  until: Date | null;
+  amount_micros: string | null;
+  detail: string;
+  /** `at` as the database writes it, to the microsecond: what a page's cursor holds. */
+  cursor_at: string;
+}
+
+const UNIT_OF_LINE: Partial<Record<InvoiceLineKind, UnitKind>> = { 'extra-keys': 'key', 'extra-groups': 'group', 'extra-seats': 'seat' };
+
+/**
+ * A page of what an invoice line counts, oldest first, after the cursor: the usage events
+ * of its rule (and fee), the advisor insights of its price, or the units live in its
+ * window — the same predicate the invoice build and the proof sum. A plan line counts
+ * no items (it is the plan in force over its window).
+ */
+export async function invoiceLineItems(db: Db, line: LineScope, after: { at: string; id: string } | undefined, limit: number): Promise<LineItemRow[]> {
+  if (line.team_id === null) return [];
+  const start = line.window_start;
+  const end = line.window_end;
+  const page = (time: string, id: string) => (after === undefined ? sql`true` : sql`(${sql.ref(time)}, ${sql.ref(id)}) > (${after.at}::timestamptz, ${after.id})`);
+  const unit = UNIT_OF_LINE[line.kind];
+  let query: RawBuilder<LineItemRow>;
+  if (line.kind === 'optimised-uplift' || line.kind === 'optimised-minimum-fee' || line.kind === 'byom-routing-fee') {
+    query = sql<LineItemRow>`
+      select request_id as id, occurred_at as at, null::timestamptz as until, billed_micros::text as amount_micros,
+        provider || '/' || model as detail, occurred_at::text as cursor_at
+      from usage_events
+      where team_id = ${line.team_id} and occurred_at >= ${start} and occurred_at < ${end} and billing_rule = ${line.kind}
+        and ${line.unit_amount_micros === null ? sql`true` : sql`billed_micros = ${line.unit_amount_micros}`}
+        and ${page('occurred_at', 'request_id')}
+      order by occurred_at, request_id limit ${limit}`;
+  } else if (line.kind === 'advisor-insights') {
+    query = sql<LineItemRow>`
+      select id::text as id, created_at as at, null::timestamptz as until, price_micros::text as amount_micros, title as detail, created_at::text as cursor_at
+      from advisor_insights
+      where team_id = ${line.team_id} and created_at >= ${start} and created_at < ${end} and price_micros = ${line.unit_amount_micros}
+        and ${page('created_at', 'id::text')}
+      order by created_at, id limit ${limit}`;
+  } else if (unit !== undefined) {
+    query = sql<LineItemRow>`
+      select target_id::text as id, started_at as at, ended_at as until, null as amount_micros, kind as detail, started_at::text as cursor_at
+      from plan_units
+      where team_id = ${line.team_id} and kind = ${unit} and started_at < ${end} and (ended_at is null or ended_at > ${start})
+        and ${page('started_at', 'target_id::text')}
+      order by started_at, target_id limit ${limit}`;
+  } else {
+    return [];
+  }
+  return (await query.execute(db)).rows;
 }

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import type { IssuedKey, KeyKind } from '../schema.ts';
 import type { Db } from './db.ts';
 import { closePlanUnits, openPlanUnit } from './plan-units.ts';
+import { hasPaymentMethodOn } from './plans.ts';
 
 export async function insertIssuedKey(
   db: Db,
@@ -50,7 +51,8 @@ export async function lockKeySettings(db: Db, teamId: string, keyId: string): Pr
 
 /**
  * Everything the data plane needs to serve a request made with a key: the key, its
- * group and team, the team's plan, and its connection (secret still encrypted).
+ * group and team, the team's plan and subscription state (status, trial end, whether a
+ * payment method is on file), and its connection (secret still encrypted).
  * Undefined when the key is unknown or revoked.
  */
 export async function findKeyPrincipal(db: Db, keyHash: string) {
@@ -82,6 +84,9 @@ export async function findKeyPrincipal(db: Db, keyHash: string) {
       'dk.wrapped_key as wrappedDataKey',
       'dk.key_version as dataKeyVersion',
       's.plan_slug as planSlug',
+      's.status as subscriptionStatus',
+      's.trial_end as trialEnd',
+      hasPaymentMethodOn('s.id').as('hasPaymentMethod'),
       'tcs.enabled as teamCaptures',
       'gcs.enabled as groupCaptures',
       'tcs.retention_days as captureRetentionDays',
@@ -162,4 +167,15 @@ export async function listLiveKeys(db: Db, teamId: string, scope: { groupId?: st
     query = query.where((eb) => eb.or([eb('connection_id', '=', connectionId), sql<boolean>`settings @> ${overridden}::jsonb`]));
   }
   return query.execute();
+}
+
+/** The live keys of every team an account created (whose subscription pays for them), to drop them from the key cache. */
+export async function listAccountKeys(db: Db, userId: string) {
+  return db
+    .selectFrom('issued_keys as k')
+    .innerJoin('teams as t', 't.id', 'k.team_id')
+    .select(['k.id', 'k.key_hash'])
+    .where('t.created_by', '=', userId)
+    .where('k.revoked_at', 'is', null)
+    .execute();
 }

@@ -1,5 +1,6 @@
 // Subscription plans (seeded from core at start: ids and creation times stay as first
 // stored) and each account's subscription, with the history of its plans.
+import { sql } from 'kysely';
 import type { SubscriptionStatus } from '../schema.ts';
 import type { Db } from './db.ts';
 
@@ -94,16 +95,33 @@ export async function recordPlanInForce(db: Db, subscriptionId: string, planSlug
     .execute();
 }
 
+/** An account's subscription, with whether a payment method is on file. */
 export async function findSubscription(db: Db, userId: string) {
-  return db.selectFrom('subscriptions').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  return db
+    .selectFrom('subscriptions')
+    .selectAll()
+    .select(hasPaymentMethodOn('subscriptions.id').as('has_payment_method'))
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
 }
 
-/** The subscription that pays for a team: its creator's. */
+/** Whether the subscription whose id is at `subscriptionIdColumn` has a default payment method on file, as a selectable expression. */
+export const hasPaymentMethodOn = (subscriptionIdColumn: string) =>
+  sql<boolean>`exists (select 1 from payment_methods pm where pm.subscription_id = ${sql.ref(subscriptionIdColumn)} and pm.is_default and pm.detached_at is null)`;
+
+/** The subscription that pays for a team: its creator's, with whether a payment method is on file. */
 export async function findTeamSubscription(db: Db, teamId: string) {
   return db
     .selectFrom('teams')
     .innerJoin('subscriptions', 'subscriptions.user_id', 'teams.created_by')
-    .select(['subscriptions.user_id', 'subscriptions.plan_slug', 'subscriptions.status', 'subscriptions.trial_end'])
+    .select([
+      'subscriptions.id',
+      'subscriptions.user_id',
+      'subscriptions.plan_slug',
+      'subscriptions.status',
+      'subscriptions.trial_end',
+      hasPaymentMethodOn('subscriptions.id').as('has_payment_method'),
+    ])
     .where('teams.id', '=', teamId)
     .executeTakeFirst();
 }
