@@ -37,9 +37,10 @@ export const cancelSubscriptionMutation = (queryClient: QueryClient) =>
   });
 
 /**
- * Adds a card: a SetupIntent (create-setup-intent, no body), confirmed with the card's
- * payment method, then saved. `confirmCard` is the card seam (billing/card-setup.ts):
- * with Stripe.js it is Elements' confirmation, which answers the payment method id.
+ * Adds a card: a SetupIntent (create-setup-intent, no body) that `confirmCard` confirms
+ * with a card, answering its payment method, which save-payment-method saves (the first
+ * card becomes the default). `confirmCard` is the card seam (billing/card-setup.ts): with
+ * Stripe.js it is Elements' confirmation.
  */
 export const addPaymentMethodMutation = (queryClient: QueryClient) =>
   mutationOptions({
@@ -47,10 +48,7 @@ export const addPaymentMethodMutation = (queryClient: QueryClient) =>
     mutationFn: async (confirmCard: (intent: SetupIntent) => Promise<string>) => {
       const intent = await apiData<SetupIntent>('POST', '/subscription/create-setup-intent', { fallback: 'Failed to start adding a card' });
       const paymentMethodId = await confirmCard(intent);
-      return apiData<PaymentMethod>('POST', '/subscription/save-payment-method', {
-        body: { setupIntentId: intent.id, paymentMethodId },
-        fallback: 'Failed to save payment method',
-      });
+      return apiData<PaymentMethod>('POST', '/subscription/save-payment-method', { body: { paymentMethodId }, fallback: 'Failed to save payment method' });
     },
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: subscriptionKeys.paymentMethods() });

@@ -1,6 +1,7 @@
 // Subscription answers (spec §7). Plans as GET /subscription/plans answers them, a checkout
 // as GET /subscription/checkout/{sessionId} does; the account's subscription, its payment
-// methods, invoices and this period's usage as the Stripe-facing and billing calls do.
+// methods, invoices and this period's usage as the Stripe-facing and billing calls do
+// (gateway/src/api/answers.ts).
 // Money is integer micro-units as decimal strings (`…Micros`), invoices in whole pence
 // (`…Pence`); dates are ISO 8601.
 
@@ -22,31 +23,33 @@ export interface CheckoutSession {
   paymentStatus: 'paid' | 'unpaid' | 'no_payment_required';
 }
 
-/** POST /subscription/create-checkout-session: where to send the person to pay. */
+/** POST /subscription/create-checkout-session: Stripe Checkout's page for the session, where the browser goes. */
 export interface CheckoutStart {
-  id: string;
+  sessionId: string;
   url: string;
 }
 
 export type SubscriptionStatus = 'trialing' | 'active' | 'past_due' | 'paused' | 'canceled';
 
-/** GET /subscription/current (and the answer of change-plan and cancel). */
+/** GET /subscription/current (and, with more, the answer of change-plan and cancel): the account's own subscription. */
 export interface CurrentSubscription {
   id: string;
-  planId: string;
+  /** The plan's slug. */
   plan: string;
   planName: string;
   status: SubscriptionStatus;
   trialEnd: string | null;
-  currentPeriodStart: string;
-  currentPeriodEnd: string;
+  isTrialing: boolean;
+  currentPeriodStart: string | null;
+  currentPeriodEnd: string | null;
   /** Cancelled for the end of the period: it stays as it is until then. */
   cancelAtPeriodEnd: boolean;
   canceledAt: string | null;
-  /** Whether a card is saved to pay with when the trial ends. */
+  /** Whether a default card is saved (what billing after the trial needs). */
   hasPaymentMethod: boolean;
 }
 
+/** A saved card; `id` is its Stripe payment method id (pm_…). */
 export interface PaymentMethod {
   id: string;
   brand: string;
@@ -54,11 +57,12 @@ export interface PaymentMethod {
   expMonth: number;
   expYear: number;
   isDefault: boolean;
+  createdAt: string;
 }
 
-/** POST /subscription/create-setup-intent: a SetupIntent to confirm with a card. */
+/** POST /subscription/create-setup-intent: what Stripe.js needs to collect a card. */
 export interface SetupIntent {
-  id: string;
+  setupIntentId: string;
   clientSecret: string;
 }
 

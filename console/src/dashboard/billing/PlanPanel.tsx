@@ -36,7 +36,8 @@ const gbp = (micros: bigint) => formatMoney(money(micros, 'GBP'));
 /** The sentence under the plan's name: the trial, the period, what happens at its end. */
 export function statusSentence(subscription: CurrentSubscription, now: Date): string {
   if (subscription.status === 'canceled') return subscription.canceledAt ? `Cancelled on ${day(subscription.canceledAt)}.` : 'Cancelled.';
-  const ends = day(subscription.currentPeriodEnd);
+  const { currentPeriodStart: start, currentPeriodEnd: end } = subscription;
+  const ends = end === null ? 'its end' : day(end);
   if (subscription.status === 'trialing' && subscription.trialEnd) {
     const days = trialDaysLeft(subscription.trialEnd, now);
     const left = `${days} day${days === 1 ? '' : 's'} left in your free trial (it ends on ${day(subscription.trialEnd)}).`;
@@ -45,7 +46,7 @@ export function statusSentence(subscription: CurrentSubscription, now: Date): st
   if (subscription.status === 'paused') return 'Your trial has ended without a card to pay with. Choose a plan and pay to carry on.';
   if (subscription.cancelAtPeriodEnd) return `Cancelled for the end of this period: it stays as it is until ${ends}.`;
   if (subscription.status === 'past_due') return `The last payment failed. Update your card before ${ends}.`;
-  return `This period runs from ${day(subscription.currentPeriodStart)} to ${ends}.`;
+  return start === null || end === null ? '' : `This period runs from ${day(start)} to ${ends}.`;
 }
 
 export function prorationSentence(preview: ProrationPreview | null, trialing: boolean): string {
@@ -77,8 +78,9 @@ export function PlanPanel() {
 }
 
 function PlanDetails({ subscription, plans }: { subscription: CurrentSubscription; plans: Plan[] }) {
-  const current = plans.find((plan) => plan.id === subscription.planId);
+  const current = plans.find((plan) => plan.slug === subscription.plan);
   const canceled = subscription.status === 'canceled';
+  const sentence = statusSentence(subscription, new Date());
   return (
     <>
       <p className="billing-plan">
@@ -86,13 +88,13 @@ function PlanDetails({ subscription, plans }: { subscription: CurrentSubscriptio
         <span className={`billing-status billing-status--${subscription.status}`}>{STATUS_LABELS[subscription.status]}</span>
         {current && priceLabel(current) && <span className="billing-plan__price">{priceLabel(current)}</span>}
       </p>
-      <p className="settings-panel__text">{statusSentence(subscription, new Date())}</p>
+      {sentence && <p className="settings-panel__text">{sentence}</p>}
       {(canceled || !subscription.hasPaymentMethod) && (
         <button
           type="button"
           className="button button--primary"
           onClick={() => {
-            choosePlan(subscription.planId);
+            if (current) choosePlan(current.id);
             openPlanRequired(canceled ? 'Your subscription has ended.' : 'No card is saved to pay when your trial ends.');
           }}
         >

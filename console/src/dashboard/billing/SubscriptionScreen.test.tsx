@@ -28,22 +28,22 @@ const PLANS = [
 
 const NOW = new Date('2026-11-16T00:00:00.000Z');
 const active: CurrentSubscription = {
-  id: 'sub_1',
-  planId: 'p-growth',
+  id: '00000000-0000-4000-8000-00000000a001',
   plan: 'growth',
   planName: 'Growth',
   status: 'active',
   trialEnd: null,
+  isTrialing: false,
   currentPeriodStart: '2026-11-01T00:00:00.000Z',
   currentPeriodEnd: '2026-12-01T00:00:00.000Z',
   cancelAtPeriodEnd: false,
   canceledAt: null,
   hasPaymentMethod: true,
 };
-const trialing: CurrentSubscription = { ...active, planId: 'p-dev', plan: 'developers', planName: 'Developers', status: 'trialing', trialEnd: '2026-12-26T00:00:00.000Z', hasPaymentMethod: false };
+const trialing: CurrentSubscription = { ...active, plan: 'developers', planName: 'Developers', status: 'trialing', isTrialing: true, trialEnd: '2026-12-26T00:00:00.000Z', hasPaymentMethod: false };
 
-const visa: PaymentMethod = { id: 'pm_1', brand: 'visa', last4: '4242', expMonth: 4, expYear: 2030, isDefault: true };
-const mastercard: PaymentMethod = { id: 'pm_2', brand: 'mastercard', last4: '4444', expMonth: 12, expYear: 2031, isDefault: false };
+const visa: PaymentMethod = { id: 'pm_1', brand: 'visa', last4: '4242', expMonth: 4, expYear: 2030, isDefault: true, createdAt: '2026-11-02T10:00:00.000Z' };
+const mastercard: PaymentMethod = { id: 'pm_2', brand: 'mastercard', last4: '4444', expMonth: 12, expYear: 2031, isDefault: false, createdAt: '2026-11-03T10:00:00.000Z' };
 
 const TEAM = '00000000-0000-4000-8000-0000000000c1';
 const invoice: Invoice = {
@@ -227,7 +227,7 @@ describe('the subscription screen', () => {
   });
 
   it('previews the proration of a change of plan, then changes it and shows the answer', async () => {
-    const api = stubApi({ 'POST /api/subscription/change-plan': () => ok({ ...active, planId: 'p-dev', plan: 'developers', planName: 'Developers' }) });
+    const api = stubApi({ 'POST /api/subscription/change-plan': () => ok({ ...active, plan: 'developers', planName: 'Developers', changedAt: NOW.toISOString(), previousPlan: 'growth' }) });
     await renderInSite(<SubscriptionScreen />);
     const choice = await within(panel('Plan')).findByLabelText('New plan');
     expect([...(choice as HTMLSelectElement).options].map((option) => option.textContent)).toEqual(['Choose a plan…', 'Developers (£29/month)']);
@@ -271,7 +271,7 @@ describe('the subscription screen', () => {
     let methods = [visa];
     const api = stubApi({
       'GET /api/subscription/payment-methods': () => ok(methods),
-      'POST /api/subscription/create-setup-intent': () => ok({ id: 'seti_1', clientSecret: 'seti_1_secret_x' }),
+      'POST /api/subscription/create-setup-intent': () => ok({ setupIntentId: 'seti_1', clientSecret: 'seti_1_secret_x' }),
       'POST /api/subscription/save-payment-method': () => {
         methods = [visa, mastercard];
         return ok(mastercard);
@@ -280,7 +280,7 @@ describe('the subscription screen', () => {
         methods = [{ ...visa, isDefault: false }, { ...mastercard, isDefault: true }];
         return ok({ ...mastercard, isDefault: true });
       },
-      'DELETE /api/subscription/payment-method/pm_1': () => ok({ id: 'pm_1', removed: true }),
+      'DELETE /api/subscription/payment-method/pm_1': () => ok([{ ...mastercard, isDefault: true }]),
     });
     await renderInSite(<SubscriptionScreen />);
     await userEvent.click(await within(panel('Payment methods')).findByRole('button', { name: 'Add a card' }));
@@ -289,7 +289,7 @@ describe('the subscription screen', () => {
     expect(await within(panel('Payment methods')).findByText('Mastercard ending 4444')).toBeTruthy();
     expect(api.calls('POST /api/subscription/create-setup-intent')[0]![1]?.body).toBeUndefined();
     expect(api.calls('POST /api/subscription/save-payment-method').map(([, init]) => JSON.parse(String(init?.body)))).toEqual([
-      { setupIntentId: 'seti_1', paymentMethodId: 'pm_card_mastercard' },
+      { paymentMethodId: 'pm_card_mastercard' },
     ]);
 
     await userEvent.click(within(panel('Payment methods')).getByRole('button', { name: 'Make default (Mastercard ending 4444)' }));
@@ -304,7 +304,7 @@ describe('the subscription screen', () => {
 
   it('says why a card was refused and keeps the form', async () => {
     stubApi({
-      'POST /api/subscription/create-setup-intent': () => ok({ id: 'seti_2', clientSecret: 'seti_2_secret_x' }),
+      'POST /api/subscription/create-setup-intent': () => ok({ setupIntentId: 'seti_2', clientSecret: 'seti_2_secret_x' }),
       'POST /api/subscription/save-payment-method': () => failure(402, 'Your card was declined.', 'card_declined'),
     });
     await renderInSite(<SubscriptionScreen />);
@@ -376,7 +376,7 @@ describe('the plan-required modal', () => {
     openCheckout.mockReset();
     const api = stubApi({
       'POST /api/team/invite': () => failure(402, 'Your Free trial plan includes 2 seats during the trial. Choose a paid plan to add more.', 'plan_limit'),
-      'POST /api/subscription/create-checkout-session': () => ok({ id: 'cs_test_1', url: 'http://127.0.0.1:4242/checkout/cs_test_1' }),
+      'POST /api/subscription/create-checkout-session': () => ok({ sessionId: 'cs_test_1', url: 'http://127.0.0.1:4242/checkout/cs_test_1' }),
     });
     const unwatch = await showRefused();
     await userEvent.click(screen.getByRole('button', { name: 'Invite' }));
@@ -400,7 +400,7 @@ describe('the plan-required modal', () => {
     openCheckout.mockReset();
     const api = stubApi({
       'GET /api/subscription/current': () => ok(trialing),
-      'POST /api/subscription/create-checkout-session': () => ok({ id: 'cs_test_2', url: 'http://127.0.0.1:4242/checkout/cs_test_2' }),
+      'POST /api/subscription/create-checkout-session': () => ok({ sessionId: 'cs_test_2', url: 'http://127.0.0.1:4242/checkout/cs_test_2' }),
     });
     await renderInSite(
       <>

@@ -1,11 +1,11 @@
 /**
  * The card seam: how a SetupIntent gets its card. With live Stripe this is Stripe.js
  * Elements (`stripe.confirmCardSetup(intent.clientSecret, { payment_method: { card } })`,
- * whose answer names the saved payment method); the console loads no remote script, so
- * here the card is one of Stripe's test payment methods, which the server confirms the
- * SetupIntent with (save-payment-method `{setupIntentId, paymentMethodId}`) against
- * Stripe's test mode or the local fake. Replacing TEST_CARDS' form with Elements'
- * card field is the one change a live deployment needs.
+ * whose SetupIntent names the card's payment method); the console loads no remote
+ * script, so here the card is one of Stripe's test payment methods, which
+ * save-payment-method `{paymentMethodId}` saves in Stripe's test mode or the local fake.
+ * Replacing TEST_CARDS' form with Elements' card field is the one change a live
+ * deployment needs.
  */
 import type { SetupIntent } from '../../api/subscription/types.ts';
 

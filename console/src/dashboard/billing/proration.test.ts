@@ -1,6 +1,6 @@
 // The change-of-plan preview, computed by hand: half a 30-day period left on Growth
 // (£99) moving to Developers (£29); a third of it left (rounding to the penny); a trial
-// (nothing charged); a plan without a list price (no preview); the trial's days left.
+// or no billing period (nothing charged); a plan without a list price (no preview); the trial's days left.
 import { describe, expect, it } from 'vitest';
 import type { CurrentSubscription, Plan } from '../../api/subscription/types.ts';
 import { prorationPreview, trialDaysLeft } from './proration.ts';
@@ -11,12 +11,12 @@ const developers = plan(29, 'developers');
 const enterprise = plan(null, 'enterprise');
 
 const subscription = (status: CurrentSubscription['status']): CurrentSubscription => ({
-  id: 'sub_1',
-  planId: 'growth',
+  id: '00000000-0000-4000-8000-00000000a001',
   plan: 'growth',
   planName: 'Growth',
   status,
   trialEnd: null,
+  isTrialing: status === 'trialing',
   currentPeriodStart: '2026-11-01T00:00:00.000Z',
   currentPeriodEnd: '2026-12-01T00:00:00.000Z',
   cancelAtPeriodEnd: false,
@@ -38,6 +38,11 @@ describe('the proration preview', () => {
 
   it('charges nothing during a trial', () => {
     expect(prorationPreview(subscription('trialing'), developers, growth, new Date('2026-11-16T00:00:00.000Z'))).toEqual({ creditMicros: 0n, chargeMicros: 0n, netMicros: 0n });
+  });
+
+  it('charges nothing outside a billing period', () => {
+    const unbilled = { ...subscription('active'), currentPeriodStart: null, currentPeriodEnd: null };
+    expect(prorationPreview(unbilled, developers, growth, new Date('2026-11-16T00:00:00.000Z'))).toEqual({ creditMicros: 0n, chargeMicros: 0n, netMicros: 0n });
   });
 
   it('has no preview for a plan priced by arrangement', () => {

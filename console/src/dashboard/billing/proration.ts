@@ -3,7 +3,8 @@
  * (core/src/invoices.ts): each plan's monthly price × the milliseconds it is in force /
  * the period's milliseconds, rounded half-up to the micro, then each line half-up to
  * whole pence. Changing now credits the current plan's unused time and charges the new
- * plan's. Nothing is charged while trialing. An estimate: the invoice is the server's.
+ * plan's. Nothing is charged while trialing or outside a billing period. An estimate: the
+ * invoice is the server's.
  */
 import { decimalToMicros, roundHalfUpDiv } from '@spendgate/core';
 import type { CurrentSubscription, Plan } from '../../api/subscription/types.ts';
@@ -33,6 +34,7 @@ export function prorationPreview(subscription: CurrentSubscription, from: Plan, 
   const toMicros = monthlyMicros(to);
   if (fromMicros === null || toMicros === null) return null;
   if (subscription.status === 'trialing') return { creditMicros: 0n, chargeMicros: 0n, netMicros: 0n };
+  if (subscription.currentPeriodStart === null || subscription.currentPeriodEnd === null) return { creditMicros: 0n, chargeMicros: 0n, netMicros: 0n };
   const start = Date.parse(subscription.currentPeriodStart);
   const end = Date.parse(subscription.currentPeriodEnd);
   const length = BigInt(end - start);
