@@ -22,7 +22,7 @@ import type { CreatedKey, GroupWithKeys, IssuedKey, RevokedKey } from '../../con
 import type { StoredForecast } from '../../console/src/api/forecast/types.ts';
 import type { TeamOverview } from '../../console/src/api/overview/types.ts';
 import type { PromptCapture, PromptCaptureSettings, RequestDetail } from '../../console/src/api/requests/types.ts';
-import type { CheckoutSession, Plan } from '../../console/src/api/subscription/types.ts';
+import type { CheckoutSession, Invoice, InvoiceDetail, Plan, SubscriptionUsage } from '../../console/src/api/subscription/types.ts';
 import type { Team, TeamInvitation, TeamInvitationAccepted, TeamInvitationPreview, TeamMember, TeamMemberRemoved, TeamSeats } from '../../console/src/api/team/types.ts';
 import type { DemoTeam, RequestLogPage, UsageDistribution, UsageMonthToDate, UsageSeries, UsageTotals } from '../../console/src/api/usage/types.ts';
 import type * as Answers from '../../gateway/src/api/answers.ts';
@@ -238,6 +238,9 @@ describe('the console reads answers as the API documents them', () => {
     expectTypeOf<Wire<typeof Answers.Faq>>().toExtend<Faq>();
     expectTypeOf<Wire<typeof Answers.Plan>>().toExtend<Plan>();
     expectTypeOf<Wire<typeof Answers.CheckoutSession>>().toExtend<CheckoutSession>();
+    expectTypeOf<Wire<typeof Answers.SubscriptionUsage>>().toExtend<SubscriptionUsage>();
+    expectTypeOf<Wire<typeof Answers.Invoice>>().toExtend<Invoice>();
+    expectTypeOf<Wire<typeof Answers.InvoiceDetail>>().toExtend<InvoiceDetail>();
     expectTypeOf<Wire<typeof Answers.Team>>().toExtend<Team>();
     expectTypeOf<Wire<typeof Answers.TeamMember>>().toExtend<TeamMember>();
     expectTypeOf<Wire<typeof Answers.TeamInvitation>>().toExtend<TeamInvitation>();
