@@ -201,6 +201,13 @@ describe('the subscription screen', () => {
     expect(await within(panel('Invoices')).findByText('No invoices yet. The first comes at the end of your first paid period.')).toBeTruthy();
   });
 
+  it('says no period is under way when the server knows none (404), without a failure', async () => {
+    stubApi({ 'GET /api/subscription/usage': () => failure(404, 'Current billing period not found', 'not_found') });
+    await renderInSite(<SubscriptionScreen />);
+    expect(await within(panel("This period's usage")).findByText('No billing period is under way: usage is counted from the start of the next one.')).toBeTruthy();
+    expect(within(panel("This period's usage")).queryByRole('alert')).toBeNull();
+  });
+
   it('a trial ended without a card (paused) says so and offers a plan to pay for', async () => {
     stubApi({ 'GET /api/subscription/current': () => ok({ ...trialing, status: 'paused', trialEnd: '2026-11-10T00:00:00.000Z' }) });
     await renderInSite(<SubscriptionScreen />);

@@ -2,9 +2,11 @@
  * This billing period's usage (GET usage?period=current), priced as its invoice would be:
  * a line per charge (plan fee, optimised uplift and minimum fees, BYOM routing fees,
  * advisor insights, extra keys, groups and seats) and the total so far; then each team's
- * allowances: seats, synthetic groups and optimised keys used of those included.
+ * allowances: seats, synthetic groups and optimised keys used of those included. A 404
+ * (the server knows no period under way) is said as such, not as a failure.
  */
 import { useQuery } from '@tanstack/react-query';
+import { ApiError } from '../../api/client.ts';
 import { usageQuery } from '../../api/subscription/queries.ts';
 import type { Allowance, Allowances, SubscriptionUsage } from '../../api/subscription/types.ts';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
@@ -29,6 +31,8 @@ export function UsagePanel() {
       </h2>
       {usage.isPending ? (
         <LoadingState label="Loading usage…" />
+      ) : usage.error instanceof ApiError && usage.error.status === 404 ? (
+        <p className="settings-panel__text">No billing period is under way: usage is counted from the start of the next one.</p>
       ) : usage.isError ? (
         <ErrorState title={FAILED_TO_LOAD} error={usage.error} onRetry={() => usage.refetch()} retrying={usage.isRefetching} />
       ) : (
