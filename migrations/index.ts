@@ -22,6 +22,7 @@ import * as alertForecastKinds from './20261126_0009_alert_forecast_kinds.ts';
 import * as billing from './20261126_0010_billing.ts';
 import * as stripeEvents from './20261126_0011_stripe_events.ts';
 import * as keyedBodyHash from './20261126_0012_keyed_body_hash.ts';
+import * as stripeCheckouts from './20261126_0013_stripe_checkouts.ts';
 import * as requestedModel from './20261126_0020_requested_model.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -46,5 +47,6 @@ export const migrations: Record<string, Migration> = {
   '20261126_0010_billing': billing,
   '20261126_0011_stripe_events': stripeEvents,
   '20261126_0012_keyed_body_hash': keyedBodyHash,
+  '20261126_0013_stripe_checkouts': stripeCheckouts,
   '20261126_0020_requested_model': requestedModel,
 };

@@ -1,9 +1,8 @@
 /**
- * GET /api/subscription/checkout/{sessionId}, in every run mode: what the billing pages
- * ask about the checkout they were sent back from. Spendgate has no payment provider
- * yet, so no checkout exists: any id of the right form is 404 'Checkout session not
- * found' for a signed-in account, never a payment; a malformed id is a 400 naming it,
- * and no session is a 401.
+ * GET /api/subscription/checkout/{sessionId}, in every run mode, on a server without
+ * Stripe set up (subscription-stripe.test.ts has one with it): no checkout exists, so any
+ * id of the right form is 404 'Checkout session not found' for a signed-in account, never
+ * a payment; a malformed id is a 400 naming it, and no session is a 401.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../support/sign-up.ts';
@@ -22,7 +21,7 @@ for (const mode of testModes) {
       await spendgate?.close();
     });
 
-    it("answers 404 'Checkout session not found' for a checkout id, since none exists", async () => {
+    it("answers 404 'Checkout session not found' for a checkout id, since none exists without Stripe", async () => {
       for (const sessionId of ['cs_test_a1B2c3d4', 'cs_live_ZZ9', '123', `cs_${'x'.repeat(97)}`]) {
         const answer = await callApi(spendgate.url, 'GET', `/subscription/checkout/${sessionId}`, { token });
         expect(answer.status, sessionId).toBe(404);

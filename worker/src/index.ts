@@ -5,6 +5,17 @@ import { registerJobs } from './jobs/registry.ts';
 
 export { createInvoiceBuildProcessor } from './jobs/invoice-build.ts';
 export { registerJobs } from './jobs/registry.ts';
+export {
+  applyCheckoutSession,
+  attachCard,
+  callStripe,
+  choosablePlan,
+  choosePlan,
+  ensureCustomer,
+  keepCard,
+  makeStripeDefault,
+  stripeFailure,
+} from './payments/billing.ts';
 export { createStripeClient, stripeIdempotencyKey, verifyStripeWebhook } from './payments/stripe.ts';
 
 /** Opens the stores and consumes every job in this process (the scaled mode's worker). */

@@ -44,6 +44,44 @@ export const CheckoutSession = z.strictObject({
   paymentStatus: z.enum(['paid', 'unpaid', 'no_payment_required']),
 });
 
+const PlanSlugs = z.enum(['free-trial', 'developers', 'growth', 'enterprise']);
+
+/** The signed-in account's own subscription (it pays for the teams the account created). */
+export const CurrentSubscription = z.strictObject({
+  id: z.guid(),
+  plan: PlanSlugs,
+  planName: z.string(),
+  status: z.enum(['trialing', 'active', 'past_due', 'paused', 'canceled']),
+  trialEnd: Timestamp.nullable(),
+  isTrialing: z.boolean(),
+  currentPeriodStart: Timestamp.nullable(),
+  currentPeriodEnd: Timestamp.nullable(),
+  cancelAtPeriodEnd: z.boolean(),
+  canceledAt: Timestamp.nullable(),
+  /** Whether a default card is saved (what billing after the trial needs). */
+  hasPaymentMethod: z.boolean(),
+});
+
+/** A plan change: the subscription after it, when it took effect and the plan before. */
+export const PlanChange = z.strictObject({ ...CurrentSubscription.shape, changedAt: Timestamp, previousPlan: PlanSlugs });
+
+/** A saved card; `id` is its Stripe payment method id (pm_…). */
+export const PaymentMethod = z.strictObject({
+  id: z.string(),
+  brand: z.string(),
+  last4: z.string(),
+  expMonth: z.number().int(),
+  expYear: z.number().int(),
+  isDefault: z.boolean(),
+  createdAt: Timestamp,
+});
+
+/** Where to send the browser: Stripe Checkout's page for this session. */
+export const CheckoutStarted = z.strictObject({ sessionId: z.string(), url: z.string() });
+
+/** What Stripe.js needs to collect a card: confirm the SetupIntent with its client secret, then save its payment method. */
+export const SetupIntentStarted = z.strictObject({ setupIntentId: z.string(), clientSecret: z.string() });
+
 /** A Stripe webhook delivery taken: its event is kept and will be processed once. */
 export const WebhookReceipt = z.strictObject({ received: z.literal(true), eventId: z.string() });
 
@@ -185,6 +223,14 @@ export const Plan = z.strictObject({
   price: z.number().nullable(),
   features: z.array(z.string()),
   createdAt: Timestamp,
+});
+
+/** The subscription with its plan, its default card and when it is next invoiced (null when it ends). */
+export const SubscriptionDetails = z.strictObject({
+  subscription: CurrentSubscription,
+  plan: Plan,
+  defaultPaymentMethod: PaymentMethod.nullable(),
+  nextInvoiceAt: Timestamp.nullable(),
 });
 
 export const Faq = z.strictObject({ id: z.guid(), question: z.string(), answer: z.string(), position: z.number().int() });

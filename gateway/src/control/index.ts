@@ -2,6 +2,7 @@
 import type { PriceCatalog } from '@spendgate/core';
 import type { Config, Envelope, JobPayloads, JobQueue, KeyCache, OutboundGuard, SpendLedger, SqlStore } from '@spendgate/store';
 import { createMailer } from '@spendgate/store';
+import { createStripeClient } from '@spendgate/worker';
 import { findProvider } from '../providers/registry.ts';
 import { createGoogleVerifier } from '../security/google-id-tokens.ts';
 import { createOneTimeCodes } from '../security/one-time-codes.ts';
@@ -68,6 +69,7 @@ export async function createControlPlaneServices(deps: {
   // The price-catalog providers of Spendgate's own accounts: what optimised keys can be sent to.
   const operatorProviders = Object.keys(config.optimisedUpstreams).flatMap((id) => findProvider(id)?.catalogProvider ?? []);
   const checkSettings = createKeySettingsCheck({ catalog: deps.catalog, operatorProviders });
+  const subscriptions = createSubscriptionService({ sql, access, keyCache: deps.keyCache, ...clock });
   const services = {
     accounts,
     plans,
@@ -94,9 +96,17 @@ export async function createControlPlaneServices(deps: {
     budgets: createBudgetService({ sql, access, ledger: deps.ledger, keyCache: deps.keyCache }),
     alerts: createAlertService({ sql, access, plans, envelope: deps.envelope, outbound: deps.outbound, queue: deps.queue }),
     site: createSiteContentService({ sql }),
-    subscriptions: createSubscriptionService({ sql, access, keyCache: deps.keyCache, ...clock }),
+    subscriptions,
     demo: createDemoService({ sql, queue: deps.queue, catalog: deps.catalog }),
-    payments: createPaymentService({ sql, queue: deps.queue, stripe: config.stripe }),
+    payments: createPaymentService({
+      sql,
+      queue: deps.queue,
+      stripe: createStripeClient(config.stripe),
+      stripeConfig: config.stripe,
+      publicUrl: config.publicUrl,
+      refreshKeys: subscriptions.refreshKeys,
+      ...clock,
+    }),
   };
   return {
     ...services,

@@ -355,6 +355,14 @@ export interface StripeEventsTable {
   processed_at: Date | null;
 }
 
+/** A Checkout Session whose outcome was applied to its subscription (once). */
+export interface StripeCheckoutsTable {
+  session_id: string;
+  subscription_id: string;
+  plan_slug: string;
+  applied_at: CreatedAt;
+}
+
 /** The latest state of a Stripe object, read from Stripe at `read_at`. */
 export interface StripeObjectsTable {
   id: string;
@@ -643,6 +651,7 @@ export interface Database {
   invoice_lines: InvoiceLinesTable;
   stripe_events: StripeEventsTable;
   stripe_objects: StripeObjectsTable;
+  stripe_checkouts: StripeCheckoutsTable;
   faqs: FaqsTable;
   contact_forms: ContactFormsTable;
   contact_form_submissions: ContactFormSubmissionsTable;

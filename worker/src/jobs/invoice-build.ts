@@ -3,7 +3,7 @@
  *
  * - A trial that has ended starts billing when the account has a default payment method
  *   and is on a paid plan: the subscription is active from the trial's end, its periods
- *   anchored there. Otherwise it is paused (the access rule: BYOK keys keep working,
+ *   anchored there. A trial cancelled at its end ends then. Otherwise it is paused (the access rule: BYOK keys keep working,
  *   optimised and BYOM keys stop until a payment method is added).
  * - A billing period that ended at least `INVOICE_GRACE_MS` ago (usage events reach the
  *   database within seconds, or when the queue is back after an outage) gets its
@@ -16,6 +16,7 @@
 import { buildInvoice, type PlanSlug, periodEndAfter, statusAt } from '@spendgate/core';
 import {
   advanceBillingPeriod,
+  cancelSubscription,
   endedTrials,
   insertInvoice,
   invoiceInput,
@@ -78,7 +79,9 @@ export function createInvoiceBuildProcessor(deps: { sql: Pick<SqlStore, 'db'>; l
     for (const trial of await endedTrials(db, at)) {
       const trialEnd = trial.trial_end!;
       const state = { planSlug: trial.plan_slug as PlanSlug, status: 'trialing' as const, trialEnd, hasPaymentMethod: trial.has_payment_method };
-      if (statusAt(state, at) === 'active') {
+      if (trial.cancel_at_period_end) {
+        await cancelSubscription(db, trial.id, { immediate: true, at: trialEnd });
+      } else if (statusAt(state, at) === 'active') {
         await startBillingPeriod(db, { subscriptionId: trial.id, anchor: trialEnd, start: trialEnd, end: periodEndAfter(trialEnd, trialEnd) });
       } else {
         await setSubscriptionStatus(db, trial.id, 'paused');

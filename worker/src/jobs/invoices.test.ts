@@ -1,12 +1,13 @@
 // Invoices built and proved on a real database (PGlite, and PostgreSQL when
 // TEST_DATABASE_URL is set), on a clock the test sets: a trial with a card starts billing
-// at its end and one without is paused; a month of metered usage (optimised uplift and
+// at its end, one without is paused and one cancelled at its end ends; a month of metered usage (optimised uplift and
 // minimum fees, BYOM routing fees, advisor insights, extra keys, groups and seats) makes
 // an invoice whose lines equal amounts computed by hand, once however often the job runs;
 // a plan changed mid-period is prorated and a cancellation at the period's end ends the
 // subscription; the nightly proof agrees with every line until an event is tampered with.
 import { randomUUID } from 'node:crypto';
 import {
+  cancelSubscription,
   changeSubscriptionPlan,
   closePlanUnits,
   findSubscription,
@@ -34,7 +35,7 @@ const MAY = at('2025-05-01T00:00:00Z');
 
 describe.each(sqlBackends)('invoices on %s', (backend) => {
   let sql: TestSqlStore;
-  const ids = { ada: randomUUID(), bob: randomUUID(), team: randomUUID(), demo: randomUUID(), group: randomUUID(), key: randomUUID() };
+  const ids = { ada: randomUUID(), bob: randomUUID(), cy: randomUUID(), team: randomUUID(), demo: randomUUID(), group: randomUUID(), key: randomUUID() };
   let subscriptionId: string;
   const proofErrors: { invoiceId: string; differences: unknown[] }[] = [];
   let sequence = 0;
@@ -115,13 +116,18 @@ describe.each(sqlBackends)('invoices on %s', (backend) => {
     sql = await openTestSqlStore(backend);
     const plans = ['free-trial', 'developers', 'growth', 'enterprise'].map((slug) => ({ slug, name: slug, description: '', priceMicros: null, currency: 'GBP', listed: true, features: [] }));
     await upsertSubscriptionPlans(sql.db, plans, new Date());
-    for (const user of [ids.ada, ids.bob]) await insertUser(sql.db, { id: user, email: `${user}@example.com`, name: 'Ada', passwordHash: 'x' });
+    for (const user of [ids.ada, ids.bob, ids.cy]) await insertUser(sql.db, { id: user, email: `${user}@example.com`, name: 'Ada', passwordHash: 'x' });
     // Ada registered on 1 January for Growth: her 60-day trial ends on 1 March; she has added a card.
     await upsertSubscription(sql.db, { userId: ids.ada, planSlug: 'growth', status: 'trialing', trialEnd: MARCH, at: at('2025-01-01T00:00:00Z') });
     subscriptionId = (await findSubscription(sql.db, ids.ada))!.id;
     await insertPaymentMethod(sql.db, { id: randomUUID(), subscriptionId, stripePaymentMethodId: `pm_${backend}_ada`, brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030, isDefault: true });
     // Bob's trial ends the same day, without a card.
     await upsertSubscription(sql.db, { userId: ids.bob, planSlug: 'growth', status: 'trialing', trialEnd: MARCH, at: at('2025-01-01T00:00:00Z') });
+    // Cy's too, with a card, but she cancelled it at its end.
+    await upsertSubscription(sql.db, { userId: ids.cy, planSlug: 'growth', status: 'trialing', trialEnd: MARCH, at: at('2025-01-01T00:00:00Z') });
+    const cy = (await findSubscription(sql.db, ids.cy))!.id;
+    await insertPaymentMethod(sql.db, { id: randomUUID(), subscriptionId: cy, stripePaymentMethodId: `pm_${backend}_cy`, brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030, isDefault: true });
+    await cancelSubscription(sql.db, cy, { immediate: false, at: at('2025-02-10T00:00:00Z') });
     // (The creator's seat each team opens starts now, in 2026, after these periods.)
     await insertTeam(sql.db, { id: ids.team, name: 'Acme', description: '', createdBy: ids.ada });
     await insertTeam(sql.db, { id: ids.demo, name: 'Demo', description: '', createdBy: ids.ada });
@@ -156,11 +162,13 @@ describe.each(sqlBackends)('invoices on %s', (backend) => {
   });
   afterAll(() => sql?.close());
 
-  it('starts billing at the end of a trial with a card, and pauses one without', async () => {
+  it('starts billing at the end of a trial with a card, pauses one without, and ends one cancelled at its end', async () => {
     await build(at('2025-03-01T00:30:00Z'));
     const ada = (await findSubscription(sql.db, ids.ada))!;
     expect([ada.status, ada.billing_anchor, ada.current_period_start, ada.current_period_end]).toEqual(['active', MARCH, MARCH, APRIL]);
     expect((await findSubscription(sql.db, ids.bob))!.status).toBe('paused');
+    const cy = (await findSubscription(sql.db, ids.cy))!;
+    expect([cy.status, cy.canceled_at, cy.current_period_start, cy.cancel_at_period_end]).toEqual(['canceled', MARCH, null, false]);
     expect(await listInvoices(sql.db, subscriptionId)).toEqual([]);
   });
 

@@ -2,12 +2,14 @@
 // stripe_events; the object it names (a subscription, a Checkout Session, an invoice, a
 // customer) is read back from Stripe — its state now, not the one the event carried, so events
 // taken in any order leave the newest state — and stored unless a later read is stored
-// already, in the same transaction that marks the event processed. An event processed already
-// (a replay, a second job for it) does nothing; an event about another kind of object is
-// marked processed as it is. A Stripe that cannot be reached fails the run, and the queue
-// retries it.
+// already, in the same transaction that marks the event processed. A completed Checkout
+// Session is applied to its subscription first (payments/billing.ts: once, however often).
+// An event processed already (a replay, a second job for it) does nothing; an event about
+// another kind of object is marked processed as it is. A Stripe that cannot be reached fails
+// the run, and the queue retries it.
 import { findStripeEvent, type Logger, markStripeEventProcessed, type SqlStore, type StripeConfig, type StripeEventJob, storeStripeObject } from '@spendgate/store';
 import type Stripe from 'stripe';
+import { applyCheckoutSession } from '../payments/billing.ts';
 import { createStripeClient } from '../payments/stripe.ts';
 
 /** Reads an object's current state from Stripe, by the `object` its events carry. */
@@ -34,6 +36,7 @@ export function createStripeEventProcessor(deps: { sql: Pick<SqlStore, 'db'>; st
       if (!stripe) throw new Error(`Stripe event ${event.id} (${event.type}) waits for STRIPE_SECRET_KEY to be read back`);
       const { lastResponse: _response, ...read } = (await readBack(stripe, object.id)) as { id: string; object: string; lastResponse?: unknown };
       state = read;
+      if (state.object === 'checkout.session') await applyCheckoutSession({ sql: deps.sql, stripe, now }, state as unknown as Stripe.Checkout.Session);
     }
     await db.transaction().execute(async (trx) => {
       if (!(await markStripeEventProcessed(trx, event.id, readAt))) return;

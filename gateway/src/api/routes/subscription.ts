@@ -1,15 +1,31 @@
 // /api/subscription: the plans (public); what a team may do now (check-access, any
-// member); the caller's own subscription's usage this or the last billing period, its
-// invoices, one invoice with its lines and, a page at a time, what each line counts; the
-// state of a checkout the billing pages return to; and Stripe's webhook (public,
-// authenticated by its Stripe-Signature on the raw body).
-import { NotFoundError } from '@spendgate/core';
+// member); the caller's own subscription (current, details) and its Stripe-facing calls
+// (control/payments.ts: plan, checkout, cards, cancel, change plan); its usage this or the
+// last billing period, its invoices, one invoice with its lines and, a page at a time, what
+// each line counts; the state of a checkout the billing pages return to; and Stripe's
+// webhook (public, authenticated by its Stripe-Signature on the raw body).
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { ControlPlaneServices } from '../../control/index.ts';
 import { useZod } from '../../zod-provider.ts';
 import { LINE_ITEMS_PAGE } from '../../control/subscriptions.ts';
-import { answer, CheckoutSession, Invoice, InvoiceDetail, InvoiceLineItems, Plan, SubscriptionAccess, SubscriptionUsage, WebhookReceipt } from '../answers.ts';
+import {
+  answer,
+  CheckoutSession,
+  CheckoutStarted,
+  CurrentSubscription,
+  Invoice,
+  InvoiceDetail,
+  InvoiceLineItems,
+  PaymentMethod,
+  Plan,
+  PlanChange,
+  SetupIntentStarted,
+  SubscriptionAccess,
+  SubscriptionDetails,
+  SubscriptionUsage,
+  WebhookReceipt,
+} from '../answers.ts';
 import { ok } from '../reply.ts';
 import { signedIn } from '../session.ts';
 
@@ -33,12 +49,52 @@ const PageQuery = z.object({
     .optional(),
 });
 
+const PlanId = z.uuid('must be a plan id (GET /subscription/plans)');
+const PaymentMethodId = z.string().regex(/^pm_\w{1,255}$/, 'must be a Stripe payment method id (pm_…)');
+const PlanBody = z.strictObject({ planId: PlanId });
+const CreateBody = z.strictObject({ planId: PlanId, paymentMethodId: PaymentMethodId.optional() });
+const SaveCardBody = z.strictObject({ paymentMethodId: PaymentMethodId, makeDefault: z.boolean({ error: 'must be true or false' }).optional() });
+const CardBody = z.strictObject({ paymentMethodId: PaymentMethodId });
+const CancelBody = z.strictObject({ immediate: z.boolean({ error: 'must be true or false' }) });
+const CardParams = z.object({ paymentMethodId: PaymentMethodId });
+
 export const subscriptionRoutes =
   (services: Pick<ControlPlaneServices, 'plans' | 'payments' | 'subscriptions'>): FastifyPluginAsync =>
   async (app) => {
     const api = useZod(app);
     api.get('/plans', { config: { public: true }, schema: { summary: 'List subscription plans (free trial included)', response: { 200: answer(z.array(Plan)) } } }, async () =>
       ok(await services.plans.listPlans()),
+    );
+    const payments = services.payments;
+    api.get('/current', { schema: { summary: 'Your subscription: plan, status, trial, billing period, cancellation', response: { 200: answer(CurrentSubscription) } } }, async (request) =>
+      ok(await payments.current(signedIn(request).userId)),
+    );
+    api.get(
+      '/subscription-details',
+      { schema: { summary: 'Your subscription with its plan, default card and next invoice time', response: { 200: answer(SubscriptionDetails) } } },
+      async (request) => ok(await payments.details(signedIn(request).userId)),
+    );
+    api.post(
+      '/create',
+      {
+        schema: {
+          summary: 'Subscribe to a paid plan ({planId, paymentMethodId?}: the card is saved as the default first); during the trial it is the plan billed from its end, on a paused or cancelled subscription billing starts now (402 without a card)',
+          body: CreateBody,
+          response: { 200: answer(CurrentSubscription) },
+        },
+      },
+      async (request) => ok(await payments.create(signedIn(request).userId, request.body), 'Subscribed'),
+    );
+    api.post(
+      '/create-checkout-session',
+      {
+        schema: {
+          summary: 'A Stripe Checkout Session ({planId}, mode setup) to take a card for that plan: send the browser to url; on completion the card is the default and the plan chosen',
+          body: PlanBody,
+          response: { 200: answer(CheckoutStarted) },
+        },
+      },
+      async (request) => ok(await payments.createCheckoutSession(signedIn(request).userId, request.body)),
     );
     api.post(
       '/check-access',
@@ -84,12 +140,55 @@ export const subscriptionRoutes =
     );
     api.get(
       '/checkout/:sessionId',
-      { schema: { summary: 'A checkout session of yours: open, complete or expired, paid or not (404 for any other)', params: CheckoutParams, response: { 200: answer(CheckoutSession) } } },
-      async () => {
-        // Checkouts are opened by a payment provider, and Spendgate has none yet: no
-        // session exists, so none is yours, and nothing was charged.
-        throw new NotFoundError('Checkout session');
+      { schema: { summary: 'A checkout session of yours, as Stripe has it now: open, complete or expired, paid or not (404 for any other)', params: CheckoutParams, response: { 200: answer(CheckoutSession) } } },
+      async (request) => ok(await payments.checkout(signedIn(request).userId, request.params.sessionId)),
+    );
+    api.get('/payment-methods', { schema: { summary: 'Your saved cards, the default first', response: { 200: answer(z.array(PaymentMethod)) } } }, async (request) =>
+      ok(await payments.paymentMethods(signedIn(request).userId)),
+    );
+    api.post(
+      '/create-setup-intent',
+      { schema: { summary: 'A Stripe SetupIntent (no body) for Stripe.js to collect a card; then save it with save-payment-method', response: { 200: answer(SetupIntentStarted) } } },
+      async (request) => ok(await payments.createSetupIntent(signedIn(request).userId)),
+    );
+    api.post(
+      '/save-payment-method',
+      {
+        schema: { summary: 'Save a card ({paymentMethodId, makeDefault?}); the first card becomes the default', body: SaveCardBody, response: { 200: answer(PaymentMethod) } },
       },
+      async (request) => ok(await payments.savePaymentMethod(signedIn(request).userId, request.body), 'Payment method saved'),
+    );
+    api.post(
+      '/payment-method',
+      { schema: { summary: 'Make a saved card the default ({paymentMethodId}): invoices are charged to it', body: CardBody, response: { 200: answer(PaymentMethod) } } },
+      async (request) => ok(await payments.setDefaultPaymentMethod(signedIn(request).userId, request.body), 'Default payment method set'),
+    );
+    api.delete(
+      '/payment-method/:paymentMethodId',
+      {
+        schema: {
+          summary: 'Remove a saved card; the newest other card becomes the default (409 for the only card of a billed subscription)',
+          params: CardParams,
+          response: { 200: answer(z.array(PaymentMethod)) },
+        },
+      },
+      async (request) => ok(await payments.removePaymentMethod(signedIn(request).userId, request.params.paymentMethodId), 'Payment method removed'),
+    );
+    api.post(
+      '/cancel',
+      {
+        schema: {
+          summary: 'Cancel ({immediate}): true ends it now and invoices the period so far; false at the end of the period (a trial: at its end)',
+          body: CancelBody,
+          response: { 200: answer(CurrentSubscription) },
+        },
+      },
+      async (request) => ok(await payments.cancel(signedIn(request).userId, request.body), 'Subscription cancelled'),
+    );
+    api.post(
+      '/change-plan',
+      { schema: { summary: 'Move to another paid plan ({planId}) from now; the period’s plan fee is prorated', body: PlanBody, response: { 200: answer(PlanChange) } } },
+      async (request) => ok(await payments.changePlan(signedIn(request).userId, request.body), 'Plan changed'),
     );
     // The webhook reads its body as bytes: the signature is over them exactly as sent.
     await app.register(async (webhook) => {

@@ -91,7 +91,7 @@ export async function setSubscriptionStatus(db: Db, subscriptionId: string, stat
 export async function endedTrials(db: Db, at: Date) {
   return db
     .selectFrom('subscriptions as s')
-    .select(['s.id', 's.plan_slug', 's.trial_end', hasPaymentMethodOn('s.id').as('has_payment_method')])
+    .select(['s.id', 's.plan_slug', 's.trial_end', 's.cancel_at_period_end', hasPaymentMethodOn('s.id').as('has_payment_method')])
     .where('s.status', '=', 'trialing')
     .where('s.trial_end', '<=', at)
     .orderBy('s.trial_end')
