@@ -24,6 +24,7 @@ import * as stripeEvents from './20261126_0011_stripe_events.ts';
 import * as keyedBodyHash from './20261126_0012_keyed_body_hash.ts';
 import * as stripeCheckouts from './20261126_0013_stripe_checkouts.ts';
 import * as requestedModel from './20261126_0020_requested_model.ts';
+import * as usageRecords from './20261126_0021_usage_records.ts';
 
 export const migrations: Record<string, Migration> = {
   '20261122_0001_accounts': accounts,
@@ -49,4 +50,5 @@ export const migrations: Record<string, Migration> = {
   '20261126_0012_keyed_body_hash': keyedBodyHash,
   '20261126_0013_stripe_checkouts': stripeCheckouts,
   '20261126_0020_requested_model': requestedModel,
+  '20261126_0021_usage_records': usageRecords,
 };

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { addMonthsClamped, buildInvoice, type ChargeCount, type InvoiceInput, invoiceLineKey, microsToPence, periodEndAfter, type TeamCounts } from './invoices.ts';
+import {
+  addMonthsClamped,
+  buildInvoice,
+  type ChargeCount,
+  type InvoiceInput,
+  invoiceLineKey,
+  meterUnitMicros,
+  microsToPence,
+  periodEndAfter,
+  RECORDED_METERS,
+  type TeamCounts,
+} from './invoices.ts';
 import { planTerms, seatMonthlyMicros, seatsMonthlyMicros } from './plans.ts';
 
 const DAY_MS = 86_400_000;
@@ -15,6 +26,7 @@ const team = (overrides: Partial<TeamCounts> = {}): TeamCounts => ({
   charges: [],
   advisorInsights: [],
   units: { key: [], group: [], seat: [] },
+  recorded: [],
   ...overrides,
 });
 const summary = (input: InvoiceInput) => buildInvoice(input).lines.map((line) => [line.kind, line.planSlug, line.quantity, line.amountMicros, line.amountPence]);
@@ -113,6 +125,29 @@ describe('an invoice', () => {
     expect(invoice.lines[0]!.description).toBe('Growth plan, 2027-03-01 to 2027-03-16 (prorated)');
   });
 
+  it('charges usage recorded through the API at the unit price it was recorded at, a line per meter and price', () => {
+    expect(RECORDED_METERS.map((meter) => meterUnitMicros(growth, meter))).toEqual([4_000n, 1_800n, 30_000n]);
+    const invoice = buildInvoice({
+      period: march,
+      plans: [{ plan: growth, from: march.start, to: march.end }],
+      teams: [
+        team({
+          recorded: [
+            { meter: 'byom-requests', unitMicros: 4_000n, quantity: 250n },
+            { meter: 'advisor-insights', unitMicros: 30_000n, quantity: 2n },
+            { meter: 'byom-requests', unitMicros: 5_000n, quantity: 3n }, // recorded under Developers before a change
+          ],
+        }),
+      ],
+    });
+    expect(invoice.lines.slice(1).map((line) => [line.kind, line.meter, line.quantity, line.unitMicros, line.amountMicros, line.amountPence, line.description])).toEqual([
+      ['recorded-usage', 'advisor-insights', 2n, 30_000n, 60_000n, 6n, 'Recorded AI Advisor insights: 2 × £0.03'],
+      ['recorded-usage', 'byom-requests', 250n, 4_000n, 1_000_000n, 100n, 'Recorded BYOM requests: 250 × £0.004'],
+      ['recorded-usage', 'byom-requests', 3n, 5_000n, 15_000n, 2n, 'Recorded BYOM requests: 3 × £0.005'], // 1.5p → 2p
+    ]);
+    expect(invoice.lines[0]!.meter).toBeNull();
+  });
+
   it('rounds each line half-up to the penny once, and totals the pence', () => {
     expect([microsToPence(5_000n), microsToPence(4_999n), microsToPence(15_000n), microsToPence(0n)]).toEqual([1n, 0n, 2n, 0n]);
     // Three lines of half a penny each: 1p each, 3p in all (not 1.5p rounded once).
@@ -178,6 +213,6 @@ describe('an invoice', () => {
 
   it('names each line by what it counts', () => {
     const invoice = buildInvoice({ period: march, plans: [{ plan: growth, from: march.start, to: march.end }], teams: [] });
-    expect(invoiceLineKey(invoice.lines[0]!)).toBe('plan|-|2027-03-01T00:00:00.000Z|2027-04-01T00:00:00.000Z|99000000');
+    expect(invoiceLineKey(invoice.lines[0]!)).toBe('plan|-|-|2027-03-01T00:00:00.000Z|2027-04-01T00:00:00.000Z|99000000');
   });
 });

@@ -20,7 +20,8 @@
  *   are what each usage event was billed when it was recorded (`billRequest` under the
  *   plan of that moment); an event whose cost was unknown is counted as unpriced and
  *   billed nothing, never a made-up zero price. Advisor insights are what each was
- *   charged when first found.
+ *   charged when first found. Usage recorded through the API (a meter's quantity) is
+ *   charged at the plan's fee for that meter when it happened (`meterUnitMicros`).
  * - Rounding, once per line: a line is summed exactly in micro-units; a prorated line
  *   divides its exact sum once, rounding half-up to the micro; then the line is rounded
  *   half-up to whole pence. The invoice total is the sum of its lines' pence.
@@ -39,12 +40,28 @@ export type InvoiceLineKind =
   | 'advisor-insights'
   | 'extra-keys'
   | 'extra-groups'
-  | 'extra-seats';
+  | 'extra-seats'
+  | 'recorded-usage';
 
 /** The per-request billing rules an invoice charges (BYOK requests are billed by the provider). */
 export type ChargedRule = 'optimised-uplift' | 'optimised-minimum-fee' | 'byom-routing-fee';
 
 export type UnitKind = 'key' | 'group' | 'seat';
+
+/** What usage recorded through the API counts (POST /subscription/record-usage). */
+export const RECORDED_METERS = ['byom-requests', 'optimised-minimum-requests', 'advisor-insights'] as const;
+export type RecordedMeter = (typeof RECORDED_METERS)[number];
+
+const METER_NOUNS: Record<RecordedMeter, string> = {
+  'byom-requests': 'BYOM requests',
+  'optimised-minimum-requests': 'optimised requests under the token minimum',
+  'advisor-insights': 'AI Advisor insights',
+};
+
+/** What one unit of a meter costs under a plan: the fee its per-request or per-insight charge is. */
+export function meterUnitMicros(plan: PlanTerms, meter: RecordedMeter): bigint {
+  return { 'byom-requests': plan.byomRoutingFeeMicros, 'optimised-minimum-requests': plan.belowMinimumFeeMicros, 'advisor-insights': plan.advisorInsightMicros }[meter];
+}
 
 const UNIT_LINE: Record<UnitKind, InvoiceLineKind> = { key: 'extra-keys', group: 'extra-groups', seat: 'extra-seats' };
 
@@ -81,6 +98,8 @@ export interface TeamCounts {
   /** Advisor insights found, by the price each was charged. */
   advisorInsights: readonly { priceMicros: bigint; count: bigint }[];
   units: Readonly<Record<UnitKind, readonly UnitSpan[]>>;
+  /** Usage recorded through the API, by meter and the unit price it was recorded at. */
+  recorded: readonly { meter: RecordedMeter; unitMicros: bigint; quantity: bigint }[];
 }
 
 export interface InvoiceInput {
@@ -97,6 +116,8 @@ export interface InvoiceLine {
   teamId: string | null;
   /** The plan whose price it charges (plan and extra-unit lines); null for usage billed per event. */
   planSlug: PlanTerms['slug'] | null;
+  /** The meter of a recorded-usage line; null for every other. */
+  meter: RecordedMeter | null;
   /** The window it counts. */
   from: Date;
   to: Date;
@@ -146,10 +167,8 @@ export function periodEndAfter(anchor: Date, start: Date): Date {
   return addMonthsClamped(anchor, months);
 }
 
-function line(
-  fields: Omit<InvoiceLine, 'amountPence' | 'unpricedRequests'> & { unpricedRequests?: bigint },
-): InvoiceLine {
-  return { ...fields, unpricedRequests: fields.unpricedRequests ?? 0n, amountPence: microsToPence(fields.amountMicros) };
+function line(fields: Omit<InvoiceLine, 'amountPence' | 'unpricedRequests' | 'meter'> & { unpricedRequests?: bigint; meter?: RecordedMeter }): InvoiceLine {
+  return { ...fields, meter: fields.meter ?? null, unpricedRequests: fields.unpricedRequests ?? 0n, amountPence: microsToPence(fields.amountMicros) };
 }
 
 function checkSegments(input: InvoiceInput): void {
@@ -306,6 +325,23 @@ export function buildInvoice(input: InvoiceInput): Invoice {
         }),
       );
     }
+    const recorded = [...team.recorded].sort((a, b) => a.meter.localeCompare(b.meter) || Number(a.unitMicros - b.unitMicros));
+    for (const usage of recorded) {
+      lines.push(
+        line({
+          kind: 'recorded-usage',
+          meter: usage.meter,
+          teamId: team.teamId,
+          planSlug: null,
+          from: billedFrom,
+          to: billedTo,
+          description: `Recorded ${METER_NOUNS[usage.meter]}: ${count(usage.quantity)} × ${pounds(usage.unitMicros)}`,
+          quantity: usage.quantity,
+          unitMicros: usage.unitMicros,
+          amountMicros: usage.quantity * usage.unitMicros,
+        }),
+      );
+    }
     for (const kind of ['key', 'group', 'seat'] as const) {
       for (const segment of input.plans) {
         const extra = unitLine(team.teamId, kind, team.units[kind], segment, periodMs);
@@ -316,7 +352,7 @@ export function buildInvoice(input: InvoiceInput): Invoice {
   return { lines, totalPence: lines.reduce((sum, each) => sum + each.amountPence, 0n) };
 }
 
-/** A line's identity within its invoice: what it counts (kind, team, window, unit price). */
-export function invoiceLineKey(line: Pick<InvoiceLine, 'kind' | 'teamId' | 'from' | 'to' | 'unitMicros'>): string {
-  return [line.kind, line.teamId ?? '-', line.from.toISOString(), line.to.toISOString(), line.unitMicros ?? '-'].join('|');
+/** A line's identity within its invoice: what it counts (kind, meter, team, window, unit price). */
+export function invoiceLineKey(line: Pick<InvoiceLine, 'kind' | 'meter' | 'teamId' | 'from' | 'to' | 'unitMicros'>): string {
+  return [line.kind, line.meter ?? '-', line.teamId ?? '-', line.from.toISOString(), line.to.toISOString(), line.unitMicros ?? '-'].join('|');
 }

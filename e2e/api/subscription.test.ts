@@ -6,7 +6,8 @@
  * refused with a 402 the OpenAI SDK surfaces, and check-access says why; a payment method
  * brings them back and billing starts; the period's requests make an invoice whose lines
  * equal the amounts computed by hand, listed, opened and traced to its requests page by
- * page; and every call is its owner's only, with a 400 naming a wrong field.
+ * page; every call is its owner's only, with a 400 naming a wrong field; and usage a
+ * platform admin records is stored once per identifier and charged on the next invoice.
  */
 import { insertPaymentMethod } from '@spendgate/store';
 import { createInvoiceBuildProcessor } from '@spendgate/worker';
@@ -45,7 +46,7 @@ for (const mode of testModes) {
       selfHosted = await startFakeOpenAI({ apiKey: 'local-model-key' });
       operator.controlHeaders['x-fake-usage'] = USAGE;
       spendgate = await startSpendgate(mode, 'api-subscription', {
-        env: { OPTIMISED_UPSTREAMS: JSON.stringify({ openai: { apiKey: 'sk-operator', baseUrl: operator.url } }) },
+        env: { OPTIMISED_UPSTREAMS: JSON.stringify({ openai: { apiKey: 'sk-operator', baseUrl: operator.url } }), PLATFORM_ADMIN_EMAILS: `operator-${mode}@example.com` },
         clock: () => now,
       });
     });
@@ -210,6 +211,43 @@ for (const mode of testModes) {
         expect([answer.status, answer.body.field], path).toEqual([400, field]);
       }
       expect((await callApi(spendgate.url, 'GET', '/subscription/billing')).status).toBe(401);
+    });
+
+    it("records a meter's quantity once per identifier (platform admins) and charges it on the period's invoice", async () => {
+      const operatorAdmin = await signUp(spendgate.url, `operator-${mode}@example.com`);
+      const record = (body: Record<string, unknown>, token = operatorAdmin.token) => callApi(spendgate.url, 'POST', '/subscription/record-usage', { token, body });
+      const usage = { teamId: tenant.teamId, meter: 'byom-requests', quantity: 250, identifier: 'relay:2026-12-01', description: 'On-premises relay' };
+
+      const first = await record(usage);
+      expect(first.status, JSON.stringify(first.body)).toBe(201);
+      expect(first.body.data).toMatchObject({ ...usage, unitAmountMicros: '4000', amountMicros: '1000000', replayed: false }); // 250 × £0.004 = £1
+      const again = await record(usage);
+      expect([again.status, again.body.data.id, again.body.data.replayed]).toEqual([200, first.body.data.id, true]);
+      expect((await record({ ...usage, quantity: 251 })).status).toBe(409);
+      expect((await record({ ...usage, identifier: 'relay:by-a-customer' }, tenant.token)).status).toBe(403);
+      for (const [change, field] of [
+        [{ meter: 'gpu-hours' }, 'meter'],
+        [{ quantity: 0 }, 'quantity'],
+        [{ quantity: 1.5 }, 'quantity'],
+        [{ identifier: 'has spaces' }, 'identifier'],
+        [{ timestamp: new Date(now.getTime() + 3_600_000).toISOString() }, 'timestamp'],
+        [{ timestamp: 'yesterday' }, 'timestamp'],
+      ] as const) {
+        const refused = await record({ ...usage, identifier: 'relay:refused', ...change });
+        expect([refused.status, refused.body.field], JSON.stringify(change)).toEqual([400, field]);
+      }
+
+      const current = (await api('GET', '/subscription/usage')).body.data;
+      expect(current.lines.find((line: { kind: string }) => line.kind === 'recorded-usage')).toMatchObject({ meter: 'byom-requests', quantity: 250, amountPence: 100 });
+      now = new Date(new Date(current.period.end).getTime() + 2 * HOUR_MS);
+      await buildInvoices(now);
+      const [latest] = (await api('GET', '/subscription/billing')).body.data;
+      expect(latest.totalPence).toBe(9_900 + 100);
+      const lines = (await api('GET', `/subscription/invoice/${latest.id}`)).body.data.lines;
+      const recorded = lines.find((line: { kind: string }) => line.kind === 'recorded-usage');
+      expect([recorded.meter, recorded.quantity, recorded.unitAmountMicros, recorded.amountMicros, recorded.amountPence, recorded.counts]).toEqual(['byom-requests', 250, '4000', '1000000', 100, 'usage-records']);
+      const items = await api('GET', recorded.itemsUrl.replace(/^\/api/, ''));
+      expect(items.body.data.items).toEqual([expect.objectContaining({ id: first.body.data.id, amountMicros: '1000000', detail: '250 × byom-requests: On-premises relay' })]);
     });
   });
 }

@@ -3,7 +3,7 @@
 // answer is checked against them (zod-provider.ts). A schema's input side is the wire
 // (JSON), its output side what a handler gives: a time is a Date there, its ISO string
 // on the wire. Objects are strict: a field an answer carries is a field documented here.
-import { BUDGET_MODES, BUDGET_SCOPES, BUDGET_WINDOWS, TEAM_ROLES } from '@spendgate/core';
+import { BUDGET_MODES, BUDGET_SCOPES, BUDGET_WINDOWS, RECORDED_METERS, TEAM_ROLES } from '@spendgate/core';
 import { z } from 'zod';
 
 /** A time: a Date in the handler, ISO 8601 in UTC on the wire (as JSON.stringify writes it). */
@@ -109,7 +109,9 @@ export const CodeVerified = z.union([
 
 const SubscriptionStatus = z.enum(['trialing', 'active', 'past_due', 'paused', 'canceled']);
 const PlanRef = z.strictObject({ slug: z.enum(['free-trial', 'developers', 'growth', 'enterprise']), name: z.string() });
-const InvoiceLineKind = z.enum(['plan', 'optimised-uplift', 'optimised-minimum-fee', 'byom-routing-fee', 'advisor-insights', 'extra-keys', 'extra-groups', 'extra-seats']);
+const InvoiceLineKind = z.enum(['plan', 'optimised-uplift', 'optimised-minimum-fee', 'byom-routing-fee', 'advisor-insights', 'extra-keys', 'extra-groups', 'extra-seats', 'recorded-usage']);
+const Meter = z.enum(RECORDED_METERS);
+const LineCounts = z.enum(['usage-events', 'advisor-insights', 'usage-records', 'plan-units']).nullable();
 /** What a team uses of a plan allowance; `included` null: unlimited; `canAddMore`: within it, or past it on a subscription that charges extras. */
 const Allowance = z.strictObject({ used: z.number().int(), included: z.number().int().nullable(), extra: z.number().int(), canAddMore: z.boolean() });
 const Allowances = z.strictObject({ seats: Allowance, syntheticGroups: Allowance, optimisedKeys: Allowance });
@@ -139,6 +141,8 @@ export const SubscriptionAccess = z.strictObject({
 /** One line of an invoice (or of a period priced so far): amounts in GBP micros as integer strings and whole pence. */
 const InvoiceLineFields = {
   kind: InvoiceLineKind,
+  /** The meter a recorded-usage line counts; null for every other line. */
+  meter: Meter.nullable(),
   /** The team whose usage it counts; null for the plan fee. */
   teamId: z.guid().nullable(),
   /** The plan whose price it charges (plan fee, extra units); null for usage billed per event. */
@@ -195,7 +199,7 @@ export const InvoiceDetail = Invoice.extend({
       id: z.guid(),
       ...InvoiceLineFields,
       /** What its items are; null for a plan fee, which is the plan in force over its window. */
-      counts: z.enum(['usage-events', 'advisor-insights', 'plan-units']).nullable(),
+      counts: LineCounts,
       /** Where to read them, a page at a time. */
       itemsUrl: z.string().nullable(),
       /** What the last proof counted for the line (null: not proved yet). */
@@ -204,12 +208,27 @@ export const InvoiceDetail = Invoice.extend({
   ),
 });
 
-/** A page of what an invoice line counts: usage events (id: the request id), advisor insights, or units (a seat's user, a group, a key) live from `at` to `until`. */
+/** A page of what an invoice line counts: usage events (id: the request id), advisor insights, recorded usage, or units (a seat's user, a group, a key) live from `at` to `until`. */
 export const InvoiceLineItems = z.strictObject({
   lineId: z.guid(),
-  counts: z.enum(['usage-events', 'advisor-insights', 'plan-units']).nullable(),
+  counts: LineCounts,
   items: z.array(z.strictObject({ id: z.string(), at: Timestamp, until: Timestamp.nullable(), amountMicros: z.string().nullable(), detail: z.string() })),
   nextCursor: z.string().nullable(),
+});
+
+/** A meter's quantity recorded for a team; `replayed`: the identifier had recorded it already, and nothing new was. */
+export const UsageRecord = z.strictObject({
+  id: z.guid(),
+  teamId: z.guid(),
+  meter: Meter,
+  quantity: z.number().int(),
+  /** The plan's fee for the meter when it happened, and the quantity's amount: GBP micros as integer strings. */
+  unitAmountMicros: z.string(),
+  amountMicros: z.string(),
+  identifier: z.string(),
+  timestamp: Timestamp,
+  description: z.string(),
+  replayed: z.boolean(),
 });
 
 // Site: plans, FAQs, the contact form

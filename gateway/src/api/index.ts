@@ -66,7 +66,7 @@ export const controlPlane =
       if (!(await deps.services.accounts.isPlatformAdmin(signedIn(request).userId))) throw new ForbiddenError('Only platform admins can do this');
     };
 
-    await app.register(subscriptionRoutes(deps.services), { prefix: '/subscription' });
+    await app.register(subscriptionRoutes(deps.services, platformAdmin), { prefix: '/subscription' });
     await app.register(faqRoutes(deps.services, platformAdmin), { prefix: '/admin/faqs' });
     await app.register(contactFormRoutes(deps.services), { prefix: '/contact-form' });
     await app.register(authRoutes(deps.services), { prefix: '/auth' });

@@ -4,10 +4,24 @@
  * what the team uses), a billing period's usage priced as its invoice would be, the
  * invoices, and one invoice with its lines and, page by page, what each line counts.
  * The subscription, its usage and invoices are its owner's (the account that created
- * the teams it pays for); check-access answers any member of a team. Stripe's side
+ * the teams it pays for); check-access answers any member of a team; record-usage is
+ * for platform admins (the operator charging usage served outside the gateway). Stripe's side
  * (checkout, payment methods, cancellation, plan changes) is payments.ts's.
  */
-import { buildInvoice, FREE_TRIAL_DAYS, type InvoiceLineKind, NotFoundError, type PlanTerms, planTerms, subscriptionAccess, ValidationError } from '@spendgate/core';
+import { randomUUID } from 'node:crypto';
+import {
+  buildInvoice,
+  ConflictError,
+  FREE_TRIAL_DAYS,
+  type InvoiceLineKind,
+  meterUnitMicros,
+  NotFoundError,
+  type PlanTerms,
+  planTerms,
+  type RecordedMeter,
+  subscriptionAccess,
+  ValidationError,
+} from '@spendgate/core';
 import {
   billedTeamIds,
   countTeamGroups,
@@ -18,17 +32,23 @@ import {
   findTeam,
   findTeamSubscription,
   invoiceInput,
+  insertUsageRecord,
   invoiceLineItems,
   type KeyCache,
   listAccountKeys,
   listInvoiceLines,
   listInvoices,
+  planSegments,
   type SqlStore,
+  writeAudit,
 } from '@spendgate/store';
 import type { Access } from './access.ts';
 import { subscriptionState } from './plans.ts';
 
 const DAY_MS = 86_400_000;
+
+/** How far ahead of this server's clock a recorded usage's timestamp may be (the caller's clock may run fast). */
+const FUTURE_TOLERANCE_MS = 5 * 60_000;
 
 export const LINE_ITEMS_PAGE = { default: 100, max: 500 } as const;
 /** Where the console shows the subscription and takes a payment method. */
@@ -63,7 +83,7 @@ async function allowances(db: SqlStore['db'], teamId: string, terms: PlanTerms, 
 type StoredLine = Awaited<ReturnType<typeof listInvoiceLines>>[number];
 type StoredInvoice = Awaited<ReturnType<typeof listInvoices>>[number];
 
-const WHAT_LINES_COUNT: Record<InvoiceLineKind, 'usage-events' | 'advisor-insights' | 'plan-units' | null> = {
+const WHAT_LINES_COUNT: Record<InvoiceLineKind, 'usage-events' | 'advisor-insights' | 'usage-records' | 'plan-units' | null> = {
   plan: null,
   'optimised-uplift': 'usage-events',
   'optimised-minimum-fee': 'usage-events',
@@ -72,6 +92,7 @@ const WHAT_LINES_COUNT: Record<InvoiceLineKind, 'usage-events' | 'advisor-insigh
   'extra-keys': 'plan-units',
   'extra-groups': 'plan-units',
   'extra-seats': 'plan-units',
+  'recorded-usage': 'usage-records',
 };
 
 export function createSubscriptionService(deps: { sql: SqlStore; access: Access; keyCache: Pick<KeyCache<unknown>, 'invalidate'>; now?: () => Date }) {
@@ -110,6 +131,7 @@ export function createSubscriptionService(deps: { sql: SqlStore; access: Access;
   const lineView = (invoiceId: string, line: StoredLine) => ({
     id: line.id,
     kind: line.kind,
+    meter: line.meter,
     teamId: line.team_id,
     planSlug: line.plan_slug,
     windowStart: line.window_start,
@@ -172,7 +194,8 @@ export function createSubscriptionService(deps: { sql: SqlStore; access: Access;
       } else {
         throw new NotFoundError('Current billing period');
       }
-      const until = new Date(Math.max(window.start.getTime(), Math.min(at.getTime(), window.end.getTime())));
+      // Counted up to now, this very millisecond included (usage recorded with no timestamp is at now).
+      const until = new Date(Math.max(window.start.getTime(), Math.min(at.getTime() + 1, window.end.getTime())));
       const invoice = buildInvoice(await invoiceInput(db, { id: subscription.id, userId }, { start: window.start, end: window.end, billedUntil: until }));
       const terms = planTerms(subscriptionState(subscription).planSlug);
       const teams = await Promise.all(
@@ -190,6 +213,7 @@ export function createSubscriptionService(deps: { sql: SqlStore; access: Access;
         currency: 'GBP' as const,
         lines: invoice.lines.map((line) => ({
           kind: line.kind,
+          meter: line.meter,
           teamId: line.teamId,
           planSlug: line.planSlug,
           windowStart: line.from,
@@ -231,6 +255,74 @@ export function createSubscriptionService(deps: { sql: SqlStore; access: Access;
         counts: WHAT_LINES_COUNT[line.kind],
         items: items.map((row) => ({ id: row.id, at: new Date(row.at), until: row.until === null ? null : new Date(row.until), amountMicros: row.amount_micros, detail: row.detail })),
         nextCursor: rows.length > limit ? Buffer.from(`${items.at(-1)!.cursor_at}|${items.at(-1)!.id}`).toString('base64url') : null,
+      };
+    },
+
+    /**
+     * Records a meter's quantity for a team (platform admins), as a Stripe meter event
+     * is: once per (team, identifier) — the same identifier again answers the first record
+     * (replayed) and one with other usage is a 409 — at a moment of the team's current
+     * billing period (`timestamp`, default now), priced at the plan's fee for the meter
+     * then; the period's invoice charges it on a line of its own.
+     */
+    async recordUsage(
+      adminUserId: string,
+      input: { teamId: string; meter: RecordedMeter; quantity: number; identifier: string; timestamp?: Date | undefined; description: string },
+    ) {
+      const team = await findTeam(db, input.teamId);
+      if (!team) throw new NotFoundError('Team');
+      if (team.is_demo) throw new ConflictError('A demo team is never billed: record usage on a real team');
+      const subscription = await findTeamSubscription(db, input.teamId);
+      const start = subscription?.current_period_start;
+      if (!subscription || !start) throw new ConflictError(`The team's subscription has no billing period to charge usage to (it is ${subscription?.status ?? 'missing'})`);
+      const at = now();
+      const occurredAt = input.timestamp ?? at;
+      if (occurredAt < start || occurredAt.getTime() > at.getTime() + FUTURE_TOLERANCE_MS) {
+        throw new ValidationError('timestamp', `timestamp must be within the current billing period, from ${start.toISOString()} to now`);
+      }
+      const [inForce] = await planSegments(db, subscription.id, occurredAt, new Date(occurredAt.getTime() + 1));
+      const unitMicros = meterUnitMicros(inForce!.plan, input.meter);
+      const { record, created } = await db.transaction().execute(async (trx) => {
+        const result = await insertUsageRecord(trx, {
+          id: randomUUID(),
+          teamId: input.teamId,
+          meter: input.meter,
+          quantity: BigInt(input.quantity),
+          unitMicros,
+          identifier: input.identifier,
+          occurredAt,
+          description: input.description,
+          recordedBy: adminUserId,
+        });
+        if (result.created) {
+          await writeAudit(trx, {
+            teamId: input.teamId,
+            actorUserId: adminUserId,
+            action: 'usage.recorded',
+            targetType: 'usage_record',
+            targetId: result.record.id,
+            details: { meter: input.meter, quantity: input.quantity, identifier: input.identifier, unitAmountMicros: unitMicros.toString() },
+          });
+        }
+        return result;
+      });
+      const sameUsage =
+        record.meter === input.meter &&
+        record.quantity === BigInt(input.quantity) &&
+        record.description === input.description &&
+        (input.timestamp === undefined || record.occurred_at.getTime() === input.timestamp.getTime());
+      if (!created && !sameUsage) throw new ConflictError(`identifier ${input.identifier} has already recorded other usage for this team`);
+      return {
+        id: record.id,
+        teamId: record.team_id,
+        meter: record.meter,
+        quantity: Number(record.quantity),
+        unitAmountMicros: record.unit_amount_micros.toString(),
+        amountMicros: (record.quantity * record.unit_amount_micros).toString(),
+        identifier: record.identifier,
+        timestamp: record.occurred_at,
+        description: record.description,
+        replayed: !created,
       };
     },
 

@@ -297,6 +297,22 @@ export interface PlanUnitsTable {
 
 export type InvoiceStatus = 'draft' | 'open' | 'paid' | 'void';
 
+/** A meter's quantity recorded for a team through the API, once per (team, identifier) (migration 20261126_0021). */
+export interface UsageRecordsTable {
+  id: string;
+  team_id: string;
+  meter: import('@spendgate/core').RecordedMeter;
+  quantity: Int8;
+  /** The plan's fee for the meter when it happened, GBP micros. */
+  unit_amount_micros: Int8;
+  /** The caller's idempotency key. */
+  identifier: string;
+  occurred_at: Date;
+  description: string;
+  recorded_by: string;
+  created_at: CreatedAt;
+}
+
 /** One billing period of a subscription, invoiced (unique per subscription and period start). */
 export interface InvoicesTable {
   id: string;
@@ -326,6 +342,8 @@ export interface InvoiceLinesTable {
   invoice_id: string;
   position: number;
   kind: import('@spendgate/core').InvoiceLineKind;
+  /** The meter of a recorded-usage line (migration 20261126_0021); null for every other. */
+  meter: ColumnType<import('@spendgate/core').RecordedMeter | null, import('@spendgate/core').RecordedMeter | null | undefined, never>;
   team_id: string | null;
   plan_slug: string | null;
   window_start: Date;
@@ -649,6 +667,7 @@ export interface Database {
   plan_units: PlanUnitsTable;
   invoices: InvoicesTable;
   invoice_lines: InvoiceLinesTable;
+  usage_records: UsageRecordsTable;
   stripe_events: StripeEventsTable;
   stripe_objects: StripeObjectsTable;
   stripe_checkouts: StripeCheckoutsTable;

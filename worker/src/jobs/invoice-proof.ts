@@ -1,8 +1,8 @@
 /**
  * invoice-proof (nightly): proves every invoice still equals what it counts. Each
  * invoice not void whose period's usage events are still kept is built again from the
- * events, advisor insights, plan units and plan history as they are now (the same
- * predicate per line: kind, team, window, unit price) and compared line by line with
+ * events, advisor insights, recorded usage, plan units and plan history as they are now
+ * (the same predicate per line: kind, meter, team, window, unit price) and compared line by line with
  * what was invoiced: quantity and micro-units, each line's pence and the total. What the
  * recount found is stored on each line and the invoice marked proved or not; a mismatch
  * (an event changed, deleted or arriving after the invoice was built) is logged as an
@@ -28,7 +28,7 @@ export function createInvoiceProofProcessor(deps: { sql: Pick<SqlStore, 'db'>; l
       const recounted = new Map<string, InvoiceLine>(buildInvoice(input).lines.map((line) => [invoiceLineKey(line), line]));
       const differences: { line: string; invoiced?: string; found?: string }[] = [];
       const found = stored.map((line) => {
-        const key = invoiceLineKey({ kind: line.kind, teamId: line.team_id, from: line.window_start, to: line.window_end, unitMicros: line.unit_amount_micros });
+        const key = invoiceLineKey({ kind: line.kind, meter: line.meter, teamId: line.team_id, from: line.window_start, to: line.window_end, unitMicros: line.unit_amount_micros });
         const recount = recounted.get(key);
         recounted.delete(key);
         const quantity = recount?.quantity ?? 0n;

@@ -2,9 +2,11 @@
 // member); the caller's own subscription (current, details) and its Stripe-facing calls
 // (control/payments.ts: plan, checkout, cards, cancel, change plan); its usage this or the
 // last billing period, its invoices, one invoice with its lines and, a page at a time, what
-// each line counts; the state of a checkout the billing pages return to; and Stripe's
-// webhook (public, authenticated by its Stripe-Signature on the raw body).
-import type { FastifyPluginAsync } from 'fastify';
+// each line counts; metered usage recorded by platform admins (record-usage); the state of
+// a checkout the billing pages return to; and Stripe's webhook (public, authenticated by
+// its Stripe-Signature on the raw body).
+import { RECORDED_METERS } from '@spendgate/core';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ControlPlaneServices } from '../../control/index.ts';
 import { useZod } from '../../zod-provider.ts';
@@ -24,9 +26,11 @@ import {
   SubscriptionAccess,
   SubscriptionDetails,
   SubscriptionUsage,
+  UsageRecord,
   WebhookReceipt,
 } from '../answers.ts';
 import { ok } from '../reply.ts';
+import { text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
 
 /** Stripe's events can be large (an invoice with many lines): up to 1 MiB. */
@@ -36,6 +40,15 @@ const WEBHOOK_BODY_LIMIT_BYTES = 1024 * 1024;
 const CheckoutParams = z.object({ sessionId: z.string().regex(/^[A-Za-z0-9_]{1,100}$/, 'must be a checkout session id (letters, digits and _, at most 100)') });
 
 const CheckAccessBody = z.strictObject({ teamId: z.uuid('must be a team id') });
+const RecordUsageBody = z.strictObject({
+  teamId: z.uuid('must be a team id'),
+  meter: z.enum(RECORDED_METERS, { error: `must be one of ${RECORDED_METERS.join(', ')}` }),
+  quantity: z.number({ error: 'must be a whole number from 1 to 1000000000' }).int('must be a whole number from 1 to 1000000000').min(1, 'must be a whole number from 1 to 1000000000').max(1_000_000_000, 'must be a whole number from 1 to 1000000000'),
+  /** The caller's idempotency key, as a Stripe meter event's `identifier`. */
+  identifier: z.string().regex(/^[A-Za-z0-9._:-]{1,100}$/, 'must be 1 to 100 letters, digits, ".", "_", ":" or "-"'),
+  timestamp: z.iso.datetime({ error: 'must be an ISO 8601 time in UTC, e.g. 2026-11-26T12:00:00Z' }).optional(),
+  description: text(200).default(''),
+});
 const UsageQuery = z.object({ period: z.enum(['current', 'previous'], { error: 'must be current or previous' }).default('current') });
 const InvoiceParams = z.object({ invoiceId: z.uuid('must be an invoice id') });
 const LineParams = z.object({ invoiceId: z.uuid('must be an invoice id'), lineId: z.uuid('must be an invoice line id') });
@@ -59,7 +72,7 @@ const CancelBody = z.strictObject({ immediate: z.boolean({ error: 'must be true 
 const CardParams = z.object({ paymentMethodId: PaymentMethodId });
 
 export const subscriptionRoutes =
-  (services: Pick<ControlPlaneServices, 'plans' | 'payments' | 'subscriptions'>): FastifyPluginAsync =>
+  (services: Pick<ControlPlaneServices, 'plans' | 'payments' | 'subscriptions'>, platformAdmin: (request: FastifyRequest) => Promise<void>): FastifyPluginAsync =>
   async (app) => {
     const api = useZod(app);
     api.get('/plans', { config: { public: true }, schema: { summary: 'List subscription plans (free trial included)', response: { 200: answer(z.array(Plan)) } } }, async () =>
@@ -106,6 +119,23 @@ export const subscriptionRoutes =
         },
       },
       async (request) => ok(await services.subscriptions.checkAccess(signedIn(request).userId, request.body.teamId)),
+    );
+    api.post(
+      '/record-usage',
+      {
+        preHandler: platformAdmin,
+        schema: {
+          summary:
+            "Record a meter's quantity for a team (platform admins): {teamId, meter, quantity, identifier, timestamp?, description?}, once per identifier (201; the same again answers the record with replayed: true, 200; other usage under it is a 409), priced at the plan's fee for the meter at a moment of the current billing period and charged on that period's invoice",
+          body: RecordUsageBody,
+          response: { 200: answer(UsageRecord), 201: answer(UsageRecord) },
+        },
+      },
+      async (request, reply) => {
+        const { timestamp, ...usage } = request.body;
+        const record = await services.subscriptions.recordUsage(signedIn(request).userId, { ...usage, ...(timestamp ? { timestamp: new Date(timestamp) } : {}) });
+        return reply.code(record.replayed ? 200 : 201).send(ok(record, record.replayed ? 'Already recorded' : 'Usage recorded'));
+      },
     );
     api.get(
       '/usage',

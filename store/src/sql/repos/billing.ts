@@ -11,6 +11,7 @@ import {
   type PlanSegment,
   type PlanSlug,
   planTerms,
+  type RecordedMeter,
   type TeamCounts,
   type UnitKind,
 } from '@spendgate/core';
@@ -194,10 +195,51 @@ export async function countAdvisorCharges(db: Db, teamIds: readonly string[], fr
   return rows.map((row) => ({ teamId: row.team_id, priceMicros: row.price_micros, count: BigInt(row.count) }));
 }
 
+/** Records a meter's quantity for a team once per identifier: answers the record, and whether this call stored it. */
+export async function insertUsageRecord(
+  db: Db,
+  record: { id: string; teamId: string; meter: RecordedMeter; quantity: bigint; unitMicros: bigint; identifier: string; occurredAt: Date; description: string; recordedBy: string },
+) {
+  const inserted = await db
+    .insertInto('usage_records')
+    .values({
+      id: record.id,
+      team_id: record.teamId,
+      meter: record.meter,
+      quantity: record.quantity,
+      unit_amount_micros: record.unitMicros,
+      identifier: record.identifier,
+      occurred_at: record.occurredAt,
+      description: record.description,
+      recorded_by: record.recordedBy,
+    })
+    .onConflict((oc) => oc.columns(['team_id', 'identifier']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (inserted) return { record: inserted, created: true };
+  const existing = await db.selectFrom('usage_records').selectAll().where('team_id', '=', record.teamId).where('identifier', '=', record.identifier).executeTakeFirstOrThrow();
+  return { record: existing, created: false };
+}
+
+/** The usage the teams recorded through the API in [from, to), summed per team, meter and unit price. */
+export async function countRecordedUsage(db: Db, teamIds: readonly string[], from: Date, to: Date) {
+  if (teamIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('usage_records')
+    .select((eb) => ['team_id', 'meter', 'unit_amount_micros', eb.fn.sum<string>('quantity').as('quantity')])
+    .where('team_id', 'in', teamIds)
+    .where('occurred_at', '>=', from)
+    .where('occurred_at', '<', to)
+    .groupBy(['team_id', 'meter', 'unit_amount_micros'])
+    .execute();
+  return rows.map((row) => ({ teamId: row.team_id, meter: row.meter, unitMicros: row.unit_amount_micros, quantity: BigInt(row.quantity) }));
+}
+
 /**
  * What a subscription's billing period counted, as core's invoice input: the plans in
  * force from the period's start to `billedUntil`, and per billed team its charged usage
- * events, advisor insights and plan units. The invoice build and the proof both read it.
+ * events, advisor insights, recorded usage and plan units. The invoice build and the
+ * proof both read it.
  */
 export async function invoiceInput(
   db: Db,
@@ -208,6 +250,7 @@ export async function invoiceInput(
   const teamIds = await billedTeamIds(db, subscription.userId);
   const charges = await countCharges(db, teamIds, start, billedUntil);
   const insights = await countAdvisorCharges(db, teamIds, start, billedUntil);
+  const recorded = await countRecordedUsage(db, teamIds, start, billedUntil);
   const units = await listPlanUnits(db, teamIds, start, billedUntil);
   const teams: TeamCounts[] = teamIds.map((teamId) => {
     const spans = (kind: UnitKind) =>
@@ -216,6 +259,7 @@ export async function invoiceInput(
       teamId,
       charges: charges.filter((charge) => charge.teamId === teamId),
       advisorInsights: insights.filter((insight) => insight.teamId === teamId),
+      recorded: recorded.filter((usage) => usage.teamId === teamId),
       units: { key: spans('key'), group: spans('group'), seat: spans('seat') },
     };
   });
@@ -269,6 +313,7 @@ export async function insertInvoice(
           invoice_id: invoice.id,
           position,
           kind: line.kind,
+          meter: line.meter,
           team_id: line.teamId,
           plan_slug: line.planSlug,
           window_start: line.from,
@@ -347,6 +392,7 @@ export async function recordInvoiceProof(
 /** Which events, insights or units an invoice line counts: its kind, team, window and unit price. */
 export interface LineScope {
   kind: InvoiceLineKind;
+  meter: RecordedMeter | null;
   team_id: string | null;
   window_start: Date;
   window_end: Date;
@@ -367,8 +413,8 @@ const UNIT_OF_LINE: Partial<Record<InvoiceLineKind, UnitKind>> = { 'extra-keys':
 
 /**
  * A page of what an invoice line counts, oldest first, after the cursor: the usage events
- * of its rule (and fee), the advisor insights of its price, or the units live in its
- * window — the same predicate the invoice build and the proof sum. A plan line counts
+ * of its rule (and fee), the advisor insights of its price, the usage recorded for its
+ * meter and price, or the units live in its window — the same predicate the invoice build and the proof sum. A plan line counts
  * no items (it is the plan in force over its window).
  */
 export async function invoiceLineItems(db: Db, line: LineScope, after: { at: string; id: string } | undefined, limit: number): Promise<LineItemRow[]> {
@@ -394,6 +440,14 @@ export async function invoiceLineItems(db: Db, line: LineScope, after: { at: str
       where team_id = ${line.team_id} and created_at >= ${start} and created_at < ${end} and price_micros = ${line.unit_amount_micros}
         and ${page('created_at', 'id::text')}
       order by created_at, id limit ${limit}`;
+  } else if (line.kind === 'recorded-usage') {
+    query = sql<LineItemRow>`
+      select id::text as id, occurred_at as at, null::timestamptz as until, (quantity * unit_amount_micros)::text as amount_micros,
+        quantity::text || ' × ' || meter || case when description = '' then '' else ': ' || description end as detail, occurred_at::text as cursor_at
+      from usage_records
+      where team_id = ${line.team_id} and occurred_at >= ${start} and occurred_at < ${end} and meter = ${line.meter} and unit_amount_micros = ${line.unit_amount_micros}
+        and ${page('occurred_at', 'id::text')}
+      order by occurred_at, id limit ${limit}`;
   } else if (unit !== undefined) {
     query = sql<LineItemRow>`
       select target_id::text as id, started_at as at, ended_at as until, null as amount_micros, kind as detail, started_at::text as cursor_at

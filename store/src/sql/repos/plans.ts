@@ -120,6 +120,8 @@ export async function findTeamSubscription(db: Db, teamId: string) {
       'subscriptions.plan_slug',
       'subscriptions.status',
       'subscriptions.trial_end',
+      'subscriptions.current_period_start',
+      'subscriptions.current_period_end',
       hasPaymentMethodOn('subscriptions.id').as('has_payment_method'),
     ])
     .where('teams.id', '=', teamId)
