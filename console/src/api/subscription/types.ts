@@ -76,7 +76,11 @@ export type InvoiceLineKind =
   | 'advisor-insights'
   | 'extra-keys'
   | 'extra-groups'
-  | 'extra-seats';
+  | 'extra-seats'
+  | 'recorded-usage';
+
+/** What usage recorded through POST /subscription/record-usage counts. */
+export type RecordedMeter = 'byom-requests' | 'optimised-minimum-requests' | 'advisor-insights';
 
 /** The plan a subscription is on. */
 export interface PlanRef {
@@ -87,6 +91,8 @@ export interface PlanRef {
 /** One line of an invoice, or of a period priced so far. */
 export interface InvoiceLine {
   kind: InvoiceLineKind;
+  /** The meter a recorded-usage line counts; null for every other line. */
+  meter: RecordedMeter | null;
   /** The team whose usage it counts; null for the plan fee. */
   teamId: string | null;
   planSlug: string | null;
@@ -125,7 +131,7 @@ export interface Invoice {
 export interface InvoiceDetail extends Invoice {
   lines: (InvoiceLine & {
     id: string;
-    counts: 'usage-events' | 'advisor-insights' | 'plan-units' | null;
+    counts: 'usage-events' | 'advisor-insights' | 'usage-records' | 'plan-units' | null;
     itemsUrl: string | null;
     proof: { foundQuantity: number | null; foundMicros: string | null };
   })[];

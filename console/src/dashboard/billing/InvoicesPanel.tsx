@@ -22,6 +22,7 @@ export const LINE_LABELS: Record<InvoiceLineKind, string> = {
   'extra-keys': 'Extra optimised keys',
   'extra-groups': 'Extra groups',
   'extra-seats': 'Extra seats',
+  'recorded-usage': 'Recorded usage',
 };
 
 const MICROS_PER_PENNY = 10_000n;

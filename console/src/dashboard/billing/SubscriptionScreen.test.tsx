@@ -63,6 +63,7 @@ const invoice: Invoice = {
 };
 const line = (kind: InvoiceLine['kind'], description: string, quantity: number, unitAmountMicros: string | null, amountPence: number): InvoiceLine => ({
   kind,
+  meter: null,
   teamId: kind === 'plan' ? null : TEAM,
   planSlug: kind === 'plan' || kind.startsWith('extra') ? 'growth' : null,
   windowStart: '2026-10-01T00:00:00.000Z',
