@@ -52,6 +52,8 @@ export interface PeerSettings {
 export interface StartOptions {
   /** A built console to serve at / (browser tests); none by default. */
   consoleDir?: string;
+  /** The loopback port to listen on (when PUBLIC_URL must name it beforehand); any free one by default. */
+  port?: number;
   /** More configuration, e.g. SMTP_URL or GOOGLE_CLIENT_ID. */
   env?: Record<string, string>;
   /** Where the gateway's log goes (with LOG_LEVEL in env), e.g. to search it. */
@@ -95,7 +97,7 @@ export async function startSpendgate(mode: TestMode, name: string, options: Star
   });
   // The scaled mode's worker runs apart from the gateway, as `npm run worker` does.
   const worker = mode === 'scaled' ? await startWorker(config, { sql, redisPrefix }) : undefined;
-  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   const spendgate: RunningSpendgate = {
     app,
     url,

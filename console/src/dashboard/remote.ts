@@ -12,7 +12,7 @@ import { UpdatePasswordScreen } from './auth/UpdatePasswordScreen.tsx';
 import { VerifyScreen } from './auth/VerifyScreen.tsx';
 import { BillingCancelScreen } from './billing/BillingCancelScreen.tsx';
 import { BillingSuccessScreen } from './billing/BillingSuccessScreen.tsx';
-import { SubscriptionPlaceholder } from './billing/SubscriptionPlaceholder.tsx';
+import { SubscriptionScreen } from './billing/SubscriptionScreen.tsx';
 import { AiConnectionsScreen } from './connections/AiConnectionsScreen.tsx';
 import { AddGroupScreen } from './groups/AddGroupScreen.tsx';
 import { SyntheticGroupsScreen } from './groups/SyntheticGroupsScreen.tsx';
@@ -38,7 +38,7 @@ export const screens: Record<DashboardScreenName, ComponentType> = {
   settings: SettingsScreen,
   account: AccountScreen,
   team: TeamScreen,
-  subscription: SubscriptionPlaceholder,
+  subscription: SubscriptionScreen,
   billingSuccess: BillingSuccessScreen,
   billingCancel: BillingCancelScreen,
   addGroup: AddGroupScreen,

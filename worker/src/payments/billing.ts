@@ -75,12 +75,11 @@ export async function ensureCustomer(deps: { sql: Pick<SqlStore, 'db'>; stripe: 
 /** The card `paymentMethodId`, attached to the customer at Stripe (already, or now). */
 export async function attachCard(stripe: Stripe, customerId: string, subscriptionId: string, paymentMethodId: string): Promise<Stripe.PaymentMethod> {
   if (!PAYMENT_METHOD_ID.test(paymentMethodId)) throw new ValidationError('paymentMethodId', 'paymentMethodId: must be a Stripe payment method id (pm_…)');
-  let method = await callStripe('paymentMethodId', () => stripe.paymentMethods.retrieve(paymentMethodId));
-  if (method.customer === null) {
-    method = await callStripe('paymentMethodId', () =>
-      stripe.paymentMethods.attach(paymentMethodId, { customer: customerId }, { idempotencyKey: stripeIdempotencyKey('attach-card', subscriptionId, paymentMethodId) }),
-    );
-  }
+  // Attached, not retrieved first: Stripe's test cards (pm_card_visa, …) can be attached but
+  // are not payment methods of their own, and a card already this customer's comes back as it is.
+  const method = await callStripe('paymentMethodId', () =>
+    stripe.paymentMethods.attach(paymentMethodId, { customer: customerId }, { idempotencyKey: stripeIdempotencyKey('attach-card', subscriptionId, paymentMethodId) }),
+  );
   const owner = typeof method.customer === 'string' ? method.customer : method.customer?.id;
   if (owner !== customerId) throw new ValidationError('paymentMethodId', 'paymentMethodId: this payment method belongs to another customer');
   if (method.type !== 'card' || !method.card) throw new ValidationError('paymentMethodId', 'paymentMethodId: only cards are taken');

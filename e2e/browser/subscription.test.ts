@@ -1,0 +1,104 @@
+/**
+ * The subscription screen and the checkout round trip in Debian's Chromium against a whole
+ * Spendgate and the Stripe fake, in each run mode: a team admin on a new trial sees its plan
+ * and days left with no card; "Choose a plan and pay" opens the plan-required modal, whose
+ * checkout goes to the fake's hosted page and back to the success page, which says what the
+ * server answers; the screen then shows the plan chosen and the card; a second card is
+ * added through a SetupIntent, made the default, and the first removed. What the screen
+ * shows is checked against the API's own answers.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeStripe, startFakeStripe } from '../fakes/stripe.ts';
+import { freePort } from '../support/free-port.ts';
+import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
+import { browserSuite, CHROMIUM_PATH, hasChromium } from './support/chromium.ts';
+import { type BrowserProfiles, browserProfiles, checkPage, signUpTeamAdmin, type TeamAdmin } from './support/session.ts';
+
+if (!hasChromium) console.warn(`Browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium).`);
+
+describe.skipIf(!hasChromium)('the subscription screen', () => {
+  const suite = browserSuite();
+
+  describe.each(testModes)('%s', (mode) => {
+    let fake: FakeStripe;
+    let spendgate: RunningSpendgate;
+    let profiles: BrowserProfiles;
+    let admin: TeamAdmin;
+
+    beforeAll(async () => {
+      fake = await startFakeStripe();
+      // The fake's hosted checkout sends the browser back to PUBLIC_URL: this Spendgate's own address.
+      const port = await freePort();
+      spendgate = await startSpendgate(mode, `browser-subscription-${mode}`, {
+        consoleDir: suite.consoleDir,
+        port,
+        env: { STRIPE_API_URL: fake.url, STRIPE_SECRET_KEY: fake.apiKey, STRIPE_WEBHOOK_SECRET: fake.webhookSecret, PUBLIC_URL: `http://127.0.0.1:${port}` },
+      });
+      profiles = browserProfiles(suite.browser, spendgate.url);
+      admin = await signUpTeamAdmin(spendgate.url, `subscription-${mode}@example.com`, { name: 'Bea Billing', team: { name: 'Finance', description: '' } });
+    }, 120_000);
+
+    afterAll(async () => {
+      await profiles?.closeAll();
+      await spendgate?.close();
+      await fake?.close();
+    });
+
+    const current = async () => (await callApi(spendgate.url, 'GET', '/subscription/current', { token: admin.token })).body.data;
+
+    it('checks out from the plan-required modal through the hosted page and back, then manages cards', async () => {
+      const before = await current();
+      expect(before).toMatchObject({ status: 'trialing', hasPaymentMethod: false });
+      const page = await profiles.open('/dashboard/settings/subscription', { as: admin });
+      await page.getByRole('heading', { name: 'Subscription', level: 1 }).waitFor();
+      await page.getByText(before.planName, { exact: true }).first().waitFor();
+      await page.getByText('No card saved', { exact: false }).first().waitFor();
+      await checkPage(page, `subscription-trial-${mode}`);
+
+      await page.getByRole('button', { name: 'Choose a plan and pay' }).click();
+      const modal = page.getByRole('dialog', { name: 'Choose a plan' });
+      await modal.getByRole('radio', { name: /Growth/ }).check();
+      await checkPage(page, `subscription-plan-required-${mode}`);
+      await modal.getByRole('button', { name: 'Continue to checkout' }).click();
+
+      // The fake's hosted page, then back to the console's success page.
+      await page.getByRole('heading', { name: 'Checkout (fake Stripe)' }).waitFor();
+      await page.getByRole('button', { name: /^Save card|^Subscribe/ }).click();
+      await page.waitForURL(/\/dashboard\/billing\/success\?session_id=/);
+      await page.getByRole('heading', { name: 'No payment needed', level: 1 }).waitFor();
+      await checkPage(page, `subscription-success-${mode}`);
+      const after = await current();
+      expect(after).toMatchObject({ plan: 'growth', status: 'trialing', hasPaymentMethod: true });
+
+      await page.goto(`${spendgate.url}/dashboard/settings/subscription`);
+      await page.getByText(after.planName, { exact: true }).first().waitFor();
+      const cards = page.getByRole('list', { name: 'Saved cards' });
+      await cards.getByRole('listitem').filter({ hasText: 'ending 4242' }).waitFor();
+
+      // A second card through a SetupIntent, made the default; the first removed.
+      await page.getByRole('button', { name: 'Add a card' }).click();
+      const form = page.getByRole('form', { name: 'Add a card' });
+      await form.getByLabel('Card').selectOption({ index: 1 });
+      await form.getByRole('button', { name: 'Save card' }).click();
+      await expect.poll(async () => (await callApi(spendgate.url, 'GET', '/subscription/payment-methods', { token: admin.token })).body.data.length, { timeout: 15_000 }).toBe(2);
+      const saved = (await callApi(spendgate.url, 'GET', '/subscription/payment-methods', { token: admin.token })).body.data as { id: string; last4: string; isDefault: boolean }[];
+      const second = saved.find((card) => !card.isDefault)!;
+      await cards.getByRole('listitem').filter({ hasText: `ending ${second.last4}` }).waitFor();
+      await cards.getByRole('listitem').filter({ hasText: `ending ${second.last4}` }).getByRole('button', { name: 'Make default' }).click();
+      await expect
+        .poll(async () => ((await callApi(spendgate.url, 'GET', '/subscription/payment-methods', { token: admin.token })).body.data as { id: string; isDefault: boolean }[]).find((card) => card.isDefault)?.id, { timeout: 15_000 })
+        .toBe(second.id);
+      const first = saved.find((card) => card.id !== second.id)!;
+      await cards.getByRole('listitem').filter({ hasText: `ending ${first.last4}` }).getByRole('button', { name: /^Remove/ }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Remove card' }).click();
+      await expect.poll(async () => (await callApi(spendgate.url, 'GET', '/subscription/payment-methods', { token: admin.token })).body.data.map((card: { id: string }) => card.id), { timeout: 15_000 }).toEqual([second.id]);
+      await checkPage(page, `subscription-cards-${mode}`);
+
+      const phone = await profiles.open('/dashboard/settings/subscription', { as: admin, width: 390, theme: 'dark' });
+      await phone.getByRole('list', { name: 'Saved cards' }).getByRole('listitem').filter({ hasText: `ending ${second.last4}` }).waitFor();
+      await checkPage(phone, `subscription-phone-${mode}`);
+      expect(profiles.pageErrors).toEqual([]);
+      expect(profiles.consoleErrors).toEqual([]);
+    }, 180_000);
+  });
+});

@@ -1,0 +1,11 @@
+// A loopback port nothing listens on now, for a server that must know its address before it starts.
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+
+export async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
