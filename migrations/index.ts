@@ -25,6 +25,7 @@ import * as keyedBodyHash from './20261126_0012_keyed_body_hash.ts';
 import * as stripeCheckouts from './20261126_0013_stripe_checkouts.ts';
 import * as requestedModel from './20261126_0020_requested_model.ts';
 import * as usageRecords from './20261126_0021_usage_records.ts';
+import * as advisorWording from './20261126_0022_advisor_wording.ts';
 
 export const migrations: Record<string, Migration> = {
   '20261122_0001_accounts': accounts,
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   '20261126_0013_stripe_checkouts': stripeCheckouts,
   '20261126_0020_requested_model': requestedModel,
   '20261126_0021_usage_records': usageRecords,
+  '20261126_0022_advisor_wording': advisorWording,
 };

@@ -13,7 +13,7 @@ export {
   IDLE_DAYS,
   type UsageSlice,
 } from './advisor/detectors.ts';
-export { acceptRewording, describeFinding, rewordingPrompt, type Wording } from './advisor/wording.ts';
+export { ADVISOR_WORDING_ROUTE, acceptRewording, describeFinding, rewordingPrompt, type Wording } from './advisor/wording.ts';
 export {
   ALERT_CHANNEL_KINDS,
   type AlertKind,

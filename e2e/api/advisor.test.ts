@@ -6,10 +6,13 @@
  * the plan's price once (again on a second run, and under concurrent runs: never twice);
  * applying revokes the idle key, or merges a model override (another model, or the same
  * model through a cheaper connection) or an output cap into the key's settings — audited,
- * read back from the key — and, a few days on, measures the realised saving; and the
- * contract's edges — roles, other teams (404), bad input naming the field.
+ * read back from the key — and, a few days on, measures the realised saving; the team's
+ * wording setting rewords the tips through its connection or the operator's upstream (fakes),
+ * each call recorded and priced as the team's usage; and the contract's edges — roles, other
+ * teams (404), bad input naming the field.
  */
 import { createHash, createHmac, hkdfSync, randomUUID } from 'node:crypto';
+import { decimalToMicros } from '@spendgate/core';
 import { insertUsageEvents } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
@@ -24,6 +27,7 @@ for (const mode of testModes) {
   describe(`AI advisor (${mode})`, () => {
     let spendgate: RunningSpendgate;
     let fake: FakeOpenAI;
+    let operator: FakeOpenAI;
     const admin = { token: '', userId: '' };
     const member = { token: '', userId: '' };
     const stranger = { token: '', userId: '' };
@@ -74,7 +78,9 @@ for (const mode of testModes) {
     }
 
     beforeAll(async () => {
-      [spendgate, fake] = await Promise.all([startSpendgate(mode, 'advisor'), startFakeOpenAI()]);
+      [fake, operator] = await Promise.all([startFakeOpenAI(), startFakeOpenAI({ apiKey: 'sk-operator' })]);
+      // The operator's upstream for optimised keys, which the advisor's wording may go through too.
+      spendgate = await startSpendgate(mode, 'advisor', { env: { OPTIMISED_UPSTREAMS: JSON.stringify({ openai: { apiKey: 'sk-operator', baseUrl: operator.url } }) } });
       Object.assign(admin, await signUp(spendgate.url, `advisor-${mode}@example.com`));
       Object.assign(member, await signUp(spendgate.url, `advisor-member-${mode}@example.com`));
       Object.assign(stranger, await signUp(spendgate.url, `advisor-stranger-${mode}@example.com`));
@@ -88,6 +94,7 @@ for (const mode of testModes) {
     afterAll(async () => {
       await spendgate?.close();
       await fake?.close();
+      await operator?.close();
     });
 
     it('finds a cheaper model and an idle key, priced by hand, and charges each finding once', async () => {
@@ -128,15 +135,50 @@ for (const mode of testModes) {
       expect(listed.body.data.insights.map((insight: { id: string }) => insight.id)).toEqual(run.insights.map((insight: { id: string }) => insight.id));
     });
 
-    it('words the tips with the team’s own model when a run opts in, keeping the detectors’ figures', async () => {
+    it('words the tips with the team’s model once its admin turns the setting on, recording each call as the team’s usage', async () => {
+      const wording = (body?: unknown, token = admin.token, teamId = ids.team) =>
+        callApi(spendgate.url, body === undefined ? 'GET' : 'PUT', `/usage/ai-advisor/wording/${teamId}`, { token, ...(body === undefined ? {} : { body }) });
+      const wordingEvents = () =>
+        db()
+          .selectFrom('usage_events')
+          .select(['group_id', 'key_id', 'connection_id', 'provider', 'model', 'route', 'status_code', 'key_kind', 'input_tokens', 'output_tokens', 'cost_micros', 'billed_micros', 'billing_rule', 'budget_spend_micros'])
+          .where('team_id', '=', ids.team)
+          .where('route', '=', 'advisor-wording')
+          .orderBy('occurred_at')
+          .execute();
+      // Off by default: the templates, and no call.
+      expect((await wording()).body.data).toEqual({ teamId: ids.team, enabled: false, source: 'connection', connectionId: null, model: 'gpt-4o-mini', operatorAvailable: true, updatedAt: null });
+      const before = fake.requests.length;
+      expect((await generate({ teamId: ids.team })).body.data).toMatchObject({ found: 2, written: 0 });
+      expect(fake.requests.length).toBe(before);
+
       const connection = await callApi(spendgate.url, 'POST', '/provider/connections', {
         token: admin.token,
         body: { teamId: ids.team, provider: 'openai', name: 'Writer', apiKey: 'sk-fake-upstream', baseUrl: fake.url },
       });
       expect(connection.status, JSON.stringify(connection.body)).toBe(201);
       const connectionId = connection.body.data.newConnection.id as string;
-      const before = fake.requests.length;
-      const worded = await generate({ teamId: ids.team, wording: { connectionId, model: 'gpt-4o-mini' } });
+      const viaConnection = { enabled: true, source: 'connection', connectionId, model: 'gpt-4o-mini' };
+      // Team admins only; another team's connection is not found.
+      expect((await wording(viaConnection, member.token)).status).toBe(403);
+      expect((await wording(undefined, member.token)).status).toBe(403);
+      expect((await wording(viaConnection, stranger.token)).status).toBe(404);
+      expect((await wording({ ...viaConnection, connectionId: randomUUID() })).status).toBe(404);
+      const saved = await wording(viaConnection);
+      expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+      expect(saved.body.data).toMatchObject({ enabled: true, source: 'connection', connectionId, model: 'gpt-4o-mini' });
+      const audited = await db().selectFrom('audit_log').select(['action', 'details']).where('team_id', '=', ids.team).where('action', '=', 'advisor.wording_updated').execute();
+      expect(audited.map((entry) => entry.details)).toEqual([{ enabled: true, source: 'connection', connectionId, model: 'gpt-4o-mini' }]);
+
+      // A team budget whose counter is running counts each call.
+      const budget = await callApi(spendgate.url, 'POST', '/budgets', { token: admin.token, body: { scope: 'team', scopeId: ids.team, amount: '100', window: 'month', mode: 'soft' } });
+      expect(budget.status, JSON.stringify(budget.body)).toBe(201);
+      const teamSpent = async () =>
+        (await callApi(spendgate.url, 'GET', `/budgets?teamId=${ids.team}`, { token: admin.token })).body.data.find((entry: { id: string }) => entry.id === budget.body.data.id).spent as string;
+      const spentBefore = await teamSpent();
+      // Each answer: 100,000 prompt and 400 output tokens (the limit asked) of gpt-4o-mini ($0.015 + $0.00024 = $0.01524 → £0.01143).
+      fake.controlHeaders['x-fake-usage'] = JSON.stringify({ prompt_tokens: 100_000, completion_tokens: 400, cached_tokens: 0, reasoning_tokens: 0 });
+      const worded = await generate({ teamId: ids.team });
       expect(worded.status, JSON.stringify(worded.body)).toBe(200);
       // The fake answers `echo: <the prompt>`: the same two lines, the same figures, so both are accepted.
       expect(worded.body.data).toMatchObject({ found: 2, created: 0, written: 2, charged: '0.000000' });
@@ -149,19 +191,67 @@ for (const mode of testModes) {
         'TITLE: Use gpt-5-mini instead of gpt-4o\nTEXT: 10 requests cost £2.625 on gpt-4o. gpt-5-mini is in the same quality tier (accuracy 84 vs 80) and would have cost £0.3375: about £9.803571 a month.',
       );
       expect(worded.body.data.insights[0].title).toBe('Use gpt-5-mini instead of gpt-4o');
+      // Each call is the team's usage: no group or key, the connection's, priced as BYOK (paid to the provider, nothing billed).
+      const byok = { group_id: null, key_id: null, connection_id: connectionId, provider: 'openai', model: 'gpt-4o-mini-2024-07-18', route: 'advisor-wording', status_code: 200, key_kind: 'byok' };
+      const priced = { input_tokens: 100_000n, output_tokens: 400n, cost_micros: 15_240n };
+      expect(await wordingEvents()).toEqual(Array(2).fill({ ...byok, ...priced, billed_micros: 0n, billing_rule: 'byok-provider-direct', budget_spend_micros: 11_430n }));
+      // 2 × £0.01143 on the team's budget.
+      expect(decimalToMicros(await teamSpent())! - decimalToMicros(spentBefore)!).toBe(22_860n);
+      // The request log lists them among the team's requests.
+      const log = await callApi(spendgate.url, 'GET', `/usage/requests?teamId=${ids.team}&limit=200`, { token: admin.token });
+      const logged = log.body.data.items.filter((item: { route: string | null }) => item.route === 'advisor-wording');
+      expect(logged.map((item: { groupId: string | null; keyId: string | null; cost: string }) => [item.groupId, item.keyId, item.cost])).toEqual([
+        [null, null, '0.011430'],
+        [null, null, '0.011430'],
+      ]);
+      const detail = await callApi(spendgate.url, 'GET', `/usage/requests/${logged[0].requestId}`, { token: admin.token });
+      expect([detail.status, detail.body.data.billingRule]).toEqual([200, 'byok-provider-direct']);
+      expect((await callApi(spendgate.url, 'GET', `/usage/requests/${logged[0].requestId}`, { token: member.token })).status).toBe(404);
 
-      // A provider that fails keeps the template, and the run still succeeds.
+      // Through the operator's upstream: the operator's key, billed as an optimised request (£0.01143 × 1.3 = £0.014859).
+      expect((await wording({ enabled: true, source: 'operator', connectionId: null, model: 'gpt-4o-mini' })).status).toBe(200);
+      operator.controlHeaders['x-fake-usage'] = fake.controlHeaders['x-fake-usage']!;
+      await generate({ teamId: ids.team });
+      expect(operator.requests.map((call) => call.headers.authorization)).toEqual(['Bearer sk-operator', 'Bearer sk-operator']);
+      expect((await wordingEvents()).slice(2)).toEqual(
+        Array(2).fill({ ...byok, ...priced, connection_id: null, key_kind: 'optimised', billed_micros: 14_859n, billing_rule: 'optimised-uplift', budget_spend_micros: 14_859n }),
+      );
+      delete fake.controlHeaders['x-fake-usage'];
+      delete operator.controlHeaders['x-fake-usage'];
+
+      // A provider that fails keeps the template, and the run still succeeds; the failed call is recorded with its status.
+      expect((await wording(viaConnection)).status).toBe(200);
       fake.controlHeaders['x-fake-status'] = '500';
-      const failed = await generate({ teamId: ids.team, wording: { connectionId, model: 'gpt-4o-mini' } });
+      const failed = await generate({ teamId: ids.team });
       delete fake.controlHeaders['x-fake-status'];
       expect(failed.body.data).toMatchObject({ found: 2, written: 0 });
       expect(failed.body.data.insights[0].text).toBe(worded.body.data.insights[0].text);
+      expect((await wordingEvents()).slice(4).map((event) => [event.status_code, event.output_tokens, event.cost_micros])).toEqual([
+        [500, 0n, 0n],
+        [500, 0n, 0n],
+      ]);
 
-      const elsewhere = await generate({ teamId: ids.team, wording: { connectionId: randomUUID(), model: 'gpt-4o-mini' } });
-      expect([elsewhere.status, elsewhere.body.message]).toEqual([404, expect.stringContaining('Connection')]);
-      const badModel = await generate({ teamId: ids.team, wording: { connectionId, model: 'has spaces' } });
-      expect([badModel.status, badModel.body.field]).toEqual([400, 'wording.model']);
+      // Turned off: the templates again, no call.
+      expect((await wording({ ...viaConnection, enabled: false })).body.data.enabled).toBe(false);
+      const quiet = fake.requests.length;
+      expect((await generate({ teamId: ids.team })).body.data).toMatchObject({ written: 0 });
+      expect(fake.requests.length).toBe(quiet);
+
+      const cases: [unknown, string][] = [
+        [{ ...viaConnection, enabled: 'yes' }, 'enabled'],
+        [{ ...viaConnection, source: 'elsewhere' }, 'source'],
+        [{ enabled: true, source: 'connection', model: 'gpt-4o-mini' }, 'connectionId'],
+        [{ ...viaConnection, connectionId: 'conn-1' }, 'connectionId'],
+        [{ ...viaConnection, model: 'has spaces' }, 'model'],
+        [{ enabled: true, source: 'operator', model: 'no-such-model' }, 'model'],
+      ];
+      for (const [body, field] of cases) {
+        const answer = await wording(body);
+        expect([answer.status, answer.body.field], JSON.stringify(body)).toEqual([400, field]);
+      }
+      expect((await wording(undefined, admin.token, 'team-1')).body.field).toBe('teamId');
       await callApi(spendgate.url, 'DELETE', `/provider/connections/${connectionId}`, { token: admin.token });
+      await callApi(spendgate.url, 'DELETE', `/budgets/${budget.body.data.id}?teamId=${ids.team}`, { token: admin.token });
     });
 
     it('finds repeated requests and output limits far above the answers, from what the data plane recorded', async () => {

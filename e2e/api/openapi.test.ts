@@ -10,7 +10,7 @@ import { PassThrough } from 'node:stream';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
-import type { AdvisorInsight, AdvisorInsights, AdvisorRun } from '../../console/src/api/advisor/types.ts';
+import type { AdvisorInsight, AdvisorInsights, AdvisorRun, AdvisorWordingSetting } from '../../console/src/api/advisor/types.ts';
 import type { OtpAnswer, ProfileAnswer, SessionAnswer } from '../../console/src/api/auth/types.ts';
 import type { AlertChannel, AlertEvent } from '../../console/src/api/alerts/types.ts';
 import type { Budget } from '../../console/src/api/budgets/types.ts';
@@ -281,6 +281,7 @@ describe('the console reads answers as the API documents them', () => {
     expectTypeOf<Wire<typeof Answers.AdvisorInsights>>().toExtend<AdvisorInsights>();
     expectTypeOf<Wire<typeof Answers.AdvisorRun>>().toExtend<AdvisorRun>();
     expectTypeOf<Wire<typeof Answers.AdvisorInsight>>().toExtend<AdvisorInsight>();
+    expectTypeOf<Wire<typeof Answers.AdvisorWordingSetting>>().toExtend<AdvisorWordingSetting>();
     expectTypeOf<Wire<ReturnType<typeof Answers.answer<z.ZodNull>>> | Wire<typeof Answers.ErrorAnswer>>().toExtend<ContactFormAnswer>();
   });
 });

@@ -5,13 +5,16 @@
  * key, charged £0.03 each on Growth — reads each one's saving, confidence, price and
  * evidence, applies the model tip in one click (the screen says what changed: the key now
  * sends gpt-5-mini for gpt-4o, as its settings read back) and the idle key's (the key is
- * revoked, the tip shows Applied and its realised saving); the opt-in to have its own
- * model word the tips is offered, off by default. Screenshots at 1280 and 390 px in light and dark, with
- * no sideways scroll and no critical or serious axe-core violation.
+ * revoked, the tip shows Applied and its realised saving); the wording setting, off by
+ * default, is turned on through the team's connection (the fake OpenAI), shows on the Team
+ * screen too, words the next run's tips, and its calls appear in the overview's request log
+ * as "AI advisor wording". Screenshots at 1280 and 390 px in light and dark, with no
+ * sideways scroll and no critical or serious axe-core violation.
  */
 import { randomUUID } from 'node:crypto';
 import { insertUsageEvents } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
 import { usageEvent } from '../support/usage-events.ts';
 import { browserSuite, CHROMIUM_PATH, hasChromium } from './support/chromium.ts';
@@ -30,10 +33,12 @@ describe.skipIf(!hasChromium)('the AI advisor’s tips', () => {
     let spendgate: RunningSpendgate;
     let admin: TeamAdmin;
     let profiles: BrowserProfiles;
+    let fake: FakeOpenAI;
     const idleKey = randomUUID();
     const busyKey = randomUUID();
 
     beforeAll(async () => {
+      fake = await startFakeOpenAI();
       spendgate = await startSpendgate(mode, `browser-advisor-${mode}`, { consoleDir: suite.consoleDir });
       profiles = browserProfiles(suite.browser, spendgate.url);
       admin = await signUpTeamAdmin(spendgate.url, `advised-${mode}@example.com`, { plan: 'growth' });
@@ -75,6 +80,7 @@ describe.skipIf(!hasChromium)('the AI advisor’s tips', () => {
     afterAll(async () => {
       await profiles?.closeAll();
       await spendgate?.close();
+      await fake?.close();
     });
 
     it('generates tips, shows their evidence and price, and applies one in a click', async () => {
@@ -109,13 +115,56 @@ describe.skipIf(!hasChromium)('the AI advisor’s tips', () => {
         for (const width of WIDTHS) {
           const tips = await profiles.open('/dashboard/advisor', { as: admin, width, theme });
           await tips.getByRole('heading', { name: 'Use gpt-5-mini instead of gpt-4o' }).waitFor();
-          // The wording opt-in open, so its fields are checked too: no connection yet, the templates.
-          await tips.getByText('Word tips with your own model (optional)').click();
-          expect(await tips.getByLabel('Connection').inputValue()).toBe('');
-          expect(await tips.getByLabel('Model').isDisabled()).toBe(true);
+          // The wording setting below the tips: off, no connection chosen yet.
+          const wording = tips.getByRole('form', { name: 'AI advisor wording' });
+          expect(await wording.getByRole('checkbox', { name: 'Word tips with a model' }).isChecked()).toBe(false);
+          expect(await wording.getByLabel('Connection', { exact: true }).inputValue()).toBe('');
           await checkPage(tips, `advisor-${mode}-${theme}-${width}`);
         }
       }
+      expect(profiles.pageErrors).toEqual([]);
+    }, 240_000);
+
+    it('turns the wording on through the team’s connection, shows it on the Team screen, and lists its calls in the request log', async () => {
+      const connection = await callApi(spendgate.url, 'POST', '/provider/connections', {
+        token: admin.token,
+        body: { teamId: admin.teamId, provider: 'openai', name: 'Writer', apiKey: 'sk-fake-upstream', baseUrl: fake.url },
+      });
+      expect(connection.status, JSON.stringify(connection.body)).toBe(201);
+      const page = await profiles.open('/dashboard/advisor', { as: admin });
+      const wording = page.getByRole('form', { name: 'AI advisor wording' });
+      await wording.getByRole('checkbox', { name: 'Word tips with a model' }).check();
+      await wording.getByRole('button', { name: 'Save wording' }).click();
+      await wording.getByText('Choose one of your connections').waitFor();
+      await wording.getByLabel('Connection', { exact: true }).selectOption({ label: 'Writer (openai)' });
+      await wording.getByRole('button', { name: 'Save wording' }).click();
+      await wording.getByRole('status').waitFor();
+      expect(await wording.getByRole('status').textContent()).toBe('Tips will be worded by gpt-4o-mini.');
+      const saved = await callApi(spendgate.url, 'GET', `/usage/ai-advisor/wording/${admin.teamId}`, { token: admin.token });
+      expect(saved.body.data).toMatchObject({ enabled: true, source: 'connection', connectionId: connection.body.data.newConnection.id, model: 'gpt-4o-mini' });
+
+      // The next run's tips are worded by the model (the fake echoes them, figures and all).
+      const before = fake.requests.length;
+      await page.getByRole('button', { name: 'Generate tips' }).click();
+      const run = page.getByRole('status').filter({ hasText: 'found' });
+      await run.waitFor();
+      expect(await run.textContent()).toBe('1 found, 0 new, charged £0.00. 1 worded by your model.');
+      expect(fake.requests.length - before).toBe(1);
+
+      for (const theme of THEMES) {
+        for (const width of WIDTHS) {
+          const team = await profiles.open('/dashboard/settings/team', { as: admin, width, theme });
+          const panel = team.getByRole('form', { name: 'AI advisor wording' });
+          await panel.getByRole('option', { name: 'Writer (openai)' }).waitFor({ state: 'attached' });
+          expect(await panel.getByLabel('Connection', { exact: true }).inputValue()).toBe(connection.body.data.newConnection.id);
+          expect(await panel.getByRole('checkbox', { name: 'Word tips with a model' }).isChecked()).toBe(true);
+          await checkPage(team, `advisor-wording-team-${mode}-${theme}-${width}`);
+        }
+      }
+      // The wording call is the team's usage, in the overview's request log.
+      const overview = await profiles.open(`/dashboard?team=${admin.teamId}`, { as: admin });
+      await overview.getByRole('cell', { name: /^AI advisor wording/ }).first().waitFor();
+      await checkPage(overview, `advisor-wording-request-log-${mode}`);
       expect(profiles.pageErrors).toEqual([]);
     }, 240_000);
   });

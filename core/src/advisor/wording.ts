@@ -12,6 +12,9 @@ export interface Wording {
 
 const gbp = (micros: bigint) => formatMoney(money(micros, 'GBP'));
 
+/** The route of a wording call's usage event: the team's own usage, without a group or key. */
+export const ADVISOR_WORDING_ROUTE = 'advisor-wording';
+
 /**
  * @example describeFinding(finding).title // 'Use gpt-5-mini instead of gpt-4o'
  */

@@ -95,7 +95,8 @@ export const spikeDedupeKey = (scopeId: string, day: string) => `spike:${scopeId
 
 /** Budget spend of one key and model, over some days. */
 export interface SpendCell {
-  keyId: string;
+  /** Null for the team's spend without a key (the advisor's wording). */
+  keyId: string | null;
   keyName: string;
   model: string;
   micros: bigint;

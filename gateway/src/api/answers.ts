@@ -403,10 +403,11 @@ export const UsageDistribution = z.strictObject({
 const RequestLogItem = {
   requestId: z.string(),
   occurredAt: z.string(),
-  groupId: z.guid(),
+  /** Null (with keyId) for a call the team made without a key: the AI advisor's wording, route `advisor-wording`. */
+  groupId: z.guid().nullable(),
   /** Null once the group is deleted. */
   groupName: z.string().nullable(),
-  keyId: z.guid(),
+  keyId: z.guid().nullable(),
   keyName: z.string().nullable(),
   keyPrefix: z.string().nullable(),
   keyKind: z.string(),
@@ -743,10 +744,24 @@ export const AdvisorRun = z.strictObject({
   currency: z.literal('GBP'),
   found: z.number().int(),
   created: z.number().int(),
-  /** How many tips the chosen model wrote (the rest kept the template); 0 without `wording`. */
+  /** How many tips the team's wording model wrote (the rest kept the template); 0 with wording off. */
   written: z.number().int(),
   charged: z.string(),
   insights: z.array(AdvisorInsight),
+});
+
+/** A team's advisor wording setting: off by default; when on, a model rewords the tips, its calls recorded as the team's usage. */
+export const AdvisorWordingSetting = z.strictObject({
+  teamId: z.guid(),
+  enabled: z.boolean(),
+  /** connection: one of the team's connections; operator: the operator's upstream for optimised keys. */
+  source: z.enum(['connection', 'operator']),
+  /** The connection (source connection); null once deleted. */
+  connectionId: z.guid().nullable(),
+  model: z.string(),
+  /** Whether this deployment has an operator upstream to choose. */
+  operatorAvailable: z.boolean(),
+  updatedAt: Timestamp.nullable(),
 });
 
 /** One forecast day: the point forecast and its 80 % and 95 % intervals. */

@@ -45,6 +45,12 @@ export function createAccess(deps: { sql: SqlStore }) {
       enforce(action, { teamRole: group?.teamRole ?? null, groupRole: group?.groupRole ?? null }, 'Synthetic group');
       return group!;
     },
+
+    /** Once the caller may see a recorded request: who may view its group, or the team's usage for one without a group (the advisor's wording). */
+    async request(event: { team_id: string; group_id: string | null }, userId: string): Promise<void> {
+      if (event.group_id === null) await this.team(event.team_id, userId, 'team.usage.view');
+      else await this.group(event.group_id, userId, 'group.view');
+    },
   };
 }
 

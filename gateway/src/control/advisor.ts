@@ -9,9 +9,9 @@
  * the saving actually realised is measured on the key (on its model too for a reasoning
  * effort change, which keeps the model): the daily spend of the days since against the
  * window before, scaled to 30 days. Team
- * admins only: the advisor reads the whole team's usage. Wording is templated, or, when a
- * run opts in (`wording`: one of the team's connections and a model), written by that
- * model (advisor-wording.ts); numbers always come from the detectors.
+ * admins only: the advisor reads the whole team's usage. Wording is templated, or, when the
+ * team has turned it on (a setting: one of its connections or the operator's upstream, and a
+ * model), written by that model (advisor-wording.ts); numbers always come from the detectors.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -41,7 +41,7 @@ import {
   subjectSpend,
 } from '@spendgate/store';
 import type { Selectable } from 'kysely';
-import type { AdvisorWording, WordingChoice } from './advisor-wording.ts';
+import type { AdvisorWording } from './advisor-wording.ts';
 import type { GroupService } from './groups.ts';
 import { type UsageDeps, usageScope } from './usage-analytics.ts';
 
@@ -146,13 +146,13 @@ export function createAdvisor(deps: AdvisorDeps) {
     },
 
     /** Runs the detectors on the targets and records their findings; only new ones are charged. */
-    async generate(userId: string, input: { teamId: string; data: AdvisorTarget[]; wording?: WordingChoice | undefined }) {
+    async generate(userId: string, input: { teamId: string; data: AdvisorTarget[] }) {
       const range = input.data.find((target) => target.type === 'dateRange');
       const groupIds = input.data.flatMap((target) => (target.type === 'group' ? [target.id] : []));
       const keyIds = input.data.flatMap((target) => (target.type === 'key' ? [target.id] : []));
       const scope = await usageScope(deps, userId, { teamId: input.teamId, startDate: range?.startDate, endDate: range?.endDate });
       await checkTargets(scope.teamId, groupIds, keyIds);
-      const write = input.wording === undefined ? undefined : await deps.wording.writer(scope.teamId, input.wording);
+      const write = await deps.wording.writer(scope.teamId);
       const { terms } = await deps.plans.teamTerms(scope.teamId);
       const { from, to } = scope.filter('day');
       const analysed = { teamId: scope.teamId, from, to, groupIds, keyIds };

@@ -3,7 +3,7 @@ import type { PriceCatalog } from '@spendgate/core';
 import type { Config, Envelope, JobPayloads, JobQueue, KeyCache, OutboundGuard, SpendLedger, SqlStore } from '@spendgate/store';
 import { createMailer } from '@spendgate/store';
 import { createStripeClient } from '@spendgate/worker';
-import { findProvider } from '../providers/registry.ts';
+import { operatorAccounts } from '../providers/operator-upstreams.ts';
 import { createGoogleVerifier } from '../security/google-id-tokens.ts';
 import { createOneTimeCodes } from '../security/one-time-codes.ts';
 import { createRateLimiter } from '../security/rate-limit.ts';
@@ -40,7 +40,7 @@ export async function createControlPlaneServices(deps: {
   envelope: Envelope;
   sessions: SessionTokens;
   keyCache: Pick<KeyCache<unknown>, 'invalidate'>;
-  ledger: Pick<SpendLedger, 'read'>;
+  ledger: Pick<SpendLedger, 'read' | 'spend'>;
   catalog: PriceCatalog;
   outbound: OutboundGuard;
   /** The clock trials and subscriptions are read on (tests set it). */
@@ -67,7 +67,7 @@ export async function createControlPlaneServices(deps: {
   });
   const teams = createTeamService({ sql, access, plans, invitations, accounts, keyCache: deps.keyCache });
   // The price-catalog providers of Spendgate's own accounts: what optimised keys can be sent to.
-  const operatorProviders = Object.keys(config.optimisedUpstreams).flatMap((id) => findProvider(id)?.catalogProvider ?? []);
+  const operatorProviders = operatorAccounts(config.optimisedUpstreams).map((account) => account.adapter.catalogProvider);
   const checkSettings = createKeySettingsCheck({ catalog: deps.catalog, operatorProviders });
   const subscriptions = createSubscriptionService({ sql, access, keyCache: deps.keyCache, ...clock });
   const services = {
@@ -108,17 +108,11 @@ export async function createControlPlaneServices(deps: {
       ...clock,
     }),
   };
+  const advisorWording = createAdvisorWording({ sql, access, plans, envelope: deps.envelope, outbound: deps.outbound, ledger: deps.ledger, catalog: deps.catalog, config });
   return {
     ...services,
-    advisor: createAdvisor({
-      sql,
-      access,
-      plans,
-      catalog: deps.catalog,
-      operatorProviders,
-      groups: services.groups,
-      wording: createAdvisorWording({ sql, envelope: deps.envelope, outbound: deps.outbound }),
-    }),
+    advisorWording,
+    advisor: createAdvisor({ sql, access, plans, catalog: deps.catalog, operatorProviders, groups: services.groups, wording: advisorWording }),
   };
 }
 

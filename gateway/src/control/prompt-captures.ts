@@ -129,7 +129,7 @@ export function createPromptCaptureService(deps: {
     async view(userId: string, requestId: string) {
       const event = await findUsageEvent(db, requestId);
       if (event === undefined) throw new NotFoundError('Request');
-      await deps.access.group(event.group_id, userId, 'group.view').catch(() => {
+      await deps.access.request(event, userId).catch(() => {
         throw new NotFoundError('Request');
       });
       const [row, dataKey] = await Promise.all([findPromptCapture(db, event.team_id, requestId, new Date()), findTeamDataKey(db, event.team_id)]);

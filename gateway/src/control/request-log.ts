@@ -92,11 +92,11 @@ export function createRequestLog(deps: UsageDeps) {
       };
     },
 
-    /** One request with how it was billed; 404 unless the caller may see its group. */
+    /** One request with how it was billed; 404 unless the caller may see its group (its team's usage, for a call without a group). */
     async detail(userId: string, requestId: string) {
       const event = await findUsageEvent(deps.sql.db, requestId);
       if (event === undefined) throw new NotFoundError('Request');
-      await deps.access.group(event.group_id, userId, 'group.view').catch(() => {
+      await deps.access.request(event, userId).catch(() => {
         throw new NotFoundError('Request');
       });
       return {

@@ -173,10 +173,14 @@ export function createUsageAnalytics(deps: UsageDeps) {
     timeZone: scope.timeZone,
   });
 
-  /** Names for a distribution's keys: groups, keys and connections by their names. */
+  /**
+   * Names for a distribution's keys: groups, keys and connections by their names; no
+   * connection is the operator's upstream, no group or key the AI advisor's wording.
+   */
   async function labelsOf(teamId: string, by: RollupDimension, values: (string | null)[]): Promise<Map<string | null, string>> {
     const ids = values.filter((value): value is string => value !== null);
-    const labels = new Map<string | null, string>(values.map((value) => [value, value ?? 'Spendgate-managed']));
+    const none = by === 'key' || by === 'group' ? 'AI advisor wording' : 'Spendgate-managed';
+    const labels = new Map<string | null, string>(values.map((value) => [value, value ?? none]));
     if (ids.length === 0) return labels;
     if (by === 'group') {
       for (const row of await db.selectFrom('synthetic_groups').select(['id', 'name']).where('team_id', '=', teamId).where('id', 'in', ids).execute()) labels.set(row.id, row.name);
@@ -325,7 +329,7 @@ export function createUsageAnalytics(deps: UsageDeps) {
         totalCost: microsToDecimalString(total),
         items: rows.map(({ value, sums }) => ({
           key: value ?? 'none',
-          label: labels.get(value) ?? value ?? 'Spendgate-managed',
+          label: labels.get(value)!,
           cost: microsToDecimalString(sums.budgetSpendMicros),
           costUsd: microsToDecimalString(sums.costMicros),
           requests: Number(sums.requests),

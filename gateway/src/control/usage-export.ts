@@ -179,7 +179,7 @@ export function createUsageExport(deps: UsageDeps) {
 
       /** The FOCUS columns of a row: its charge period, the month billing it, who and what. */
       const focusRow = (
-        dims: { groupId: string; groupName: string | null; keyId: string; keyName: string | null; keyKind: string; provider: string; model: string },
+        dims: { groupId: string | null; groupName: string | null; keyId: string | null; keyName: string | null; keyKind: string; provider: string; model: string },
         m: UsageMeasures,
         period: { start: Date; end: Date; day: string },
       ): Row => {

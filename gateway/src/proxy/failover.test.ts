@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { ProviderAdapter } from '../providers/types.ts';
 import { forwardWithFailover } from './failover.ts';
 import { type Attempt, createUpstreamHealth } from './routing.ts';
-import { operatorAgent, type UpstreamResponse } from './upstream.ts';
+import { operatorAgent } from '../providers/operator-upstreams.ts';
+import type { UpstreamResponse } from './upstream.ts';
 
 const attempt = (providerId: string, model: string): Attempt => ({
   upstream: { connectionId: null, adapter: { id: providerId } as ProviderAdapter, baseUrl: 'http://fake', options: {}, secret: 's', active: true, dispatcher: operatorAgent },

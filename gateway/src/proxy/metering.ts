@@ -45,6 +45,7 @@ import {
   type UsageEventJob,
 } from '@spendgate/store';
 import type { FastifyBaseLogger } from 'fastify';
+import { catalogFor } from '../team-prices.ts';
 import type { BodyHasher } from './body-hash.ts';
 import type { Principal } from './principals.ts';
 import type { UsageOutbox } from './usage-outbox.ts';
@@ -302,10 +303,7 @@ export function createMetering(deps: {
   };
 
   /** The team's own prices when they price the model, else the list prices. */
-  const pricesFor = (principal: Principal, provider: string, model: string, at: Date): PriceCatalog => {
-    const overrides = principal.priceOverrides;
-    return overrides && findPrice(overrides, provider, model, at) ? overrides : deps.catalog;
-  };
+  const pricesFor = (principal: Principal, provider: string, model: string, at: Date): PriceCatalog => catalogFor(principal.priceOverrides, deps.catalog, provider, model, at);
   const hasPrice = (principal: Principal, provider: string, model: string, at: Date): boolean =>
     findPrice(pricesFor(principal, provider, model, at), provider, model, at) !== undefined;
   const toPrice = (request: MeteredRequest, provider: string, model: string, usage: Usage): RequestToPrice => ({

@@ -8,7 +8,6 @@ import {
   type Budget,
   type KeySettings,
   type ModelOverride,
-  type ModelPrice,
   PLANS,
   type PlanSlug,
   type PlanTerms,
@@ -17,11 +16,12 @@ import {
   type SubscriptionState,
 } from '@spendgate/core';
 import type { Envelope, KeyCache, KeyKind, KeyPrincipalRow, OutboundGuard, SqlStore } from '@spendgate/store';
-import { findConnectionsWithSecrets, findKeyPrincipal, listBudgetsForKey, listPriceOverrides } from '@spendgate/store';
+import { findConnectionsWithSecrets, findKeyPrincipal, listBudgetsForKey } from '@spendgate/store';
 import type { CaptureTerms } from '../capture/prompt-capture.ts';
 import { findProvider } from '../providers/registry.ts';
 import type { ConnectionOptions } from '../providers/types.ts';
 import { hashIssuedKey, isWellFormedKey } from '../security/issued-keys.ts';
+import { loadTeamPrices } from '../team-prices.ts';
 import type { Upstream } from './upstreams.ts';
 
 export interface Principal {
@@ -54,23 +54,6 @@ export interface Principal {
 /** The key's override of a requested model, if it has one. */
 export const modelOverrideFor = (principal: Principal, model: string): ModelOverride | undefined =>
   principal.settings.modelOverrides?.find((override) => override.replace === model);
-
-/** Version id stored on events priced with a team's own prices. */
-export const TEAM_OVERRIDE_PRICE_VERSION = 'team-override';
-
-async function loadPriceOverrides(sql: SqlStore, teamId: string): Promise<PriceCatalog | undefined> {
-  const rows = await listPriceOverrides(sql.db, teamId);
-  if (rows.length === 0) return undefined;
-  const prices: Record<string, Record<string, ModelPrice>> = {};
-  for (const row of rows) {
-    const price: ModelPrice = { inputPerMTok: row.input_per_mtok_micros, outputPerMTok: row.output_per_mtok_micros };
-    if (row.cached_read_per_mtok_micros !== null) price.cachedReadPerMTok = row.cached_read_per_mtok_micros;
-    if (row.cache_write_5m_per_mtok_micros !== null) price.cacheWrite5mPerMTok = row.cache_write_5m_per_mtok_micros;
-    if (row.cache_write_1h_per_mtok_micros !== null) price.cacheWrite1hPerMTok = row.cache_write_1h_per_mtok_micros;
-    prices[row.provider] = { ...prices[row.provider], [row.model]: price };
-  }
-  return { versions: [{ id: TEAM_OVERRIDE_PRICE_VERSION, effectiveFrom: '1970-01-01T00:00:00Z', currency: 'USD', prices }] };
-}
 
 export function createPrincipalService(deps: {
   sql: SqlStore;
@@ -146,7 +129,7 @@ export function createPrincipalService(deps: {
         row.planSlug === null || row.subscriptionStatus === null
           ? null
           : { planSlug: row.planSlug as PlanSlug, status: row.subscriptionStatus, trialEnd: row.trialEnd, hasPaymentMethod: row.hasPaymentMethod },
-      priceOverrides: await loadPriceOverrides(deps.sql, row.teamId),
+      priceOverrides: await loadTeamPrices(deps.sql, row.teamId),
       allowUnpricedModels: row.allowUnpricedModels,
       budgets: (await listBudgetsForKey(deps.sql.db, row)).map((budget) => ({
         id: budget.id,

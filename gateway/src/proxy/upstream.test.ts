@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UpstreamError } from '@spendgate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operatorAgent, sendUpstream } from './upstream.ts';
+import { operatorAgent } from '../providers/operator-upstreams.ts';
+import { sendUpstream } from './upstream.ts';
 
 /** A provider on 127.0.0.1 whose answers are scripted per path. */
 let server: Server;

@@ -5,8 +5,7 @@
  * chain or AbortSignal per request: the answer's bytes arrive in callbacks), in the
  * upstream's keep-alive agent: a team's connections use the outbound guard's, whose
  * connects are checked (@spendgate/store outbound/outbound-url.ts); the operator's own accounts use
- * `operatorAgent` (not the global dispatcher, which Node's built-in fetch may have
- * installed from its own undici). Redirects are never followed.
+ * `operatorAgent` (providers/operator-upstreams.ts). Redirects are never followed.
  *
  * Failures are typed: a provider that cannot be reached or cuts its answer is 502, one
  * that does not answer within the timeout 504 — the original error kept as the cause;
@@ -14,10 +13,7 @@
  */
 
 import { AppError, UpstreamError } from '@spendgate/core';
-import { Agent, type Dispatcher } from 'undici';
-
-/** The keep-alive agent for the operator's own provider accounts (OPTIMISED_UPSTREAMS). */
-export const operatorAgent = new Agent();
+import type { Dispatcher } from 'undici';
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 

@@ -4,13 +4,12 @@
  * (OPTIMISED_UPSTREAMS) whose catalog prices the requested model; `auto` lets the router
  * choose among them (see routing.ts).
  */
-import { AppError, findPrice, type PriceCatalog, priceVersionAt } from '@spendgate/core';
+import { AppError, type PriceCatalog, priceVersionAt } from '@spendgate/core';
 import type { Config } from '@spendgate/store';
 import type { Dispatcher } from 'undici';
-import { findProvider } from '../providers/registry.ts';
+import { operatorAccountFor, operatorAccounts, operatorAgent } from '../providers/operator-upstreams.ts';
 import type { ConnectionOptions, ProviderAdapter } from '../providers/types.ts';
 import type { Principal } from './principals.ts';
-import { operatorAgent } from './upstream.ts';
 
 export interface Upstream {
   /** The team's connection, or null for an operator upstream. */
@@ -28,17 +27,14 @@ export interface Upstream {
 }
 
 export function createUpstreamResolver(deps: { optimisedUpstreams: Config['optimisedUpstreams']; catalog: PriceCatalog }) {
-  const operatorUpstreams: Upstream[] = Object.entries(deps.optimisedUpstreams).flatMap(([providerId, account]) => {
-    const adapter = findProvider(providerId);
-    const baseUrl = (account.baseUrl ?? adapter?.defaultBaseUrl)?.replace(/\/+$/, '');
-    if (!adapter || !baseUrl) throw new Error(`OPTIMISED_UPSTREAMS: "${providerId}" needs a known provider and a baseUrl`);
-    return [
-      { connectionId: null, adapter, baseUrl, options: { apiVersion: account.apiVersion }, secret: account.apiKey, active: true, dispatcher: operatorAgent },
-    ];
-  });
+  const operatorUpstreams: Upstream[] = operatorAccounts(deps.optimisedUpstreams).map((account) => ({
+    connectionId: null,
+    ...account,
+    active: true,
+    dispatcher: operatorAgent,
+  }));
 
-  const operatorUpstreamFor = (model: string, at: Date): Upstream | undefined =>
-    operatorUpstreams.find((candidate) => findPrice(deps.catalog, candidate.adapter.catalogProvider, model, at));
+  const operatorUpstreamFor = (model: string, at: Date): Upstream | undefined => operatorAccountFor(operatorUpstreams, deps.catalog, model, at);
 
   return {
     /** The operator account that serves a model for optimised keys, if any does. */

@@ -153,8 +153,9 @@ export interface UsageEventsTable {
   request_id: string;
   occurred_at: Date | string;
   team_id: string;
-  group_id: string;
-  key_id: string;
+  /** The request's group and key; null for a call the team made through Spendgate without one (the advisor's wording, route 'advisor-wording'). */
+  group_id: string | null;
+  key_id: string | null;
   connection_id: string | null;
   provider: string;
   model: string;
@@ -196,8 +197,9 @@ export interface UsageRollupsTable {
   grain: 'hour' | 'day';
   /** The hour's start (UTC), or the day's midnight in the team's time zone. */
   bucket_start: Date | string;
-  group_id: string;
-  key_id: string;
+  /** Null for events without a group and key (the advisor's wording). */
+  group_id: string | null;
+  key_id: string | null;
   connection_id: string | null;
   provider: string;
   model: string;
@@ -637,6 +639,19 @@ export interface PromptCapturesTable {
   sealed: Uint8Array;
 }
 
+/** The AI advisor's written wording, per team (migration 20261126_0022): off by default. */
+export interface TeamAdvisorWordingTable {
+  team_id: string;
+  enabled: boolean;
+  /** connection: one of the team's connections; operator: the operator's upstream for optimised keys. */
+  source: 'connection' | 'operator';
+  /** The connection (source connection); null once it is deleted. */
+  connection_id: string | null;
+  model: string;
+  updated_by: string | null;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 export interface Database {
   users: UsersTable;
   teams: TeamsTable;
@@ -682,6 +697,7 @@ export interface Database {
   team_capture_settings: TeamCaptureSettingsTable;
   group_capture_settings: GroupCaptureSettingsTable;
   prompt_captures: PromptCapturesTable;
+  team_advisor_wording: TeamAdvisorWordingTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -35,6 +35,13 @@ function forecastDays(period: string, from: number, upper80: bigint, upper95: bi
   });
 }
 
+/** £1 of a team's AI advisor wording: its usage without a group or key. */
+const wordingEvent = (teamId: string) => ({
+  request_id: randomUUID(), occurred_at: new Date(), team_id: teamId, group_id: null, key_id: null, connection_id: null, provider: 'openai', model: 'gpt-4o-mini', endpoint: 'chat.completions',
+  status_code: 200, streamed: false, estimated: false, input_tokens: 10n, cached_read_tokens: 0n, cache_write_5m_tokens: 0n, cache_write_1h_tokens: 0n, output_tokens: 5n, reasoning_tokens: 0n,
+  cost_micros: pounds(1), currency: 'USD', price_version: '2026-08-21', latency_ms: 50, key_kind: 'optimised', billed_micros: pounds(1), budget_spend_micros: pounds(1), route: 'advisor-wording',
+});
+
 describe.each(sqlBackends)('forecast alerts on %s', (backend) => {
   let sql: TestSqlStore;
   beforeAll(async () => {
@@ -186,18 +193,20 @@ describe.each(sqlBackends)('forecast alerts on %s', (backend) => {
     await acme.spend('2026-11-20T10:10:00Z', 'chat', 'gpt-4o-mini', pounds(2));
     await checker('2026-11-20T10:20:00Z').check();
     expect(await history(acme.teamId, 'spike')).toEqual([]);
-    // "batch" £5 on gpt-4o at 10:30: the hour is £7, £5 above its bound, for the team and for its group.
+    // "batch" £5 on gpt-4o at 10:30, and £1 of the advisor's wording (the team's, no group or key): the team's hour is
+    // £8, £6 above its bound; its group's £7, £5 above.
     await acme.spend('2026-11-20T10:30:00Z', 'batch', 'gpt-4o', pounds(5));
+    await insertUsageEvents(sql.db, [{ ...wordingEvent(acme.teamId), occurred_at: new Date('2026-11-20T10:45:00Z') }]);
     const busy = checker('2026-11-20T10:40:00Z');
     await Promise.all(Array.from({ length: 6 }, () => busy.check()));
     const spikes = await history(acme.teamId, 'spike');
     expect(spikes.map((alert) => [alert.window_label, alert.subject]).sort()).toEqual([
-      ['2026-11-20 10:00', 'Spend spike: Acme spent £7.00 in the hour from 2026-11-20 10:00'],
+      ['2026-11-20 10:00', 'Spend spike: Acme spent £8.00 in the hour from 2026-11-20 10:00'],
       ['2026-11-20 10:00', 'Spend spike: Research spent £7.00 in the hour from 2026-11-20 10:00'],
     ]);
-    // batch: £5 − £0 a usual hour; chat: £2 − £336 / 168 = £0. gpt-4o £5, gpt-4o-mini £0.
+    // batch: £5 − £0 a usual hour; chat: £2 − £336 / 168 = £0; the wording £1. gpt-4o £5, gpt-4o-mini £3 − £2 = £1.
     expect(spikes.find((alert) => alert.subject.includes('Acme'))!.message).toBe(
-      'Spend spike: the team Acme spent £7.00 in the hour from 2026-11-20 10:00, £5.00 above the upper bound of £2.00 for that hour (it usually spends £2.00). Most of the rise came from the key "batch" (+£5.00 over its usual hour) and the model gpt-4o (+£5.00).',
+      'Spend spike: the team Acme spent £8.00 in the hour from 2026-11-20 10:00, £6.00 above the upper bound of £2.00 for that hour (it usually spends £2.00). Most of the rise came from the key "batch" (+£5.00 over its usual hour) and the model gpt-4o (+£5.00).',
     );
     expect(busy.enqueued).toHaveLength(2);
     expect(await history(fresh.teamId, 'spike')).toEqual([]);

@@ -35,13 +35,22 @@ export interface AdvisorInsights {
   insights: AdvisorInsight[];
 }
 
-/** What a generate call analyses: groups, keys and one date range; none: the whole team's last 30 days. */
-/** Opt-in: the model that words the tips, called through one of the team's connections. */
-export interface AdvisorWordingChoice {
-  connectionId: string;
+/** The team's wording setting: off by default; when on, its model rewords the tips (the figures stay the detectors'). */
+export interface AdvisorWordingSetting {
+  teamId: string;
+  enabled: boolean;
+  /** connection: one of the team's connections; operator: the operator's upstream for optimised keys. */
+  source: 'connection' | 'operator';
+  connectionId: string | null;
   model: string;
+  /** Whether the deployment has an operator upstream to choose. */
+  operatorAvailable: boolean;
+  updatedAt: string | null;
 }
 
+export type AdvisorWordingChange = Pick<AdvisorWordingSetting, 'enabled' | 'source' | 'connectionId' | 'model'>;
+
+/** What a generate call analyses: groups, keys and one date range; none: the whole team's last 30 days. */
 export type AdvisorTarget = { type: 'group'; id: string } | { type: 'key'; id: string } | { type: 'dateRange'; startDate: string; endDate: string };
 
 export interface AdvisorRun {
@@ -51,7 +60,7 @@ export interface AdvisorRun {
   currency: 'GBP';
   found: number;
   created: number;
-  /** Tips worded by the model chosen in `wording` (0 without it). */
+  /** Tips worded by the team's wording model (0 with wording off). */
   written: number;
   charged: string;
   insights: AdvisorInsight[];

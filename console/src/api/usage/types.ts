@@ -88,9 +88,10 @@ export interface UsageDistribution extends UsageScope {
 export interface RequestLogItem {
   requestId: string;
   occurredAt: string;
-  groupId: string;
+  /** Null (with keyId) for the AI advisor's wording, a call the team made without a key. */
+  groupId: string | null;
   groupName: string | null;
-  keyId: string;
+  keyId: string | null;
   keyName: string | null;
   keyPrefix: string | null;
   keyKind: string;

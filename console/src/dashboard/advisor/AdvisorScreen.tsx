@@ -6,23 +6,22 @@
  * (a model override, an output cap) in one click and says what it did; a manual change is
  * marked made (its realised saving is measured from then). "Generate tips"
  * analyses the team's last 30 days; each new finding is charged the plan's price once.
- * Optionally (the team's opt-in, per run) a model the admin names, through one of the
- * team's connections, words the tips; the figures stay the detectors'.
+ * Below the tips, the team's wording setting (AdvisorWordingSettings): off, or a model that
+ * words the tips through a connection or Spendgate's upstream; the figures stay the detectors'.
  * The team shown is the URL's `team`, else the user's first. Team admins only.
  */
 import { decimalToMicros, decide, formatMoney, money, type TeamRole } from '@spendgate/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate, useSearch } from '@tanstack/react-router';
-import { useState } from 'react';
 import { applyTipMutation, generateTipsMutation } from '../../api/advisor/mutations.ts';
 import { advisorInsightsQuery } from '../../api/advisor/queries.ts';
 import type { AdvisorChange, AdvisorInsight } from '../../api/advisor/types.ts';
-import { connectionsQuery } from '../../api/connections/queries.ts';
 import { myTeamsQuery } from '../../api/team/queries.ts';
 import { countText } from '../connections/format.ts';
 import { EmptyState, ScreenFrame } from '../ui/ScreenFrame.tsx';
 import { TeamPicker } from '../ui/TeamPicker.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
+import { AdvisorWordingSettings } from './AdvisorWordingSettings.tsx';
 import './advisor.css';
 
 const gbp = (amount: string) => formatMoney(money(decimalToMicros(amount) ?? 0n, 'GBP'));
@@ -121,35 +120,6 @@ function Tip({ insight }: { insight: AdvisorInsight }) {
   );
 }
 
-/** The opt-in: a connection of the team and a model that word the tips; no connection, the templates. */
-function WordingChoice({ teamId, connectionId, model, onChange }: { teamId: string; connectionId: string; model: string; onChange: (choice: { connectionId: string; model: string }) => void }) {
-  const connections = useQuery(connectionsQuery());
-  const mine = (connections.data ?? []).filter((connection) => connection.teamId === teamId);
-  return (
-    <details className="advisor-wording">
-      <summary>Word tips with your own model (optional)</summary>
-      <p className="advisor-wording__note">Each tip's text is rewritten by the model through your connection, at your provider's price; the figures are always the advisor's.</p>
-      <div className="advisor-wording__fields">
-        <label>
-          Connection
-          <select value={connectionId} onChange={(event) => onChange({ connectionId: event.target.value, model })}>
-            <option value="">None: templated text</option>
-            {mine.map((connection) => (
-              <option key={connection.id} value={connection.id}>
-                {connection.name} ({connection.provider})
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Model
-          <input value={model} onChange={(event) => onChange({ connectionId, model: event.target.value })} disabled={connectionId === ''} />
-        </label>
-      </div>
-    </details>
-  );
-}
-
 export function AdvisorScreen() {
   const navigate = useNavigate();
   const search = useSearch({ strict: false }) as { team?: unknown };
@@ -159,9 +129,7 @@ export function AdvisorScreen() {
   const isAdmin = team !== undefined && decide('team.usage.view', { teamRole: (team.role ?? null) as TeamRole | null }) === 'allowed';
   const tips = useQuery({ ...advisorInsightsQuery(team?.id ?? ''), enabled: isAdmin });
   const generate = useMutation(generateTipsMutation(queryClient));
-  const [wording, setWording] = useState({ connectionId: '', model: 'gpt-4o-mini' });
-  const run = (teamId: string) =>
-    generate.mutate({ teamId, data: [], ...(wording.connectionId !== '' && { wording: { connectionId: wording.connectionId, model: wording.model.trim() } }) });
+  const run = (teamId: string) => generate.mutate({ teamId, data: [] });
 
   const body = () => {
     if (teams.isPending || (isAdmin && tips.isPending)) return <LoadingState label="Loading optimization tips…" />;
@@ -177,7 +145,7 @@ export function AdvisorScreen() {
             {generate.data.found === 0
               ? 'No new savings found in the last 30 days.'
               : `${countText(generate.data.found)} found, ${countText(generate.data.created)} new, charged ${gbp(generate.data.charged)}.${
-                  wording.connectionId === '' ? '' : ` ${countText(generate.data.written)} worded by your model.`
+                  generate.data.written === 0 ? '' : ` ${countText(generate.data.written)} worded by your model.`
                 }`}
           </p>
         )}
@@ -186,7 +154,6 @@ export function AdvisorScreen() {
             {generate.error.message}
           </p>
         )}
-        <WordingChoice teamId={team.id} connectionId={wording.connectionId} model={wording.model} onChange={setWording} />
         {insights.length === 0 ? (
           <EmptyState icon="spark" title="No tips yet" text="Generate tips to find where your team could spend less: cheaper models, cheaper providers, reasoning costs and idle keys." />
         ) : (
@@ -201,6 +168,9 @@ export function AdvisorScreen() {
             </ul>
           </>
         )}
+        <div className="advisor-screen__wording">
+          <AdvisorWordingSettings teamId={team.id} />
+        </div>
       </>
     );
   };

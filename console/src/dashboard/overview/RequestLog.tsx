@@ -13,6 +13,12 @@ import { Panel, QueryStates } from './Panel.tsx';
 
 const timeText = (iso: string) => iso.slice(0, 19).replace('T', ' ');
 
+/** Who sent a request: its key and group, or the AI advisor's wording, which the team calls without a key. */
+export function senderOf(item: Pick<RequestLogItem, 'keyId' | 'keyName' | 'groupName'>): { key: string; group: string } {
+  if (item.keyId === null) return { key: 'AI advisor wording', group: 'The whole team' };
+  return { key: item.keyName ?? 'Deleted key', group: item.groupName ?? 'Deleted group' };
+}
+
 function costCell(item: RequestLogItem) {
   if (item.unpriced || item.cost === null) return <span className="overview-tag">Unpriced</span>;
   return (
@@ -54,8 +60,8 @@ export function RequestLog({ filters }: { filters: UsageFilters }) {
                         </Link>
                       </th>
                       <td>
-                        {item.keyName ?? 'Deleted key'}
-                        <span className="overview-log__sub">{item.groupName ?? 'Deleted group'}</span>
+                        {senderOf(item).key}
+                        <span className="overview-log__sub">{senderOf(item).group}</span>
                       </td>
                       <td>
                         {item.model}

@@ -76,7 +76,16 @@ function FiltersBar({
           search.group,
         ),
       )}
-      {select('key', 'Key', 'All keys', choices(keys.data?.items, search.key))}
+      {select(
+        'key',
+        'Key',
+        'All keys',
+        // The advisor's wording is the team's usage without a key ('none'): nothing a key filter can name.
+        choices(
+          keys.data?.items.filter((item) => item.key !== 'none'),
+          search.key,
+        ),
+      )}
       {select('model', 'Model', 'All models', choices(models.data?.items, search.model))}
       {select('provider', 'Provider', 'All providers', choices(providers.data?.items, search.provider))}
       <SelectInput label="Granularity" id="filter-granularity" value={search.granularity ?? 'day'} onChange={(event) => set('granularity', event.target.value === 'day' ? '' : event.target.value)}>

@@ -11,6 +11,7 @@ import { promptCaptureQuery, requestDetailQuery } from '../../api/requests/queri
 import type { CapturedText, PromptCapture, RequestDetail } from '../../api/requests/types.ts';
 import { countText } from '../connections/format.ts';
 import { amountText } from '../overview/filters.ts';
+import { senderOf } from '../overview/RequestLog.tsx';
 import { ScreenFrame } from '../ui/ScreenFrame.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
 import '../../styles/settings.css';
@@ -38,8 +39,8 @@ function costText(detail: RequestDetail): string {
 function Facts({ detail }: { detail: RequestDetail }) {
   const rows: [string, string][] = [
     ['Time', timeText(detail.occurredAt)],
-    ['Group', detail.groupName ?? 'Deleted group'],
-    ['Key', detail.keyName ? `${detail.keyName} (${detail.keyPrefix ?? ''}…, ${detail.keyKind})` : 'Deleted key'],
+    ['Group', senderOf(detail).group],
+    ['Key', detail.keyName ? `${detail.keyName} (${detail.keyPrefix ?? ''}…, ${detail.keyKind})` : senderOf(detail).key],
     ['Model', `${detail.model} (${detail.provider})`],
     ['Route', detail.route ?? 'requested'],
     ['Endpoint', `${detail.endpoint}${detail.streamed ? ', streamed' : ''}`],

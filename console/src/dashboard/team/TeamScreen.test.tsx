@@ -39,7 +39,7 @@ const trialSeats: TeamSeats = {
 /**
  * A stubbed API: each answer is given by method and path, and may be held back until
  * released. The team's seats, pending invitations and budgets answer as a trial team
- * with none of either unless given, and prompt capture as off with no groups.
+ * with none of either unless given, and prompt capture and the advisor's wording as off.
  */
 function stubApi(given: Record<string, (body: unknown) => Response | Promise<Response>>) {
   const routes: typeof given = {
@@ -49,6 +49,9 @@ function stubApi(given: Record<string, (body: unknown) => Response | Promise<Res
     [`GET /api/capture/teams/${core.id}`]: () =>
       ok({ teamId: core.id, enabled: false, retentionDays: null, effectiveRetentionDays: 30, defaultRetentionDays: 30, maxRetentionDays: 30, redactionPatterns: [], groups: [] }),
     'GET /api/synthetic-group': () => ok([]),
+    [`GET /api/usage/ai-advisor/wording/${core.id}`]: () =>
+      ok({ teamId: core.id, enabled: false, source: 'connection', connectionId: null, model: 'gpt-4o-mini', operatorAvailable: false, updatedAt: null }),
+    'GET /api/provider/connections': () => ok([]),
     ...given,
   };
   const fetchMock = vi.fn<typeof fetch>(async (input, init) => {

@@ -1,7 +1,8 @@
 /**
  * /dashboard/settings/team: the team (?team= picks one of yours, else the first) with its
  * members and roles, invitations by e-mail (and, for admins, those still pending), the
- * seats its plan includes and its budget.
+ * seats its plan includes and its budget, and for admins prompt capture and the AI advisor's
+ * wording.
  * A user without a team creates one or joins one with an invitation link (the onboarding
  * checklist links here).
  */
@@ -17,6 +18,7 @@ import { TeamPicker } from '../ui/TeamPicker.tsx';
 import { TeamBudget } from '../budgets/BudgetEntries.tsx';
 import { InviteMemberForm, ROLE_LABELS } from './InviteMemberForm.tsx';
 import { PendingInvitations } from './PendingInvitations.tsx';
+import { AdvisorWordingSettings } from '../advisor/AdvisorWordingSettings.tsx';
 import { PromptCaptureSettings } from './PromptCaptureSettings.tsx';
 import { SeatUsage } from './SeatUsage.tsx';
 import { TeamMembers } from './TeamMembers.tsx';
@@ -108,6 +110,7 @@ function TeamDetails({ team, teams, onOpen }: { team: Team; teams: Team[]; onOpe
         )}
         <TeamBudget teamId={team.id} />
         {isAdmin && <PromptCaptureSettings teamId={team.id} />}
+        {isAdmin && <AdvisorWordingSettings teamId={team.id} />}
       </div>
     </ScreenFrame>
   );

@@ -1,11 +1,13 @@
 // /api/usage/ai-advisor: the AI advisor's insights on a team's usage (spec §7), generating
-// them (each new finding charged at the plan's price once) and applying one's change.
+// them (each new finding charged at the plan's price once), applying one's change, and the
+// team's wording setting.
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { Advisor } from '../../control/advisor.ts';
+import type { AdvisorWording } from '../../control/advisor-wording.ts';
 import { ModelName } from '../../model-id.ts';
 import { useZod } from '../../zod-provider.ts';
-import { AdvisorInsight, AdvisorInsights, AdvisorRun, answer } from '../answers.ts';
+import { AdvisorInsight, AdvisorInsights, AdvisorRun, AdvisorWordingSetting, answer } from '../answers.ts';
 import { ok } from '../reply.ts';
 import { id, IsoDate } from '../schemas.ts';
 import { signedIn } from '../session.ts';
@@ -32,14 +34,24 @@ const GenerateBody = z.object({
     .max(MAX_TARGETS, `must name at most ${MAX_TARGETS} targets`)
     .refine((targets) => targets.filter((target) => target.type === 'dateRange').length <= 1, { message: 'must hold at most one dateRange' })
     .default([]),
-  /** Opt in to written wording: the model to call through one of the team's connections. */
-  wording: z.object({ connectionId: id('connection'), model: ModelName }).optional(),
 });
+const WordingBody = z
+  .strictObject(
+    {
+      enabled: z.boolean({ error: 'must be true or false' }),
+      source: z.enum(['connection', 'operator'], { error: 'must be connection or operator' }),
+      connectionId: id('connection').nullable().default(null),
+      model: ModelName,
+    },
+    { error: 'takes enabled, source, connectionId and model' },
+  )
+  .refine((setting) => setting.source !== 'connection' || setting.connectionId !== null, { path: ['connectionId'], message: 'must name one of your connections when source is connection' });
+const TeamParams = z.object({ teamId: id('team') });
 const TeamQuery = z.object({ teamId: id('team') });
 const InsightParams = z.object({ id: id('insight') });
 
 export const advisorRoutes =
-  (services: { advisor: Advisor }): FastifyPluginAsync =>
+  (services: { advisor: Advisor; advisorWording: AdvisorWording }): FastifyPluginAsync =>
   async (app) => {
     const api = useZod(app);
     api.get(
@@ -52,7 +64,7 @@ export const advisorRoutes =
       {
         schema: {
           summary:
-            'Runs the advisor’s detectors on a team’s usage — `data` names groups, keys and a date range (default: the whole team, last 30 days) — and records what they find; a finding new to the team is charged the plan’s price per insight (£0.03, Enterprise £0.02), one found again is not. With `wording` (a connection of the team and a model) the tips are reworded by that model, keeping the detectors’ figures',
+            'Runs the advisor’s detectors on a team’s usage — `data` names groups, keys and a date range (default: the whole team, last 30 days) — and records what they find; a finding new to the team is charged the plan’s price per insight (£0.03, Enterprise £0.02), one found again is not. With the team’s wording on, the tips are reworded by its model, keeping the detectors’ figures',
           body: GenerateBody,
           response: { 200: answer(AdvisorRun) },
         },
@@ -63,5 +75,23 @@ export const advisorRoutes =
       '/:id/apply',
       { schema: { summary: 'Applies an insight’s change in one click (an idle key is revoked; a model override or output cap is merged into the key’s settings; a manual change is marked made) and starts measuring its realised saving', params: InsightParams, response: { 200: answer(AdvisorInsight) } } },
       async (request) => ok(await services.advisor.apply(signedIn(request).userId, request.params.id)),
+    );
+    api.get(
+      '/wording/:teamId',
+      { schema: { summary: 'A team’s advisor wording setting (team admins): off, or a model that rewords the tips through one of its connections or the operator’s upstream', params: TeamParams, response: { 200: answer(AdvisorWordingSetting) } } },
+      async (request) => ok(await services.advisorWording.settings(signedIn(request).userId, request.params.teamId)),
+    );
+    api.put(
+      '/wording/:teamId',
+      {
+        schema: {
+          summary:
+            'Turns the advisor’s written wording on or off for a team and chooses its model, through one of the team’s connections or the operator’s upstream (team admins; audited). Each wording call is recorded as the team’s usage (route advisor-wording) and priced like a request through it; the figures in tips stay the detectors’',
+          params: TeamParams,
+          body: WordingBody,
+          response: { 200: answer(AdvisorWordingSetting) },
+        },
+      },
+      async (request) => ok(await services.advisorWording.update(signedIn(request).userId, request.params.teamId, request.body), 'Advisor wording updated'),
     );
   };

@@ -2,10 +2,10 @@
 // connection × provider × model (what the detectors take; also only the requests that
 // repeated a body, and the output limits asked against the outputs seen), its live keys and connections
 // with when each last served a request, the insights (recorded once per finding, so a
-// finding found again is refreshed, never charged again) and the spend on one subject
-// around an applied change.
+// finding found again is refreshed, never charged again), the spend on one subject
+// around an applied change, and the team's wording setting.
 import { type Insertable, sql } from 'kysely';
-import type { AdvisorInsightsTable } from '../schema.ts';
+import type { AdvisorInsightsTable, TeamAdvisorWordingTable } from '../schema.ts';
 import type { Db } from './db.ts';
 import { usageConditions } from './usage-filter.ts';
 
@@ -290,4 +290,20 @@ export async function subjectSpend(
   const { rows } = await sql<{ spend: string }>`
     select coalesce(sum(e.budget_spend_micros), 0)::text as spend from usage_events e where ${usageConditions(filter, 'e', 'occurred_at')}`.execute(db);
   return BigInt(rows[0]!.spend);
+}
+
+/** The team's wording setting, or undefined when it never set one (off). */
+export async function findAdvisorWording(db: Db, teamId: string) {
+  return db.selectFrom('team_advisor_wording').selectAll().where('team_id', '=', teamId).executeTakeFirst();
+}
+
+/** Sets the team's wording setting, made or replaced. */
+export async function saveAdvisorWording(db: Db, setting: Omit<Insertable<TeamAdvisorWordingTable>, 'updated_at'> & { updated_at: Date }) {
+  const { team_id: _team, ...changes } = setting;
+  return db
+    .insertInto('team_advisor_wording')
+    .values(setting)
+    .onConflict((conflict) => conflict.column('team_id').doUpdateSet(changes))
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }

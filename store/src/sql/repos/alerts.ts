@@ -87,12 +87,15 @@ export async function listForecastsForAlerts(db: Db, periods: readonly string[])
   return rows.map((row) => ({ ...row, days: typeof row.days === 'string' ? (JSON.parse(row.days) as ForecastDayRow[]) : row.days }));
 }
 
+/** Who spent without a key, as a spike names it: the AI advisor's wording (a team's own usage). */
+const ADVISOR_WORDING_SPENDER = 'AI advisor wording';
+
 /** Budget spend (GBP micros) per key and model of a team, or one of its groups, over the day or hour rollups in [from, to). */
 export async function spendByKeyAndModel(db: Db, scope: { teamId: string; groupId: string | null; from: Date; to: Date; grain: 'hour' | 'day' }) {
   let query = db
     .selectFrom('usage_rollups as r')
     .leftJoin('issued_keys as k', 'k.id', 'r.key_id')
-    .select(['r.key_id', sql<string>`coalesce(k.name, r.key_id::text)`.as('key_name'), 'r.model', sql<string>`sum(r.budget_spend_micros)::text`.as('micros')])
+    .select(['r.key_id', sql<string>`coalesce(k.name, r.key_id::text, ${ADVISOR_WORDING_SPENDER})`.as('key_name'), 'r.model', sql<string>`sum(r.budget_spend_micros)::text`.as('micros')])
     .where('r.team_id', '=', scope.teamId)
     .where('r.grain', '=', scope.grain)
     .where('r.bucket_start', '>=', scope.from)
@@ -115,6 +118,8 @@ export async function hourlySpendByScope(db: Db, window: { from: Date; to: Date;
       from usage_rollups r
       where r.grain = 'hour' and r.bucket_start >= ${window.from} and r.bucket_start < ${window.to}
       group by grouping sets ((r.team_id, r.bucket_start), (r.team_id, r.group_id, r.bucket_start))
+      -- A team's calls without a group (the advisor's wording) count in its total only.
+      having grouping(r.group_id) = 1 or r.group_id is not null
     )
     select h.team_id, h.group_id, h.hour_start, h.micros::text as micros, t.time_zone, coalesce(g.name, t.name) as scope_name
     from hours h join teams t on t.id = h.team_id left join synthetic_groups g on g.id = h.group_id

@@ -12,9 +12,10 @@ import { type UsageFilter, usageConditions } from './usage-filter.ts';
 export interface ExportedEvent {
   requestId: string;
   occurredAt: Date;
-  groupId: string;
+  /** Null (with keyId) for the AI advisor's wording, the team's usage without a key. */
+  groupId: string | null;
   groupName: string | null;
-  keyId: string;
+  keyId: string | null;
   keyName: string | null;
   keyKind: string;
   provider: string;
@@ -59,9 +60,10 @@ export interface UsageMeasures {
 
 /** One day's usage of one group, key, provider and model (and the key's kind). */
 export interface ExportedDayCell extends UsageMeasures {
-  groupId: string;
+  /** Null (with keyId) for the AI advisor's wording. */
+  groupId: string | null;
   groupName: string | null;
-  keyId: string;
+  keyId: string | null;
   keyName: string | null;
   keyKind: string;
   provider: string;
@@ -76,9 +78,9 @@ interface EventRow {
   request_id: string;
   occurred_at: Date | string;
   cursor_at: string;
-  group_id: string;
+  group_id: string | null;
   group_name: string | null;
-  key_id: string;
+  key_id: string | null;
   key_name: string | null;
   key_kind: string;
   provider: string;
@@ -154,9 +156,9 @@ export async function* usageEventPages(db: Kysely<Database>, filter: UsageFilter
 }
 
 interface DayCellRow {
-  group_id: string;
+  group_id: string | null;
   group_name: string | null;
-  key_id: string;
+  key_id: string | null;
   key_name: string | null;
   key_kind: string;
   provider: string;
