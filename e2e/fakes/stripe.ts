@@ -1269,6 +1269,7 @@ ${session.cancel_url ? `<p><a href="${escapeHtml(session.cancel_url)}">Back</a><
   route('POST', '/v1/invoices/(in_\\w+)/finalize', (params, match) => {
     params.allowOnly('auto_advance');
     const invoice = get<WireInvoice>('invoice', match[1]!, 'invoice', 404);
+    invoice.auto_advance = params.boolean('auto_advance') ?? invoice.auto_advance;
     finalize(invoice);
     if (invoice.amount_due === 0) attemptPayment(invoice);
     return { body: render(invoice, params) };

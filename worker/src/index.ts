@@ -4,6 +4,7 @@ import { type Config, createEnvelope, createLogger, createOutboundGuard, type Jo
 import { registerJobs } from './jobs/registry.ts';
 
 export { createInvoiceBuildProcessor } from './jobs/invoice-build.ts';
+export { createInvoiceCollectProcessor } from './jobs/invoice-collect.ts';
 export { registerJobs } from './jobs/registry.ts';
 export {
   applyCheckoutSession,

@@ -20,6 +20,7 @@
  * only counts it) and, while it is not processed, a job queued for it under an id of its own,
  * so a replay queues nothing new: the request does nothing else.
  */
+import { randomUUID } from 'node:crypto';
 import { AppError, ConflictError, NotFoundError, type PlanSlug, planTerms, ValidationError } from '@spendgate/core';
 import {
   billedTeamIds,
@@ -143,7 +144,7 @@ export function createPaymentService(deps: {
       await audit(trx, subscription, userId, 'billing.card_saved', { brand: saved.brand, last4: saved.last4, isDefault: saved.is_default });
       return saved;
     });
-    if (kept.is_default) await makeStripeDefault(stripe, customer, subscription.id, method.id, now());
+    if (kept.is_default) await makeStripeDefault(stripe, customer, subscription.id, method.id, randomUUID());
     await deps.refreshKeys(userId);
     return paymentMethodView(kept);
   }
@@ -233,7 +234,7 @@ export function createPaymentService(deps: {
             success_url: `${deps.publicUrl}/dashboard/billing/success?session_id={CHECKOUT_SESSION_ID}`,
             cancel_url: `${deps.publicUrl}/dashboard/billing/cancel?session_id={CHECKOUT_SESSION_ID}`,
           },
-          { idempotencyKey: stripeIdempotencyKey('checkout', subscription.id, slug, now().getTime()) },
+          { idempotencyKey: stripeIdempotencyKey('checkout', subscription.id, slug, randomUUID()) },
         ),
       );
       return { sessionId: session.id, url: session.url! };
@@ -267,7 +268,7 @@ export function createPaymentService(deps: {
       const intent = await callStripe('setupIntent', () =>
         stripe.setupIntents.create(
           { customer, usage: 'off_session', allowed_payment_method_types: ['card'], metadata: { subscriptionId: subscription.id } },
-          { idempotencyKey: stripeIdempotencyKey('setup-intent', subscription.id, now().getTime()) },
+          { idempotencyKey: stripeIdempotencyKey('setup-intent', subscription.id, randomUUID()) },
         ),
       );
       return { setupIntentId: intent.id, clientSecret: intent.client_secret! };
@@ -281,7 +282,7 @@ export function createPaymentService(deps: {
       const subscription = await subscriptionOf(userId);
       const kept = await findPaymentMethod(db, subscription.id, body.paymentMethodId);
       if (!kept || kept.detached_at) throw new NotFoundError('Payment method');
-      await makeStripeDefault(stripe, subscription.stripe_customer_id!, subscription.id, kept.stripe_payment_method_id, now());
+      await makeStripeDefault(stripe, subscription.stripe_customer_id!, subscription.id, kept.stripe_payment_method_id, randomUUID());
       await db.transaction().execute(async (trx) => {
         await setDefaultPaymentMethod(trx, subscription.id, kept.stripe_payment_method_id);
         await audit(trx, subscription, userId, 'billing.default_card', { brand: kept.brand, last4: kept.last4 });
@@ -304,7 +305,7 @@ export function createPaymentService(deps: {
         throw new ConflictError('This card pays for an active subscription: add another card before removing it, or cancel the subscription');
       }
       const successor = kept.is_default ? others[0] : undefined;
-      if (successor) await makeStripeDefault(stripe, subscription.stripe_customer_id!, subscription.id, successor.stripe_payment_method_id, now());
+      if (successor) await makeStripeDefault(stripe, subscription.stripe_customer_id!, subscription.id, successor.stripe_payment_method_id, randomUUID());
       await callStripe('paymentMethodId', () =>
         stripe.paymentMethods.detach(paymentMethodId, {}, { idempotencyKey: stripeIdempotencyKey('detach-card', subscription.id, paymentMethodId) }),
       );

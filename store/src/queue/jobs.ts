@@ -76,6 +76,9 @@ export type InvoiceBuildJob = Record<string, never>;
 
 /** Recounts every invoice against the usage it charges; scheduled, so it carries nothing. */
 export type InvoiceProofJob = Record<string, never>;
+/** Charges the open invoices not at Stripe yet through Stripe; scheduled, so it carries nothing. */
+export type InvoiceCollectJob = Record<string, never>;
+
 /** Processes one Stripe webhook event, kept in stripe_events by its id (the payload stays there). */
 export interface StripeEventJob {
   eventId: string;
@@ -92,4 +95,5 @@ export type JobPayloads = {
   'invoice-build': InvoiceBuildJob;
   'invoice-proof': InvoiceProofJob;
   'stripe-event': StripeEventJob;
+  'invoice-collect': InvoiceCollectJob;
 };

@@ -20,6 +20,7 @@ import { createAlertCheckProcessor } from './alert-check.ts';
 import { ALERT_DELIVERY_ATTEMPTS, createAlertDeliverProcessor } from './alert-deliver.ts';
 import { createForecastProcessor } from './forecast.ts';
 import { createInvoiceBuildProcessor } from './invoice-build.ts';
+import { createInvoiceCollectProcessor } from './invoice-collect.ts';
 import { createInvoiceProofProcessor } from './invoice-proof.ts';
 import { createMailProcessor } from './mail.ts';
 import { createMeterProcessor } from './meter.ts';
@@ -87,6 +88,8 @@ const JOBS: { [N in JobName]: JobDefinition<N> } = {
   'invoice-proof': { createProcessor: createInvoiceProofProcessor, concurrency: 1, attempts: 2, backoffMs: 300_000, schedule: { everyMs: 24 * HOUR_MS, payload: {} } },
   // A Stripe that cannot be reached is retried after 5 s, 10 s, … (8 tries, about 21 min); a replayed event keeps its job id.
   'stripe-event': { createProcessor: createStripeEventProcessor, concurrency: 4, attempts: 8, backoffMs: 5_000 },
+  // Every 10 minutes; an invoice Stripe could not take now is taken by the next run.
+  'invoice-collect': { createProcessor: createInvoiceCollectProcessor, concurrency: 1, attempts: 1, backoffMs: 60_000, schedule: { everyMs: 10 * 60_000, payload: {} } },
 };
 
 async function registerJob<N extends JobName>(queue: JobQueue<JobPayloads>, name: N, deps: JobDeps): Promise<void> {

@@ -4,10 +4,24 @@
 // taken in any order leave the newest state — and stored unless a later read is stored
 // already, in the same transaction that marks the event processed. A completed Checkout
 // Session is applied to its subscription first (payments/billing.ts: once, however often).
+// A paid Stripe invoice made for one of Spendgate's (invoice-collect) marks that one paid.
 // An event processed already (a replay, a second job for it) does nothing; an event about
 // another kind of object is marked processed as it is. A Stripe that cannot be reached fails
 // the run, and the queue retries it.
-import { findStripeEvent, type Logger, markStripeEventProcessed, type SqlStore, type StripeConfig, type StripeEventJob, storeStripeObject } from '@spendgate/store';
+import {
+  type Db,
+  findInvoiceById,
+  findStripeEvent,
+  findSubscriptionById,
+  type Logger,
+  markStripeEventProcessed,
+  moveInvoice,
+  type SqlStore,
+  type StripeConfig,
+  type StripeEventJob,
+  setSubscriptionStatus,
+  storeStripeObject,
+} from '@spendgate/store';
 import type Stripe from 'stripe';
 import { applyCheckoutSession } from '../payments/billing.ts';
 import { createStripeClient } from '../payments/stripe.ts';
@@ -19,6 +33,16 @@ const READ_BACK: Record<string, (stripe: Stripe, id: string) => Promise<{ id: st
   invoice: (stripe, id) => stripe.invoices.retrieve(id),
   customer: (stripe, id) => stripe.customers.retrieve(id),
 };
+
+/** Marks Spendgate's invoice paid when the Stripe invoice that charges it is (a past-due subscription is active again). */
+async function invoicePaidAtStripe(db: Db, charged: Stripe.Invoice, at: Date): Promise<void> {
+  const invoiceId = charged.metadata?.invoiceId;
+  if (charged.status !== 'paid' || !invoiceId || !/^[0-9a-f-]{36}$/.test(invoiceId)) return;
+  const invoice = await findInvoiceById(db, invoiceId);
+  if (!invoice || (invoice.stripe_invoice_id !== null && invoice.stripe_invoice_id !== charged.id)) return;
+  if (!(await moveInvoice(db, invoice.id, 'paid', at))) return;
+  if ((await findSubscriptionById(db, invoice.subscription_id))?.status === 'past_due') await setSubscriptionStatus(db, invoice.subscription_id, 'active');
+}
 
 export function createStripeEventProcessor(deps: { sql: Pick<SqlStore, 'db'>; stripe: Pick<StripeConfig, 'apiUrl' | 'secretKey'>; log: Logger; now?: () => Date }) {
   const { db } = deps.sql;
@@ -41,6 +65,7 @@ export function createStripeEventProcessor(deps: { sql: Pick<SqlStore, 'db'>; st
     await db.transaction().execute(async (trx) => {
       if (!(await markStripeEventProcessed(trx, event.id, readAt))) return;
       if (state) await storeStripeObject(trx, { id: state.id, object: state.object, state: state as unknown as Record<string, unknown>, readAt });
+      if (state?.object === 'invoice') await invoicePaidAtStripe(trx, state as unknown as Stripe.Invoice, readAt);
     });
   };
 }

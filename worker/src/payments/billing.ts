@@ -108,13 +108,17 @@ export async function keepCard(db: Db, subscriptionId: string, method: Stripe.Pa
   return (await findPaymentMethod(db, subscriptionId, method.id))!;
 }
 
-/** Makes the card the one Stripe charges the customer's invoices to. */
-export async function makeStripeDefault(stripe: Stripe, customerId: string, subscriptionId: string, paymentMethodId: string, at: Date): Promise<void> {
+/**
+ * Makes the card the one Stripe charges the customer's invoices to. `operation` names this
+ * change (a request's own id, or the Checkout Session it comes from): the card may be made the
+ * default again later, which is another write.
+ */
+export async function makeStripeDefault(stripe: Stripe, customerId: string, subscriptionId: string, paymentMethodId: string, operation: string): Promise<void> {
   await callStripe('paymentMethodId', () =>
     stripe.customers.update(
       customerId,
       { invoice_settings: { default_payment_method: paymentMethodId } },
-      { idempotencyKey: stripeIdempotencyKey('default-card', subscriptionId, paymentMethodId, at.getTime()) },
+      { idempotencyKey: stripeIdempotencyKey('default-card', subscriptionId, paymentMethodId, operation) },
     ),
   );
 }
@@ -154,7 +158,7 @@ export async function applyCheckoutSession(deps: { sql: Pick<SqlStore, 'db'>; st
   if (setupIntent.status !== 'succeeded' || !paymentMethodId) return false;
   const method = await attachCard(deps.stripe, customerId, subscription.id, paymentMethodId);
   const at = deps.now();
-  await makeStripeDefault(deps.stripe, customerId, subscription.id, method.id, new Date(session.created * 1000));
+  await makeStripeDefault(deps.stripe, customerId, subscription.id, method.id, session.id);
   return db.transaction().execute(async (trx) => {
     if (!(await recordCheckoutApplied(trx, { sessionId: session.id, subscriptionId: subscription.id, planSlug }))) return false;
     await keepCard(trx, subscription.id, method, true);

@@ -2,6 +2,7 @@
 // its cards (a mirror of the payment methods attached to that customer, one the default),
 // the Checkout Sessions whose outcome was applied (once each), and its own cancellation.
 import type { Db } from './db.ts';
+import { hasPaymentMethodOn } from './plans.ts';
 
 export async function setStripeCustomer(db: Db, subscriptionId: string, customerId: string): Promise<void> {
   await db.updateTable('subscriptions').set({ stripe_customer_id: customerId }).where('id', '=', subscriptionId).where('stripe_customer_id', 'is', null).execute();
@@ -78,4 +79,33 @@ export async function cancelSubscription(db: Db, subscriptionId: string, cancel:
 /** Takes back a cancellation at period end. */
 export async function keepSubscription(db: Db, subscriptionId: string, at: Date): Promise<void> {
   await db.updateTable('subscriptions').set({ cancel_at_period_end: false, updated_at: at }).where('id', '=', subscriptionId).execute();
+}
+
+/**
+ * Open invoices with something to charge that are not at Stripe yet, oldest first, whose
+ * subscription has a Stripe customer with a default card, with that customer.
+ */
+export async function invoicesToCollect(db: Db, limit: number) {
+  return db
+    .selectFrom('invoices as i')
+    .innerJoin('subscriptions as s', 's.id', 'i.subscription_id')
+    .select(['i.id', 'i.number', 'i.subscription_id', 'i.period_start', 'i.period_end', 'i.total_pence', 's.stripe_customer_id'])
+    .where('i.status', '=', 'open')
+    .where('i.total_pence', '>', 0n)
+    .where('i.stripe_invoice_id', 'is', null)
+    .where('s.stripe_customer_id', 'is not', null)
+    .where(hasPaymentMethodOn('s.id'))
+    .orderBy('i.period_end')
+    .limit(limit)
+    .execute();
+}
+
+/** The Stripe invoice that charges this one. */
+export async function setStripeInvoice(db: Db, invoiceId: string, stripeInvoiceId: string): Promise<void> {
+  await db.updateTable('invoices').set({ stripe_invoice_id: stripeInvoiceId }).where('id', '=', invoiceId).where('stripe_invoice_id', 'is', null).execute();
+}
+
+/** An invoice by its id alone (a Stripe invoice's metadata names it), with its subscription and Stripe invoice. */
+export async function findInvoiceById(db: Db, invoiceId: string) {
+  return db.selectFrom('invoices').select(['id', 'subscription_id', 'status', 'stripe_invoice_id']).where('id', '=', invoiceId).executeTakeFirst();
 }
