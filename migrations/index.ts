@@ -26,6 +26,7 @@ import * as stripeCheckouts from './20261126_0013_stripe_checkouts.ts';
 import * as requestedModel from './20261126_0020_requested_model.ts';
 import * as usageRecords from './20261126_0021_usage_records.ts';
 import * as advisorWording from './20261126_0022_advisor_wording.ts';
+import * as gpu from './20261126_0023_gpu.ts';
 
 export const migrations: Record<string, Migration> = {
   '20261122_0001_accounts': accounts,
@@ -53,4 +54,5 @@ export const migrations: Record<string, Migration> = {
   '20261126_0020_requested_model': requestedModel,
   '20261126_0021_usage_records': usageRecords,
   '20261126_0022_advisor_wording': advisorWording,
+  '20261126_0023_gpu': gpu,
 };

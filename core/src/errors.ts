@@ -84,6 +84,13 @@ export class FormError extends AppError {
   }
 }
 
+/** A feature of a plan the team is not on: 403 `plan_required`, the message naming the plan that has it. */
+export class PlanRequiredError extends AppError {
+  constructor(message: string) {
+    super(403, 'plan_required', message);
+  }
+}
+
 /** A plan allowance is used up and the plan cannot charge for more: 402. */
 export class PlanLimitError extends AppError {
   constructor(message: string) {

@@ -79,6 +79,7 @@ export {
   FormError,
   NotFoundError,
   PlanLimitError,
+  PlanRequiredError,
   TooManyRequestsError,
   UnauthorizedError,
   UpstreamError,
@@ -103,7 +104,21 @@ export {
   sliced,
   smape,
 } from './forecast/index.ts';
-export { classifyGpuSlots, countGpuSlots, DEFAULT_IDLE_RULES, type GpuSlot, type GpuSlotState, gpuTimeCostMicros, type IdleRules } from './gpu/idle.ts';
+export {
+  classifyGpuSlots,
+  classifySlots,
+  countGpuSlots,
+  DEFAULT_IDLE_RULES,
+  type GpuSlot,
+  type GpuSlotReading,
+  type GpuSlotState,
+  gpuTimeCostMicros,
+  type IdleRules,
+  type IdleStretch,
+  idleStretches,
+  readGpuSlots,
+  reclassificationSpan,
+} from './gpu/idle.ts';
 export { COMPUTE_APPS_FIELDS, type GpuProcessSample, type GpuSample, type Parsed, parseDcgmMetrics, parseNvidiaSmiComputeApps, parseNvidiaSmiGpus } from './gpu/telemetry.ts';
 export {
   addMonthsClamped,

@@ -48,6 +48,8 @@ export interface PlanTerms {
   /** What each seat beyond the included ones costs a month, by its number; null = custom. */
   extraSeatTiers: readonly PriceTier[] | null;
   alertChannels: readonly AlertChannel[];
+  /** GPU infrastructure analytics and idle resource detection (Enterprise). */
+  gpuAnalytics: boolean;
   support: 'community' | 'priority' | 'dedicated';
   /** How optimised keys weigh cost, speed and accuracy when a key sets no weights. */
   routingWeights: RoutingWeights;
@@ -75,6 +77,7 @@ const developersTerms = {
   seatsIncluded: 2,
   extraSeatTiers: [{ upTo: null, monthlyMicros: GBP('10') }],
   alertChannels: ['email'],
+  gpuAnalytics: false,
   support: 'community',
   routingWeights: { cost: 0.6, speed: 0.2, accuracy: 0.2 },
   footnotes: [],
@@ -107,6 +110,7 @@ export const PLANS: readonly PlanTerms[] = [
       { upTo: null, monthlyMicros: GBP('6') },
     ],
     alertChannels: ['email'],
+    gpuAnalytics: false,
     support: 'priority',
     routingWeights: { cost: 0.5, speed: 0.2, accuracy: 0.3 },
     footnotes: [
@@ -133,6 +137,7 @@ export const PLANS: readonly PlanTerms[] = [
     seatsIncluded: null,
     extraSeatTiers: null,
     alertChannels: ['email', 'slack', 'teams', 'sms'],
+    gpuAnalytics: true,
     support: 'dedicated',
     routingWeights: { cost: 0.4, speed: 0.2, accuracy: 0.4 },
     footnotes: [],

@@ -33,6 +33,8 @@ const EXPECTED: Record<Action, string> = {
   'pricing.manage': 'AFFFFH',
   'budget.view': 'AAAAAH',
   'budget.manage': 'AFFFFH',
+  'gpu.view': 'AAAAAH',
+  'gpu.manage': 'AFFFFH',
 };
 
 const LETTER = { allowed: 'A', forbidden: 'F', hidden: 'H' } as const;

@@ -34,6 +34,8 @@ export const PERMISSIONS = {
   'pricing.manage': { scope: 'team', roles: ['ADMIN'] },
   'budget.view': { scope: 'team', roles: ['ADMIN', 'MEMBER'] },
   'budget.manage': { scope: 'team', roles: ['ADMIN'] },
+  'gpu.view': { scope: 'team', roles: ['ADMIN', 'MEMBER'] },
+  'gpu.manage': { scope: 'team', roles: ['ADMIN'] },
   'group.create': { scope: 'team', roles: ['ADMIN', 'MEMBER'] },
   'group.view': { scope: 'group', roles: ['ADMIN', 'MAINTAINER', 'OBSERVER'] },
   'group.update': { scope: 'group', roles: ['ADMIN', 'MAINTAINER'] },

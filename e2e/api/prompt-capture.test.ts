@@ -168,7 +168,7 @@ for (const mode of testModes) {
       await db().updateTable('prompt_captures').set({ expires_at: new Date(Date.now() - 1_000) }).where('request_id', '=', oldest!.request_id).execute();
       expect((await api('GET', `/usage/requests/${oldest!.request_id}/capture`, tenant.token)).body.data.captured).toBe(false);
       // The worker's hourly prune job.
-      await createPruneProcessor({ sql: spendgate.app.runtime.stores.sql, log: createLogger('silent'), usageEventRetentionDays: 400 })();
+      await createPruneProcessor({ sql: spendgate.app.runtime.stores.sql, log: createLogger('silent'), usageEventRetentionDays: 400, gpuSampleRetentionHours: 48 })();
       expect((await capturesOf()).map((row) => row.request_id)).not.toContain(oldest!.request_id);
       expect((await capturesOf()).length).toBe(before - 1);
     });

@@ -45,6 +45,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
       mail: config.mail,
       log: options.log,
       usageEventRetentionDays: config.usageEventRetentionDays,
+      gpuSampleRetentionHours: config.gpuSampleRetentionHours,
       queue: stores.queue,
       envelope,
       outbound,

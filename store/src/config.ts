@@ -69,6 +69,8 @@ const EnvSchema = z.object({
   USAGE_EVENT_RETENTION_DAYS: integer(7, 36_500).default(400),
   /** Days a captured prompt is kept when its team sets none (always at most its plan's maximum). */
   PROMPT_CAPTURE_RETENTION_DAYS: integer(1, 365).default(30),
+  /** Hours a raw GPU sample is kept (its minute rollups are kept for ever); at least a day, so an idle window can look back. */
+  GPU_SAMPLE_RETENTION_HOURS: integer(24, 8760).default(48),
   /** Hosts a team's connection may point to although they are private or loopback: `host` or `host:port`. */
   UPSTREAM_ALLOWED_HOSTS: z
     .string()
@@ -141,6 +143,8 @@ export interface Config {
   usageEventRetentionDays: number;
   /** Days a captured prompt is kept when its team sets none. */
   promptCaptureRetentionDays: number;
+  /** Hours a raw GPU sample is kept; its minute rollups are kept for ever. */
+  gpuSampleRetentionHours: number;
   upstreamAllowedHosts: AllowedHost[];
   consoleDir: string;
   publicUrl: string;
@@ -221,6 +225,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     upstreamTimeoutMs: parsed.UPSTREAM_TIMEOUT_MS,
     usageEventRetentionDays: parsed.USAGE_EVENT_RETENTION_DAYS,
     promptCaptureRetentionDays: parsed.PROMPT_CAPTURE_RETENTION_DAYS,
+    gpuSampleRetentionHours: parsed.GPU_SAMPLE_RETENTION_HOURS,
     upstreamAllowedHosts: parsed.UPSTREAM_ALLOWED_HOSTS,
     consoleDir: path.resolve(parsed.CONSOLE_DIR),
     publicUrl: (parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/+$/, ''),

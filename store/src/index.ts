@@ -23,6 +23,8 @@ export * from './sql/repos/catalog.ts';
 export * from './sql/repos/connections.ts';
 export * from './sql/repos/db.ts';
 export * from './sql/repos/forecasts.ts';
+export * from './sql/repos/gpu.ts';
+export * from './sql/repos/gpu-analytics.ts';
 export * from './sql/repos/groups.ts';
 export * from './sql/repos/invitations.ts';
 export * from './sql/repos/keys.ts';

@@ -21,7 +21,7 @@ export { createStripeClient, stripeIdempotencyKey, verifyStripeWebhook } from '.
 
 /** Opens the stores and consumes every job in this process (the scaled mode's worker). */
 export async function startWorker(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'redisUrl' | 'mail' | 'logLevel' | 'usageEventRetentionDays' | 'secrets' | 'upstreamAllowedHosts' | 'twilioApiUrl' | 'stripe'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'redisUrl' | 'mail' | 'logLevel' | 'usageEventRetentionDays' | 'gpuSampleRetentionHours' | 'secrets' | 'upstreamAllowedHosts' | 'twilioApiUrl' | 'stripe'>,
   options: StoreOptions = {},
 ): Promise<Stores<JobPayloads>> {
   const log = options.log ?? createLogger(config.logLevel);
@@ -32,6 +32,7 @@ export async function startWorker(
     mail: config.mail,
     log,
     usageEventRetentionDays: config.usageEventRetentionDays,
+    gpuSampleRetentionHours: config.gpuSampleRetentionHours,
     queue: stores.queue,
     envelope: createEnvelope(config.secrets.masterKey),
     outbound,

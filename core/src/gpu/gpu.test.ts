@@ -2,7 +2,7 @@
 // and each slot of the capture classified active, idle-held or idle as its phases were.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { classifyGpuSlots, countGpuSlots, gpuTimeCostMicros } from './idle.ts';
+import { classifyGpuSlots, classifySlots, countGpuSlots, gpuTimeCostMicros, idleStretches, readGpuSlots, reclassificationSpan } from './idle.ts';
 import { parseDcgmMetrics, parseNvidiaSmiComputeApps, parseNvidiaSmiGpus } from './telemetry.ts';
 
 const capture = (file: string) => readFileSync(new URL(`./h200-capture/${file}`, import.meta.url), 'utf8');
@@ -47,6 +47,10 @@ describe('nvidia-smi batches', () => {
     expect(problems).toEqual(['line 3: timestamp: not a time', 'line 4: uuid: not a GPU UUID', 'line 5: 2 fields, the header has 5']);
     expect(parseNvidiaSmiGpus('index, name\n0, H200').problems).toEqual(['line 1: the header must name timestamp and uuid']);
     expect(parseNvidiaSmiGpus(`timestamp, uuid, utilization.gpu [%]\n2026/11/26 02:35:01.361, ${UUID}, [N/A]`).samples[0]!.utilizationPct).toBeNull();
+    // Readings no device gives, and bytes no telemetry holds, are named too.
+    const wrong = parseNvidiaSmiGpus(`${header}\n2026/11/26 02:35:01.361, 0, ${UUID}, 140 %, 0 MiB\n2026/11/26 02:35:01.361, 0, ${UUID}, 1 %, 99999999999 MiB\n2026/11/26 02:35:01.361, 5000, ${UUID}, 1 %, 0 MiB\n2026/11/26 02:35:01.361, 0, ${UUID}\u0000, 1 %, 0 MiB`);
+    expect(wrong.problems).toEqual(['line 2: utilization.gpu: out of range', 'line 3: memory.used: out of range', 'line 4: index: out of range', 'line 5: a control character']);
+    expect(parseNvidiaSmiComputeApps(`2026/11/26 02:35:28.972, ${UUID}, 99999999999, python3, 39278 MiB`).problems).toEqual(['line 1: pid: out of range']);
   });
 });
 
@@ -85,8 +89,8 @@ describe('DCGM exporter scrapes', () => {
   });
 
   it('names a line without a UUID or a number, and one that is not Prometheus text', () => {
-    const { problems } = parseDcgmMetrics('DCGM_FI_DEV_GPU_UTIL{gpu="0"} 5\nDCGM_FI_DEV_GPU_UTIL{UUID="GPU-x"} many\n{broken', 0);
-    expect(problems).toEqual(['line 1: UUID label missing', 'line 2: value: not a number', 'line 3: not a Prometheus sample']);
+    const { problems } = parseDcgmMetrics(`DCGM_FI_DEV_GPU_UTIL{gpu="0"} 5\nDCGM_FI_DEV_GPU_UTIL{UUID="GPU-x"} many\n{broken\nDCGM_FI_DEV_GPU_UTIL{UUID="GPU-x"} 5\nDCGM_FI_DEV_GPU_UTIL{UUID="${UUID}"} 500`, 0);
+    expect(problems).toEqual(['line 1: UUID label missing', 'line 2: value: not a number', 'line 3: not a Prometheus sample', 'line 4: UUID: not a GPU UUID', 'line 5: value: out of range']);
   });
 });
 
@@ -120,6 +124,40 @@ describe('idle detection on the real capture', () => {
     expect(gap.map((slot) => slot.state)).toEqual(['active', 'unreported', 'active']);
     const held = classifyGpuSlots([quiet('03:00:10', 4000), quiet('03:01:10', 4000)], minutes('03:00:00', 2), { ...rules, idleAfterMinutes: 2 });
     expect(held.map((slot) => slot.state)).toEqual(['idle-held', 'idle-held']);
+  });
+
+  it('reads each slot: samples, peaks and means', () => {
+    const readings = readGpuSlots(samples, { from: at('02:35:00'), to: at('02:36:12'), slotMs: 2_000 });
+    expect(readings).toHaveLength(35); // every slot but :70, after the capture ends
+    expect(readings[0]).toEqual({ start: at('02:35:00'), samples: 3, peakUtilizationPct: 0, meanUtilizationPct: 0, peakMemoryMiB: 0, meanPowerW: expect.closeTo(81.86, 6) }); // three samples at 81.86 W
+    expect(classifySlots(readings, { from: at('02:35:00'), to: at('02:36:12'), slotMs: 2_000 }, rules)).toEqual(slots);
+  });
+
+  it('classifies the capture the same when it arrives in batches, recomputing only from the span', () => {
+    // Readings kept per slot as a store would; each batch recomputes from its span's readFrom and keeps states from writeFrom.
+    const range = { from: at('02:35:00'), to: at('02:36:12'), slotMs: 2_000 };
+    const stored = new Map<number, (typeof slots)[number]>();
+    for (let first = 0; first < samples.length; first += 37) {
+      const batch = samples.slice(first, first + 37);
+      for (const reading of readGpuSlots(samples.slice(0, first + 37), range)) {
+        if (reading.start >= Math.floor((batch[0]!.at - range.from) / 2_000) * 2_000 + range.from) stored.set(reading.start, { ...reading, state: 'unreported' });
+      }
+      const span = reclassificationSpan(batch[0]!.at, rules, 2_000);
+      const to = Math.max(...stored.keys()) + 2_000;
+      const from = Math.max(range.from, span.readFrom);
+      for (const slot of classifySlots([...stored.values()], { from, to, slotMs: 2_000 }, rules)) {
+        if (slot.start >= span.writeFrom && slot.samples > 0) stored.set(slot.start, slot);
+      }
+    }
+    expect([...stored.values()].sort((a, b) => a.start - b.start)).toEqual(slots.filter((slot) => slot.samples > 0));
+  });
+
+  it('finds the idle stretches: before the loop, the memory held, after the exit', () => {
+    expect(idleStretches(slots, 2_000)).toEqual([
+      { start: at('02:35:00'), end: at('02:35:26'), heldSlots: 0, idleSlots: 13, peakMemoryMiB: 0 },
+      { start: at('02:35:44'), end: at('02:35:54'), heldSlots: 5, idleSlots: 0, peakMemoryMiB: 39287 },
+      { start: at('02:35:56'), end: at('02:36:10'), heldSlots: 0, idleSlots: 7, peakMemoryMiB: 0 },
+    ]);
   });
 
   it('prices idle time exactly, to the micro', () => {

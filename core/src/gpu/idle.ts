@@ -27,34 +27,92 @@ export interface IdleRules {
 
 export const DEFAULT_IDLE_RULES: IdleRules = { idleBelowPct: 5, idleAfterMinutes: 30, heldMemoryMiB: 256 };
 
-export interface GpuSlot {
+/** What one slot of one GPU read: its samples' count, utilisation (peak and mean), peak memory and mean power. */
+export interface GpuSlotReading {
   /** Epoch ms of the slot's start. */
   start: number;
-  state: GpuSlotState;
   samples: number;
-  /** Peak utilisation in the slot; null when none was reported. */
+  /** Peak utilisation in the slot (what idleness is judged on); null when none was reported. */
   peakUtilizationPct: number | null;
+  /** Mean utilisation of the samples that reported it (what fleet utilisation averages). */
+  meanUtilizationPct: number | null;
   /** Most memory used in the slot (MiB). */
   peakMemoryMiB: number | null;
+  /** Mean power draw of the samples that reported it (W). */
+  meanPowerW: number | null;
+}
+
+export interface GpuSlot extends GpuSlotReading {
+  state: GpuSlotState;
+}
+
+export interface SlotRange {
+  from: number;
+  to: number;
+  /** The slot length; a minute unless said. */
+  slotMs?: number;
 }
 
 /**
- * The slots of one GPU over [from, to), from its samples (any order; samples outside the
- * range are ignored). `slotMs` divides the range; a slot holds samples with start ≤ at < end.
+ * The readings of one GPU's slots over [from, to) that have samples, in order, from its
+ * samples (any order; samples outside the range are ignored). A slot holds samples with
+ * start ≤ at < end.
  */
-export function classifyGpuSlots(samples: readonly GpuSample[], range: { from: number; to: number; slotMs?: number }, rules: IdleRules = DEFAULT_IDLE_RULES): GpuSlot[] {
+export function readGpuSlots(samples: readonly GpuSample[], range: SlotRange): GpuSlotReading[] {
   const slotMs = range.slotMs ?? 60_000;
-  const count = Math.max(0, Math.ceil((range.to - range.from) / slotMs));
-  const slots: GpuSlot[] = Array.from({ length: count }, (_, i) => ({ start: range.from + i * slotMs, state: 'unreported', samples: 0, peakUtilizationPct: null, peakMemoryMiB: null }));
+  const slots = new Map<number, GpuSlotReading & { utilizationSum: number; utilizationSamples: number; powerSum: number; powerSamples: number }>();
   for (const sample of samples) {
     if (sample.at < range.from || sample.at >= range.to) continue;
-    const slot = slots[Math.floor((sample.at - range.from) / slotMs)]!;
+    const start = range.from + Math.floor((sample.at - range.from) / slotMs) * slotMs;
+    let slot = slots.get(start);
+    if (!slot) {
+      slot = { start, samples: 0, peakUtilizationPct: null, meanUtilizationPct: null, peakMemoryMiB: null, meanPowerW: null, utilizationSum: 0, utilizationSamples: 0, powerSum: 0, powerSamples: 0 };
+      slots.set(start, slot);
+    }
     slot.samples++;
-    if (sample.utilizationPct !== null) slot.peakUtilizationPct = Math.max(slot.peakUtilizationPct ?? 0, sample.utilizationPct);
+    if (sample.utilizationPct !== null) {
+      slot.peakUtilizationPct = Math.max(slot.peakUtilizationPct ?? 0, sample.utilizationPct);
+      slot.utilizationSum += sample.utilizationPct;
+      slot.utilizationSamples++;
+    }
     if (sample.memoryUsedMiB !== null) slot.peakMemoryMiB = Math.max(slot.peakMemoryMiB ?? 0, sample.memoryUsedMiB);
+    if (sample.powerW !== null) {
+      slot.powerSum += sample.powerW;
+      slot.powerSamples++;
+    }
+  }
+  return [...slots.values()]
+    .sort((a, b) => a.start - b.start)
+    .map(({ utilizationSum, utilizationSamples, powerSum, powerSamples, ...slot }) => ({
+      ...slot,
+      meanUtilizationPct: utilizationSamples === 0 ? null : utilizationSum / utilizationSamples,
+      meanPowerW: powerSamples === 0 ? null : powerSum / powerSamples,
+    }));
+}
+
+/**
+ * Every slot of one GPU over [from, to), classified from its readings (a slot without one
+ * is unreported). Readings outside the range are ignored.
+ */
+export function classifySlots(readings: readonly GpuSlotReading[], range: SlotRange, rules: IdleRules = DEFAULT_IDLE_RULES): GpuSlot[] {
+  const slotMs = range.slotMs ?? 60_000;
+  const count = Math.max(0, Math.ceil((range.to - range.from) / slotMs));
+  const slots: GpuSlot[] = Array.from({ length: count }, (_, i) => ({
+    start: range.from + i * slotMs,
+    state: 'unreported',
+    samples: 0,
+    peakUtilizationPct: null,
+    meanUtilizationPct: null,
+    peakMemoryMiB: null,
+    meanPowerW: null,
+  }));
+  for (const reading of readings) {
+    if (reading.start < range.from || reading.start >= range.to || reading.samples === 0) continue;
+    const slot = slots[Math.floor((reading.start - range.from) / slotMs)]!;
+    Object.assign(slot, { ...reading, start: slot.start });
   }
   const quiet = (slot: GpuSlot) => slot.samples > 0 && slot.peakUtilizationPct !== null && slot.peakUtilizationPct < rules.idleBelowPct;
-  const windowSlots = Math.max(1, Math.ceil((rules.idleAfterMinutes * 60_000) / slotMs));
+  const windowSlots = idleWindowSlots(rules, slotMs);
   let i = 0;
   while (i < slots.length) {
     if (slots[i]!.samples === 0) {
@@ -76,6 +134,61 @@ export function classifyGpuSlots(samples: readonly GpuSample[], range: { from: n
     i = end;
   }
   return slots;
+}
+
+/** How many slots a stretch must last to count as idle. */
+export function idleWindowSlots(rules: IdleRules, slotMs = 60_000): number {
+  return Math.max(1, Math.ceil((rules.idleAfterMinutes * 60_000) / slotMs));
+}
+
+/** The slots of one GPU over [from, to), from its samples, classified. */
+export function classifyGpuSlots(samples: readonly GpuSample[], range: SlotRange, rules: IdleRules = DEFAULT_IDLE_RULES): GpuSlot[] {
+  return classifySlots(readGpuSlots(samples, range), range, rules);
+}
+
+/**
+ * What to recompute when a GPU's readings from `changedFrom` on are new or changed (a
+ * batch arrived, late samples filled a gap): classify from `readFrom` and keep the states
+ * from `writeFrom` on. Only a stretch reaching into the change can change, and one that
+ * did not already count as idle began less than a window before it; a stretch reaching
+ * `writeFrom` from before `readFrom` is at least a window long in the slots read, so it
+ * comes out idle, as it is. So a stretch that spans several batches turns its earlier
+ * slots idle once it reaches the window, and states before `writeFrom` never need a look.
+ */
+export function reclassificationSpan(changedFrom: number, rules: IdleRules, slotMs = 60_000): { readFrom: number; writeFrom: number } {
+  const start = changedFrom - (((changedFrom % slotMs) + slotMs) % slotMs);
+  const window = idleWindowSlots(rules, slotMs) * slotMs;
+  return { readFrom: start - 2 * window, writeFrom: start - window };
+}
+
+/** A run of idle or idle-held slots of one GPU: [start, end), how many of each, the most memory held. */
+export interface IdleStretch {
+  start: number;
+  end: number;
+  heldSlots: number;
+  idleSlots: number;
+  peakMemoryMiB: number | null;
+}
+
+/** The idle stretches among one GPU's classified slots (in order; missing slots break a stretch). */
+export function idleStretches(slots: readonly Pick<GpuSlot, 'start' | 'state' | 'peakMemoryMiB'>[], slotMs = 60_000): IdleStretch[] {
+  const stretches: IdleStretch[] = [];
+  let current: IdleStretch | undefined;
+  for (const slot of slots) {
+    if (slot.state !== 'idle' && slot.state !== 'idle-held') {
+      current = undefined;
+      continue;
+    }
+    if (!current || current.end !== slot.start) {
+      current = { start: slot.start, end: slot.start, heldSlots: 0, idleSlots: 0, peakMemoryMiB: null };
+      stretches.push(current);
+    }
+    current.end = slot.start + slotMs;
+    if (slot.state === 'idle-held') current.heldSlots++;
+    else current.idleSlots++;
+    if (slot.peakMemoryMiB !== null) current.peakMemoryMiB = Math.max(current.peakMemoryMiB ?? 0, slot.peakMemoryMiB);
+  }
+  return stretches;
 }
 
 /** How many slots of each state. */

@@ -10,6 +10,8 @@
  *   `Hostname`).
  * Parsers never throw on a malformed line: they return what they read and the problems
  * met, each naming its line, so an agent's bad batch can be answered 400 with the line.
+ * A reading beyond what any device reports (a utilisation over 100 %, more than 16 TiB of
+ * memory, 100 kW, a device index past 1023, a pid past 2^31 − 1) is such a problem too.
  */
 
 export interface GpuSample {
@@ -42,6 +44,18 @@ export interface Parsed<T> {
 }
 
 const MAX_PROBLEMS = 20;
+
+/** The largest reading of each field any device reports; beyond it a line is wrong. */
+const LIMITS = { index: 1023, utilizationPct: 100, memoryMiB: 16 * 1024 * 1024, powerW: 100_000, pid: 2_147_483_647 } as const;
+
+const GPU_UUID = /^GPU-[0-9a-f-]{36}$/i;
+/** Control characters but tab: never in a line of telemetry (and never stored). */
+const CONTROL = /(?!\t)\p{Cc}/u;
+
+/** The name of the first of `readings` beyond its limit, or undefined. */
+function outOfRange(readings: [name: string, value: number | null, max: number][]): string | undefined {
+  return readings.find(([, value, max]) => value !== null && (value < 0 || value > max))?.[0];
+}
 
 /** Splits one CSV line of nvidia-smi (comma and space separated, no quoting). */
 function cells(line: string): string[] {
@@ -95,6 +109,10 @@ export function parseNvidiaSmiGpus(text: string, host: string | null = null): Pa
   for (let i = headerAt + 1; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.trim() === '') continue;
+    if (CONTROL.test(line)) {
+      problem(problems, `line ${i + 1}: a control character`);
+      continue;
+    }
     const row = cells(line);
     if (row.length !== names.length) {
       problem(problems, `line ${i + 1}: ${row.length} fields, the header has ${names.length}`);
@@ -105,22 +123,34 @@ export function parseNvidiaSmiGpus(text: string, host: string | null = null): Pa
       problem(problems, `line ${i + 1}: timestamp: not a time`);
       continue;
     }
-    if (!/^GPU-[0-9a-f-]{36}$/i.test(row[uuid]!)) {
+    if (!GPU_UUID.test(row[uuid]!)) {
       problem(problems, `line ${i + 1}: uuid: not a GPU UUID`);
       continue;
     }
     const index = measure(get(row, 'index'));
-    samples.push({
+    const sample = {
       at: when,
       gpuUuid: row[uuid]!,
       index: index === null ? null : Math.trunc(index),
-      model: get(row, 'name') || null,
+      model: get(row, 'name')?.slice(0, 200) || null,
       host,
       utilizationPct: measure(get(row, 'utilization.gpu')),
       memoryUsedMiB: measure(get(row, 'memory.used')),
       memoryTotalMiB: measure(get(row, 'memory.total')),
       powerW: measure(get(row, 'power.draw')),
-    });
+    };
+    const wrong = outOfRange([
+      ['index', sample.index, LIMITS.index],
+      ['utilization.gpu', sample.utilizationPct, LIMITS.utilizationPct],
+      ['memory.used', sample.memoryUsedMiB, LIMITS.memoryMiB],
+      ['memory.total', sample.memoryTotalMiB, LIMITS.memoryMiB],
+      ['power.draw', sample.powerW, LIMITS.powerW],
+    ]);
+    if (wrong) {
+      problem(problems, `line ${i + 1}: ${wrong}: out of range`);
+      continue;
+    }
+    samples.push(sample);
   }
   return { samples, problems };
 }
@@ -144,6 +174,10 @@ export function parseNvidiaSmiComputeApps(text: string): Parsed<GpuProcessSample
   for (let i = hasHeader ? first + 1 : first; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.trim() === '') continue;
+    if (CONTROL.test(line)) {
+      problem(problems, `line ${i + 1}: a control character`);
+      continue;
+    }
     const row = cells(line);
     if (row.length !== names.length) {
       problem(problems, `line ${i + 1}: ${row.length} fields, expected ${names.length}`);
@@ -152,12 +186,21 @@ export function parseNvidiaSmiComputeApps(text: string): Parsed<GpuProcessSample
     const when = timestamp(row[column('timestamp')]);
     const pid = Number(row[column('pid')]);
     const uuid = row[column('gpu_uuid')]!;
-    if (when === null || !Number.isSafeInteger(pid) || pid < 0 || !/^GPU-[0-9a-f-]{36}$/i.test(uuid)) {
+    if (when === null || !Number.isSafeInteger(pid) || pid < 0 || !GPU_UUID.test(uuid)) {
       problem(problems, `line ${i + 1}: ${when === null ? 'timestamp: not a time' : !/^GPU-/i.test(uuid) ? 'gpu_uuid: not a GPU UUID' : 'pid: not a process id'}`);
       continue;
     }
     const name = column('process_name') < 0 ? '' : row[column('process_name')]!;
-    samples.push({ at: when, gpuUuid: uuid, pid, processName: name.slice(0, 200), usedMemoryMiB: measure(column('used_memory') < 0 ? undefined : row[column('used_memory')]) });
+    const usedMemoryMiB = measure(column('used_memory') < 0 ? undefined : row[column('used_memory')]);
+    const wrong = outOfRange([
+      ['pid', pid, LIMITS.pid],
+      ['used_memory', usedMemoryMiB, LIMITS.memoryMiB],
+    ]);
+    if (wrong) {
+      problem(problems, `line ${i + 1}: ${wrong}: out of range`);
+      continue;
+    }
+    samples.push({ at: when, gpuUuid: uuid, pid, processName: name.slice(0, 200), usedMemoryMiB });
   }
   return { samples, problems };
 }
@@ -166,12 +209,16 @@ export function parseNvidiaSmiComputeApps(text: string): Parsed<GpuProcessSample
 const PROMETHEUS_LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+(-?\d+))?$/;
 const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
 
-const DCGM_FIELDS: Record<string, 'utilizationPct' | 'memoryUsedMiB' | 'memoryFreeMiB' | 'powerW'> = {
+type DcgmField = 'utilizationPct' | 'memoryUsedMiB' | 'memoryFreeMiB' | 'powerW';
+
+const DCGM_FIELDS: Record<string, DcgmField> = {
   DCGM_FI_DEV_GPU_UTIL: 'utilizationPct',
   DCGM_FI_DEV_FB_USED: 'memoryUsedMiB',
   DCGM_FI_DEV_FB_FREE: 'memoryFreeMiB',
   DCGM_FI_DEV_POWER_USAGE: 'powerW',
 };
+
+const DCGM_LIMITS: Record<DcgmField, number> = { utilizationPct: LIMITS.utilizationPct, memoryUsedMiB: LIMITS.memoryMiB, memoryFreeMiB: LIMITS.memoryMiB, powerW: LIMITS.powerW };
 
 /**
  * Reads a DCGM exporter scrape (Prometheus text exposition) taken at `scrapedAt`: one
@@ -185,6 +232,10 @@ export function parseDcgmMetrics(text: string, scrapedAt: number): Parsed<GpuSam
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (line === '' || line.startsWith('#')) continue;
+    if (CONTROL.test(line)) {
+      problem(problems, `line ${i + 1}: a control character`);
+      continue;
+    }
     const match = PROMETHEUS_LINE.exec(line);
     if (!match) {
       problem(problems, `line ${i + 1}: not a Prometheus sample`);
@@ -199,15 +250,23 @@ export function parseDcgmMetrics(text: string, scrapedAt: number): Parsed<GpuSam
       problem(problems, `line ${i + 1}: ${labels.UUID ? 'value: not a number' : 'UUID label missing'}`);
       continue;
     }
+    if (!GPU_UUID.test(labels.UUID)) {
+      problem(problems, `line ${i + 1}: UUID: not a GPU UUID`);
+      continue;
+    }
+    if (value < 0 || value > DCGM_LIMITS[field]) {
+      problem(problems, `line ${i + 1}: value: out of range`);
+      continue;
+    }
     let gpu = gpus.get(labels.UUID);
     if (!gpu) {
       const index = Number(labels.gpu);
       gpu = {
         at: scrapedAt,
         gpuUuid: labels.UUID,
-        index: Number.isInteger(index) ? index : null,
-        model: labels.modelName ?? null,
-        host: labels.Hostname ?? null,
+        index: Number.isInteger(index) && index >= 0 && index <= LIMITS.index ? index : null,
+        model: labels.modelName?.slice(0, 200) ?? null,
+        host: labels.Hostname?.slice(0, 200) ?? null,
         utilizationPct: null,
         memoryUsedMiB: null,
         memoryTotalMiB: null,

@@ -84,6 +84,16 @@ export interface StripeEventJob {
   eventId: string;
 }
 
+/** Rolls the new samples of each GPU (of one team, when named: a batch just recorded) up into classified minutes. */
+export interface GpuRollupJob {
+  teamId?: string;
+}
+
+/** Reads one DCGM exporter (`targetId`), or, scheduled, hands each exporter its own job. */
+export interface GpuScrapeJob {
+  targetId?: string;
+}
+
 export type JobPayloads = {
   meter: UsageBatchJob;
   mail: MailJob;
@@ -96,4 +106,6 @@ export type JobPayloads = {
   'invoice-proof': InvoiceProofJob;
   'stripe-event': StripeEventJob;
   'invoice-collect': InvoiceCollectJob;
+  'gpu-rollup': GpuRollupJob;
+  'gpu-scrape': GpuScrapeJob;
 };

@@ -652,6 +652,112 @@ export interface TeamAdvisorWordingTable {
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
+/** A team's GPU cluster (migration 20261126_0023): what its GPUs, exporters and pushes are grouped by. */
+export interface GpuClustersTable {
+  id: string;
+  team_id: string;
+  name: string;
+  created_at: CreatedAt;
+}
+
+/** A DCGM exporter's /metrics URL the `gpu-scrape` job reads for a cluster (checked by the outbound guard). */
+export interface GpuScrapeTargetsTable {
+  id: string;
+  team_id: string;
+  cluster_id: string;
+  url: string;
+  created_by: string;
+  created_at: CreatedAt;
+  last_scraped_at: Date | null;
+  last_error: string | null;
+}
+
+/** A key GPU agents push telemetry with: its SHA-256 hash and a visible prefix, never the key. */
+export interface GpuIngestKeysTable {
+  id: string;
+  team_id: string;
+  name: string;
+  key_hash: string;
+  key_prefix: string;
+  created_by: string;
+  created_at: CreatedAt;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** One GPU of a team, by the UUID NVIDIA gives it; model, host and index as last reported. */
+export interface GpuDevicesTable {
+  id: string;
+  team_id: string;
+  cluster_id: string;
+  gpu_uuid: string;
+  model: string | null;
+  host: string | null;
+  device_index: number | null;
+  memory_total_mib: number | null;
+  first_seen_at: Date;
+  last_seen_at: Date;
+}
+
+/** A raw sample, one per GPU and instant (a batch sent twice adds nothing); kept GPU_SAMPLE_RETENTION_HOURS. */
+export interface GpuSamplesTable {
+  gpu_id: string;
+  at: Date;
+  utilization_pct: number | null;
+  memory_used_mib: number | null;
+  power_w: number | null;
+}
+
+export type GpuMinuteState = 'active' | 'idle-held' | 'idle';
+
+/** One minute of one GPU as the `gpu-rollup` job classified it; a minute without a row was unreported. */
+export interface GpuMinutesTable {
+  gpu_id: string;
+  minute: Date;
+  team_id: string;
+  state: GpuMinuteState;
+  samples: number;
+  peak_utilization_pct: number | null;
+  mean_utilization_pct: number | null;
+  peak_memory_mib: number | null;
+  mean_power_w: number | null;
+}
+
+/** A process nvidia-smi saw on a GPU in a minute, with the most memory it held then. */
+export interface GpuProcessMinutesTable {
+  gpu_id: string;
+  minute: Date;
+  pid: number;
+  process_name: string;
+  used_memory_mib: number | null;
+}
+
+/** A GPU with samples not rolled up yet: from which instant, and when it was last marked. */
+export interface GpuRollupPendingTable {
+  gpu_id: string;
+  team_id: string;
+  changed_from: Date;
+  marked_at: Date;
+}
+
+/** A team's idle rules (no row: 5 % for 30 minutes). */
+export interface GpuSettingsTable {
+  team_id: string;
+  idle_below_pct: number;
+  idle_after_minutes: number;
+  updated_by: string;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+/** What an hour of a GPU model costs the team, GBP micros. */
+export interface GpuPricesTable {
+  team_id: string;
+  model: string;
+  per_hour_micros: Int8;
+  updated_by: string;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 export interface Database {
   users: UsersTable;
   teams: TeamsTable;
@@ -698,6 +804,16 @@ export interface Database {
   group_capture_settings: GroupCaptureSettingsTable;
   prompt_captures: PromptCapturesTable;
   team_advisor_wording: TeamAdvisorWordingTable;
+  gpu_clusters: GpuClustersTable;
+  gpu_scrape_targets: GpuScrapeTargetsTable;
+  gpu_ingest_keys: GpuIngestKeysTable;
+  gpu_devices: GpuDevicesTable;
+  gpu_samples: GpuSamplesTable;
+  gpu_minutes: GpuMinutesTable;
+  gpu_process_minutes: GpuProcessMinutesTable;
+  gpu_rollup_pending: GpuRollupPendingTable;
+  gpu_settings: GpuSettingsTable;
+  gpu_prices: GpuPricesTable;
 }
 
 export type User = Selectable<UsersTable>;

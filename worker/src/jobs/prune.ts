@@ -5,15 +5,25 @@
 // still pending stay until they are delivered), and usage events past the configured
 // retention (USAGE_EVENT_RETENTION_DAYS; their rollups stay, so totals, series and
 // distributions keep every day), and captured prompts once they expire (each at its
-// capture time plus its team's retention). Deleting twice deletes nothing more.
-import { deleteDeliveredMailBefore, deleteExpiredPromptCaptures, deleteHitsBefore, deleteOtpsCreatedBefore, deleteUsageEventsBefore, type Logger, type SqlStore } from '@spendgate/store';
+// capture time plus its team's retention), and raw GPU samples past GPU_SAMPLE_RETENTION_HOURS
+// (their classified minutes stay). Deleting twice deletes nothing more.
+import {
+  deleteDeliveredMailBefore,
+  deleteExpiredPromptCaptures,
+  deleteGpuSamplesBefore,
+  deleteHitsBefore,
+  deleteOtpsCreatedBefore,
+  deleteUsageEventsBefore,
+  type Logger,
+  type SqlStore,
+} from '@spendgate/store';
 
 const DAY_MS = 24 * 3_600_000;
 export const OTP_RETENTION_MS = DAY_MS;
 export const RATE_LIMIT_RETENTION_MS = DAY_MS;
 export const DELIVERED_MAIL_RETENTION_MS = 7 * DAY_MS;
 
-export function createPruneProcessor(deps: { sql: Pick<SqlStore, 'db'>; log: Logger; usageEventRetentionDays: number }) {
+export function createPruneProcessor(deps: { sql: Pick<SqlStore, 'db'>; log: Logger; usageEventRetentionDays: number; gpuSampleRetentionHours: number }) {
   return async (): Promise<void> => {
     const at = Date.now();
     const deleted = {
@@ -22,6 +32,7 @@ export function createPruneProcessor(deps: { sql: Pick<SqlStore, 'db'>; log: Log
       deliveredMail: await deleteDeliveredMailBefore(deps.sql.db, new Date(at - DELIVERED_MAIL_RETENTION_MS)),
       usageEvents: await deleteUsageEventsBefore(deps.sql.db, new Date(at - deps.usageEventRetentionDays * DAY_MS)),
       promptCaptures: await deleteExpiredPromptCaptures(deps.sql.db, new Date(at)),
+      gpuSamples: await deleteGpuSamplesBefore(deps.sql.db, new Date(at - deps.gpuSampleRetentionHours * 3_600_000)),
     };
     deps.log.info({ deleted }, 'prune: deleted what is past its retention');
   };

@@ -94,6 +94,7 @@ for (const mode of modes) {
         mail: { smtpUrl: undefined, from: 'Spendgate <no-reply@x>' },
         log: createLogger('silent'),
         usageEventRetentionDays: 30,
+        gpuSampleRetentionHours: 48,
         queue: stores.queue,
         envelope: createEnvelope(Buffer.alloc(32, 7)),
         outbound: createOutboundGuard({ allowedHosts: [] }),

@@ -22,6 +22,8 @@ import { createForecastProcessor } from './forecast.ts';
 import { createInvoiceBuildProcessor } from './invoice-build.ts';
 import { createInvoiceCollectProcessor } from './invoice-collect.ts';
 import { createInvoiceProofProcessor } from './invoice-proof.ts';
+import { createGpuRollupProcessor } from './gpu-rollup.ts';
+import { createGpuScrapeProcessor } from './gpu-scrape.ts';
 import { createMailProcessor } from './mail.ts';
 import { createMeterProcessor } from './meter.ts';
 import { createPruneProcessor } from './prune.ts';
@@ -35,12 +37,14 @@ export interface JobDeps {
   log: Logger;
   /** Days a usage event is kept (prune deletes older ones; their rollups stay). */
   usageEventRetentionDays: number;
+  /** Hours a raw GPU sample is kept (prune deletes older ones; their minutes stay). */
+  gpuSampleRetentionHours: number;
   /** Where jobs hand work on (the alert check to its deliveries). */
   queue: JobQueue<JobPayloads>;
   /** Opens channel secrets (webhook URLs, Twilio tokens) sealed with a team's data key. */
   envelope: Envelope;
-  /** Every call to an address a team gave goes through its dispatcher. */
-  outbound: Pick<OutboundGuard, 'dispatcher'>;
+  /** Every call to an address a team gave goes through its dispatcher, after its text is checked. */
+  outbound: Pick<OutboundGuard, 'dispatcher' | 'problem'>;
   /** Twilio's API origin, for SMS alerts. */
   twilioApiUrl: string;
   /** Stripe's API origin and secret key, for billing. */
@@ -90,6 +94,10 @@ const JOBS: { [N in JobName]: JobDefinition<N> } = {
   'stripe-event': { createProcessor: createStripeEventProcessor, concurrency: 4, attempts: 8, backoffMs: 5_000 },
   // Every 10 minutes; an invoice Stripe could not take now is taken by the next run.
   'invoice-collect': { createProcessor: createInvoiceCollectProcessor, concurrency: 1, attempts: 1, backoffMs: 60_000, schedule: { everyMs: 10 * 60_000, payload: {} } },
+  // Each minute for every team, and at once for a team whose batch just arrived; a failed run is the next one's work.
+  'gpu-rollup': { createProcessor: createGpuRollupProcessor, concurrency: 1, attempts: 1, backoffMs: 60_000, schedule: { everyMs: 60_000, payload: {} } },
+  // Every 30 s (twice a minute slot); a failed scrape is recorded on its exporter, and the next turn scrapes again.
+  'gpu-scrape': { createProcessor: createGpuScrapeProcessor, concurrency: 4, attempts: 1, backoffMs: 30_000, schedule: { everyMs: 30_000, payload: {} } },
 };
 
 async function registerJob<N extends JobName>(queue: JobQueue<JobPayloads>, name: N, deps: JobDeps): Promise<void> {
