@@ -687,6 +687,117 @@ export const AlertEvent = z.strictObject({
 
 export const AlertTestStarted = z.strictObject({ alertId: z.guid(), deliveryId: z.guid() });
 
+// GPU infrastructure analytics (Enterprise)
+
+/** A GPU as answers name it: its UUID, model, host, index on the host and cluster, as last reported. */
+const GpuRef = {
+  gpuId: z.guid(),
+  gpuUuid: z.string(),
+  model: z.string().nullable(),
+  host: z.string().nullable(),
+  index: z.number().int().nullable(),
+  cluster: z.string(),
+};
+
+/** A key GPU agents push with; its plaintext is answered once, when issued. */
+export const GpuIngestKey = z.strictObject({ id: z.guid(), name: z.string(), prefix: z.string(), createdAt: Timestamp, lastUsedAt: Timestamp.nullable() });
+export const GpuIngestKeyIssued = GpuIngestKey.extend({ key: z.string() });
+
+/** A DCGM exporter scraped for a cluster, with its last scrape's outcome. */
+export const GpuExporter = z.strictObject({ id: z.guid(), cluster: z.string(), url: z.string(), createdAt: Timestamp, lastScrapedAt: Timestamp.nullable(), lastError: z.string().nullable() });
+
+export const GpuSettings = z.strictObject({
+  teamId: z.guid(),
+  /** A minute whose peak utilisation is below this is quiet… */
+  idleBelowPct: z.number().int(),
+  /** …and a quiet stretch this long is idle. */
+  idleAfterMinutes: z.number().int(),
+  /** GBP an hour per GPU model (decimal strings). */
+  prices: z.array(z.strictObject({ model: z.string(), perHour: z.string() })),
+  /** The models the team's GPUs report, to price. */
+  models: z.array(z.string()),
+  clusters: z.array(z.strictObject({ id: z.guid(), name: z.string() })),
+  ingestKeys: z.array(GpuIngestKey),
+  exporters: z.array(GpuExporter),
+});
+
+/** What a pushed batch added: GPUs named, new samples (one already stored counts once), processes seen. */
+export const GpuIngested = z.strictObject({ kind: z.enum(['gpus', 'compute-apps']), gpus: z.number().int(), samples: z.number().int(), processes: z.number().int() });
+
+const GpuRange = { from: Timestamp, to: Timestamp };
+
+/** Per UTC hour: GPUs reporting, their mean utilisation and minutes in each state. */
+export const GpuUtilization = z.strictObject({
+  ...GpuRange,
+  hours: z.array(
+    z.strictObject({
+      hour: Timestamp,
+      gpus: z.number().int(),
+      meanUtilizationPct: z.number().nullable(),
+      activeMinutes: z.number().int(),
+      idleHeldMinutes: z.number().int(),
+      idleMinutes: z.number().int(),
+    }),
+  ),
+});
+
+/** Each GPU reporting in the range, and per GPU and UTC hour its mean utilisation, minutes reported and idle. */
+export const GpuHeatmap = z.strictObject({
+  ...GpuRange,
+  gpus: z.array(z.strictObject(GpuRef)),
+  cells: z.array(z.strictObject({ gpuId: z.guid(), hour: Timestamp, meanUtilizationPct: z.number().nullable(), minutes: z.number().int(), idleMinutes: z.number().int() })),
+});
+
+/** Idle stretches, newest first: a GPU's consecutive idle minutes, the process that held the most memory, and the GBP they cost (null: the model has no price). */
+export const GpuIdleList = z.strictObject({
+  ...GpuRange,
+  stretches: z.array(
+    z.strictObject({
+      ...GpuRef,
+      start: Timestamp,
+      end: Timestamp,
+      /** The GPU's newest minute is in it: still idle. */
+      ongoing: z.boolean(),
+      heldMinutes: z.number().int(),
+      idleMinutes: z.number().int(),
+      peakMemoryMiB: z.number().nullable(),
+      process: z.strictObject({ pid: z.number().int(), name: z.string(), memoryMiB: z.number().nullable() }).nullable(),
+      wasted: z.string().nullable(),
+    }),
+  ),
+});
+
+/** Per GPU model: the energy drawn in the range, and per UTC hour its GPUs reporting and their mean draw. */
+export const GpuPower = z.strictObject({
+  ...GpuRange,
+  models: z.array(
+    z.strictObject({
+      model: z.string().nullable(),
+      energyKWh: z.number(),
+      hours: z.array(z.strictObject({ hour: Timestamp, gpus: z.number().int(), meanPowerW: z.number().nullable() })),
+    }),
+  ),
+});
+
+/** Idle minutes and their cost in GBP: null when none could be priced; `unpricedMinutes` on models without a price. */
+const GpuWasteFigures = {
+  heldMinutes: z.number().int(),
+  idleMinutes: z.number().int(),
+  wasted: z.string().nullable(),
+  unpricedMinutes: z.number().int(),
+};
+
+export const GpuWaste = z.strictObject({
+  ...GpuRange,
+  currency: z.literal('GBP'),
+  total: z.strictObject(GpuWasteFigures),
+  clusters: z.array(z.strictObject({ cluster: z.string(), ...GpuWasteFigures })),
+  hosts: z.array(z.strictObject({ cluster: z.string(), host: z.string().nullable(), ...GpuWasteFigures })),
+  gpus: z.array(z.strictObject({ ...GpuRef, ...GpuWasteFigures })),
+  /** Idle-held minutes by the process holding the most memory in each (pid null: none reported). */
+  processes: z.array(z.strictObject({ ...GpuRef, pid: z.number().int().nullable(), processName: z.string().nullable(), peakMemoryMiB: z.number().nullable(), ...GpuWasteFigures })),
+});
+
 // The AI advisor
 
 /** One insight: what a detector found, its evidence and amounts (GBP decimal strings), its change, price and realised saving. */

@@ -22,6 +22,7 @@ import { contactFormRoutes } from './routes/contact-form.ts';
 import { demoRoutes } from './routes/demo.ts';
 import { faqRoutes } from './routes/faqs.ts';
 import { forecastRoutes } from './routes/forecast.ts';
+import { gpuRoutes } from './routes/gpu.ts';
 import { pricingRoutes } from './routes/pricing.ts';
 import { promptCaptureRoutes } from './routes/prompt-capture.ts';
 import { providerRoutes } from './routes/provider.ts';
@@ -82,5 +83,6 @@ export const controlPlane =
     await app.register(budgetRoutes(deps.services), { prefix: '/budgets' });
     await app.register(promptCaptureRoutes(deps.services));
     await app.register(alertRoutes(deps.services), { prefix: '/alerts' });
+    await app.register(gpuRoutes(deps.services), { prefix: '/gpu' });
     openApi.serve('/docs');
   };

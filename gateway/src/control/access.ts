@@ -16,6 +16,7 @@ const FORBIDDEN: Partial<Record<Action, string>> = {
   'connection.manage': 'Only team admins can manage provider connections',
   'pricing.manage': 'Only team admins can change pricing',
   'budget.manage': 'Only team admins can manage budgets',
+  'gpu.manage': 'Only team admins can manage GPU settings, keys and exporters',
   'group.update': 'Only group admins and maintainers can edit the group',
   'group.delete': 'Only group admins can delete the group',
   'group.members.manage': 'Only group admins can manage members and invitations',

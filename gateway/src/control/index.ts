@@ -17,6 +17,7 @@ import { createAuditService } from './audit.ts';
 import { createBudgetService } from './budgets.ts';
 import { createConnectionService } from './connections.ts';
 import { createForecastService } from './forecasts.ts';
+import { createGpuService } from './gpu.ts';
 import { createDemoService } from './demo/index.ts';
 import { createGroupService } from './groups.ts';
 import { createInvitations } from './invitations.ts';
@@ -95,6 +96,7 @@ export async function createControlPlaneServices(deps: {
     forecasts: createForecastService({ sql, access, queue: deps.queue }),
     budgets: createBudgetService({ sql, access, ledger: deps.ledger, keyCache: deps.keyCache }),
     alerts: createAlertService({ sql, access, plans, envelope: deps.envelope, outbound: deps.outbound, queue: deps.queue }),
+    gpu: createGpuService({ sql, access, plans, outbound: deps.outbound, queue: deps.queue }),
     site: createSiteContentService({ sql }),
     subscriptions,
     demo: createDemoService({ sql, queue: deps.queue, catalog: deps.catalog }),

@@ -1,20 +1,23 @@
 /**
- * Keys Spendgate issues to applications: `sg_live_` + 32 random bytes in base62 + a
- * 6-character base62 CRC-32 checksum (so typos are caught before any lookup). Only the
- * SHA-256 hash and a short visible prefix are stored; the plaintext is shown once.
+ * Keys Spendgate issues: to applications `sg_live_`, to GPU agents `sg_gpu_` (what they
+ * push telemetry with), + 32 random bytes in base62 + a 6-character base62 CRC-32
+ * checksum (so typos are caught before any lookup). Only the SHA-256 hash and a short
+ * visible prefix are stored; the plaintext is shown once.
  *
  * @example
  *   const { plaintext, hash, prefix } = generateIssuedKey();
  *   isWellFormedKey(plaintext) // true
+ *   isWellFormedKey(generateIssuedKey(GPU_INGEST_KEY_PREFIX).plaintext, GPU_INGEST_KEY_PREFIX) // true
  */
 import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 const KEY_PREFIX = 'sg_live_';
+export const GPU_INGEST_KEY_PREFIX = 'sg_gpu_';
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BODY_LENGTH = 43; // ceil(256 bits / log2(62))
 const CHECKSUM_LENGTH = 6;
-const VISIBLE_PREFIX_LENGTH = KEY_PREFIX.length + 6;
+const VISIBLE_LENGTH = 6;
 
 function toBase62(value: bigint, length: number): string {
   let out = '';
@@ -33,17 +36,17 @@ export function hashIssuedKey(plaintext: string): string {
   return hash('sha256', plaintext, 'hex');
 }
 
-export function generateIssuedKey(): { plaintext: string; hash: string; prefix: string } {
+export function generateIssuedKey(keyPrefix = KEY_PREFIX): { plaintext: string; hash: string; prefix: string } {
   const body = toBase62(BigInt(`0x${randomBytes(32).toString('hex')}`), BODY_LENGTH);
-  const plaintext = `${KEY_PREFIX}${body}${checksumOf(body)}`;
-  return { plaintext, hash: hashIssuedKey(plaintext), prefix: plaintext.slice(0, VISIBLE_PREFIX_LENGTH) };
+  const plaintext = `${keyPrefix}${body}${checksumOf(body)}`;
+  return { plaintext, hash: hashIssuedKey(plaintext), prefix: plaintext.slice(0, keyPrefix.length + VISIBLE_LENGTH) };
 }
 
-/** True for a key of the right shape whose checksum matches. */
-export function isWellFormedKey(candidate: string): boolean {
-  if (!candidate.startsWith(KEY_PREFIX) || candidate.length !== KEY_PREFIX.length + BODY_LENGTH + CHECKSUM_LENGTH) {
+/** True for a key of the right shape (with `keyPrefix`) whose checksum matches. */
+export function isWellFormedKey(candidate: string, keyPrefix = KEY_PREFIX): boolean {
+  if (!candidate.startsWith(keyPrefix) || candidate.length !== keyPrefix.length + BODY_LENGTH + CHECKSUM_LENGTH) {
     return false;
   }
-  const body = candidate.slice(KEY_PREFIX.length, KEY_PREFIX.length + BODY_LENGTH);
-  return checksumOf(body) === candidate.slice(KEY_PREFIX.length + BODY_LENGTH);
+  const body = candidate.slice(keyPrefix.length, keyPrefix.length + BODY_LENGTH);
+  return checksumOf(body) === candidate.slice(keyPrefix.length + BODY_LENGTH);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateIssuedKey, hashIssuedKey, isWellFormedKey } from './issued-keys.ts';
+import { GPU_INGEST_KEY_PREFIX, generateIssuedKey, hashIssuedKey, isWellFormedKey } from './issued-keys.ts';
 import { createSessionTokens } from './session-tokens.ts';
 
 describe('issued keys', () => {
@@ -19,6 +19,15 @@ describe('issued keys', () => {
     expect(isWellFormedKey(typo)).toBe(false);
     expect(isWellFormedKey('sg_live_short')).toBe(false);
     expect(isWellFormedKey(`sk_live_${plaintext.slice(8)}`)).toBe(false);
+  });
+
+  it('are sg_gpu_ keys for GPU agents, which no sg_live_ check accepts (nor the other way round)', () => {
+    const { plaintext, prefix } = generateIssuedKey(GPU_INGEST_KEY_PREFIX);
+    expect(plaintext).toMatch(/^sg_gpu_[0-9A-Za-z]{49}$/);
+    expect(prefix).toBe(plaintext.slice(0, 13));
+    expect(isWellFormedKey(plaintext, GPU_INGEST_KEY_PREFIX)).toBe(true);
+    expect(isWellFormedKey(plaintext)).toBe(false);
+    expect(isWellFormedKey(generateIssuedKey().plaintext, GPU_INGEST_KEY_PREFIX)).toBe(false);
   });
 
   it('never repeats', () => {

@@ -16,7 +16,8 @@
  * every worker that schedules it shares one, its first run `everyMs` after it was first
  * made and later upserts keeping its cadence); its jobs get BullMQ's ids
  * (`repeat:<name>:<time>`) and the same attempts, backoff and removal as enqueued ones.
- * `drain` does not wait for a scheduler's next job while that job is only delayed.
+ * `drain` does not wait for a scheduler's next job while that job is only delayed, whichever
+ * process made the schedule (a gateway drains queues whose schedules the worker made).
  *
  * Job ids: BullMQ refuses ids containing ':' and ids that read as integers ('42'), so
  * ids are escaped one to one ('%' → '%25', ':' → '%3A', integers get a '%i' prefix);
@@ -125,7 +126,7 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
 
   async function unfinishedJobCount(name: string, queue: Queue): Promise<number> {
     const { delayed = 0, ...others } = await queue.getJobCounts(...UNFINISHED_STATES);
-    const nextTurns = scheduledNames.has(name) ? 1 : 0;
+    const nextTurns = scheduledNames.has(name) ? 1 : await queue.getJobSchedulersCount();
     return Object.values(others).reduce((sum, count) => sum + count, Math.max(0, delayed - nextTurns));
   }
 

@@ -277,3 +277,22 @@ for (const implementation of IMPLEMENTATIONS) {
     });
   });
 }
+
+describe.skipIf(redisUrl === undefined)('bullmq queues of two processes', () => {
+  it('drains in the process that did not make a schedule, not waiting for its next turn', async () => {
+    const prefix = `${bullPrefix}:shared`;
+    const worker = createBullQueue<TestJobs>({ connection: { url: redisUrl! }, prefix, backoffMs: 10 });
+    const gateway = createBullQueue<TestJobs>({ connection: { url: redisUrl! }, prefix, backoffMs: 10 });
+    openQueues.push(worker, gateway);
+    const runs: string[] = [];
+    worker.process('mail', async ({ to }) => {
+      runs.push(to);
+    });
+    await worker.schedule('mail', { to: 'scheduled@example.com' }, { everyMs: 3_600_000 });
+    await gateway.enqueue('mail', { to: 'ops@example.com' }, { jobId: 'mail-from-gateway' });
+
+    await gateway.drain();
+
+    expect(runs).toEqual(['ops@example.com']);
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * The real H200 capture (core/src/gpu/h200-capture) replayed 60 times slower and moved to
+ * a recent hour, so its 67 seconds span 68 minute slots: second k of the capture (from
+ * 02:35:00) becomes minute k after `base`. With a 5-minute idle window its phases are, by
+ * minute: idle 1–26, busy 27–43, 39 GB held at 0 % 44–53 (python3, pid 607), the exit's
+ * 13 % at 54, idle 55–68. As nvidia-smi CSV batches an agent pushes (header on each
+ * gpus batch, compute apps without one), and as the readings a DCGM exporter shows at each
+ * sample's instant.
+ */
+import { readFileSync } from 'node:fs';
+import { parseNvidiaSmiGpus } from '@spendgate/core';
+import type { DcgmReading } from '../fakes/dcgm-exporter.ts';
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+const CAPTURE_START = Date.parse('2026-11-26T02:35:00Z');
+const read = (file: string) => readFileSync(new URL(`../../core/src/gpu/h200-capture/${file}`, import.meta.url), 'utf8');
+
+export const CAPTURE_GPU_UUID = 'GPU-16f6ff9f-3a6d-8e36-d344-b90f0080f305';
+
+/** The whole hour three hours ago: the replay ends over an hour before now, so nothing scraped now falls into it. */
+export const replayBase = (now = Date.now()) => Math.floor(now / HOUR_MS) * HOUR_MS - 3 * HOUR_MS;
+
+/** nvidia-smi's timestamp: 2026/11/26 02:35:01.361. */
+const smiTime = (at: number) => new Date(at).toISOString().replace('T', ' ').replace('Z', '').replaceAll('-', '/');
+
+const parseSmiTime = (cell: string) => Date.parse(`${cell.trim().replaceAll('/', '-').replace(' ', 'T')}Z`);
+
+export function slowedCapture(base: number) {
+  const slowed = (at: number) => base + (at - CAPTURE_START) * 60;
+  const retime = (line: string) => {
+    const [time, ...rest] = line.split(',');
+    return [smiTime(slowed(parseSmiTime(time!))), ...rest].join(',');
+  };
+  const [header, ...rows] = read('gpu-samples.csv').trimEnd().split('\n');
+  const gpuRows = rows.map(retime);
+  return {
+    /** Minute k's start. */
+    minute: (k: number) => new Date(base + k * MINUTE_MS),
+    /** The --query-gpu CSV in batches of `size` rows, each with the header, as the agent pushes them. */
+    gpuBatches(size: number): string[] {
+      return Array.from({ length: Math.ceil(gpuRows.length / size) }, (_, i) => [header, ...gpuRows.slice(i * size, (i + 1) * size)].join('\n'));
+    },
+    /** The --query-compute-apps CSV (noheader), all of it. */
+    computeApps: read('compute-apps.csv').trimEnd().split('\n').map(retime).join('\n'),
+    /** Each sample's instant and what a DCGM exporter shows then. */
+    dcgmTimeline: parseNvidiaSmiGpus(read('gpu-samples.csv')).samples.map((sample) => ({
+      at: slowed(sample.at),
+      reading: {
+        uuid: sample.gpuUuid,
+        index: sample.index!,
+        model: sample.model!,
+        utilizationPct: sample.utilizationPct!,
+        memoryUsedMiB: sample.memoryUsedMiB!,
+        memoryTotalMiB: sample.memoryTotalMiB!,
+        powerW: sample.powerW!,
+      } satisfies DcgmReading,
+    })),
+  };
+}
