@@ -7,6 +7,11 @@
 // a wrong, absent or revoked key answers 401; another team sees none of it; a team off
 // Enterprise gets 403 on every call; an exporter on a private address is refused when saved,
 // and when a name resolves to one at scrape time.
+import { execFile } from 'node:child_process';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { createOutboundGuard, upsertSubscription } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateIssuedKey, GPU_INGEST_KEY_PREFIX } from '../../gateway/src/security/issued-keys.ts';
@@ -200,6 +205,52 @@ describe.each(testModes)('GPU analytics (%s)', (mode) => {
     expect(waste.body.data.total).toEqual({ heldMinutes: 10, idleMinutes: 40, wasted: '2.916667', unpricedMinutes: 0 });
     expect(waste.body.data.processes).toEqual([expect.objectContaining({ pid: null, processName: null, heldMinutes: 10, wasted: '0.583333' })]);
   }, 180_000);
+
+  it('takes the readings the shipped agent pushes: nvidia-smi run for each, one push of each kind, the key never printed', async () => {
+    const teamId = (await api('POST', '/team/', { name: 'Agent fleet', description: '' })).body.data.id;
+    const key = (await api('POST', '/gpu/ingest-keys', { teamId, name: 'agent' })).body.data.key as string;
+    // A stand-in nvidia-smi answering the agent's queries with the capture's busy minutes: its fields, in its format.
+    const dir = await mkdtemp(path.join(tmpdir(), 'spendgate-agent-'));
+    const rows = capture.dcgmTimeline.slice(120, 123).map(({ at, reading }) => {
+      const time = new Date(at).toISOString().replace('T', ' ').replace('Z', '').replaceAll('-', '/');
+      return {
+        gpu: `${time}, ${reading.index}, ${reading.uuid}, ${reading.model}, ${reading.utilizationPct} %, ${reading.memoryUsedMiB} MiB, ${reading.memoryTotalMiB} MiB, ${reading.powerW.toFixed(2)} W`,
+        app: `${time}, ${reading.uuid}, 607, python3, 39278 MiB`,
+      };
+    });
+    await writeFile(path.join(dir, 'gpu-rows'), `${rows.map((row) => row.gpu).join('\n')}\n`);
+    await writeFile(path.join(dir, 'app-rows'), `${rows.map((row) => row.app).join('\n')}\n`);
+    await writeFile(path.join(dir, 'n'), '0');
+    const fake = path.join(dir, 'nvidia-smi');
+    await writeFile(
+      fake,
+      [
+        '#!/bin/sh',
+        `cd '${dir}'`,
+        'case "$1" in',
+        '  --query-gpu=timestamp,index,uuid,name,utilization.gpu,memory.used,memory.total,power.draw) n=$(($(cat n) + 1)); echo "$n" > n; sed -n "$(cat n)p" gpu-rows ;;',
+        '  --query-compute-apps=timestamp,gpu_uuid,pid,process_name,used_memory) sed -n "$(cat n)p" app-rows ;;',
+        '  *) echo "unexpected query $1" >&2; exit 2 ;;',
+        'esac',
+      ].join('\n'),
+    );
+    await chmod(fake, 0o755);
+    const agent = new URL('../../tools/gpu-agent/spendgate-gpu-agent.sh', import.meta.url).pathname;
+    const run = await promisify(execFile)('sh', [agent, '--once'], {
+      env: { PATH: process.env.PATH, SPENDGATE_URL: spendgate.url, SPENDGATE_GPU_KEY: key, SPENDGATE_CLUSTER: 'agents', SPENDGATE_HOST: 'gpu-node-9', SPENDGATE_INTERVAL: '0', SPENDGATE_PUSH_EVERY: '3', NVIDIA_SMI: fake },
+    });
+    await rm(dir, { recursive: true, force: true });
+    expect(run.stderr).toBe('');
+    expect(`${run.stdout}${run.stderr}`).not.toContain(key.slice(13));
+    expect(await samplesOf(teamId)).toBe(3);
+    const settings = await api('GET', `/gpu/settings?teamId=${teamId}`);
+    expect(settings.body.data.clusters.map((cluster: { name: string }) => cluster.name)).toEqual(['agents']);
+    expect(settings.body.data.ingestKeys[0].lastUsedAt).not.toBeNull();
+    const devices = await spendgate.app.runtime.stores.sql.db.selectFrom('gpu_devices').select(['host', 'model']).where('team_id', '=', teamId).execute();
+    expect(devices).toEqual([{ host: 'gpu-node-9', model: 'NVIDIA H200' }]);
+    const processes = await spendgate.app.runtime.stores.sql.db.selectFrom('gpu_process_minutes').innerJoin('gpu_devices', 'gpu_devices.id', 'gpu_process_minutes.gpu_id').select(['pid', 'process_name']).distinct().where('gpu_devices.team_id', '=', teamId).execute();
+    expect(processes).toEqual([{ pid: 607, process_name: 'python3' }]);
+  });
 
   it('answers a bad batch 400 naming its first bad line, and stores nothing of it', async () => {
     const [header, good] = capture.gpuBatches(1)[0]!.split('\n');

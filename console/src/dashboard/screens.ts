@@ -43,6 +43,7 @@ export const DASHBOARD_SCREENS = {
   addGroup: { path: '/dashboard/addgroup', nav: { label: 'Add Group', icon: 'plus' }, failureMessage: 'Error loading group creation page.' },
   advisor: { path: '/dashboard/advisor', nav: { label: 'AI Advisor', icon: 'spark' }, failureMessage: 'The AI advisor failed to load. Please try again.' },
   alerts: { path: '/dashboard/alerts', nav: { label: 'Alerts', icon: 'bell' }, failureMessage: 'Alerts failed to load. Please try again.' },
+  gpu: { path: '/dashboard/gpu', nav: { label: 'GPU Infrastructure', icon: 'server' }, failureMessage: 'GPU infrastructure failed to load. Please try again.' },
   settings: {
     path: '/dashboard/settings',
     nav: { label: 'Settings', icon: 'settings', exact: true },

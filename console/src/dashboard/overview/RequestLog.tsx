@@ -9,7 +9,7 @@ import { requestLogQuery } from '../../api/usage/queries.ts';
 import type { RequestLogItem, UsageFilters } from '../../api/usage/types.ts';
 import { countText } from '../connections/format.ts';
 import { amountText } from './filters.ts';
-import { Panel, QueryStates } from './Panel.tsx';
+import { Panel, QueryStates } from '../ui/Panel.tsx';
 
 const timeText = (iso: string) => iso.slice(0, 19).replace('T', ' ');
 

@@ -12,7 +12,7 @@ import type { DistributionDimension, Granularity, UsageDistribution, UsageFilter
 import type { ChartOption } from '../../shared/charts/EChart.tsx';
 import { countText } from '../connections/format.ts';
 import { amountText } from './filters.ts';
-import { ChartWithData, Panel, QueryStates } from './Panel.tsx';
+import { ChartWithData, Panel, QueryStates } from '../ui/Panel.tsx';
 
 const gbp = (decimal: string) => amountText(decimal, 'GBP');
 const usd = (decimal: string) => amountText(decimal, 'USD');

@@ -1,9 +1,9 @@
 /**
- * ECharts with only what the dashboard draws (line and bar charts; grid, tooltip,
- * legend, dataset; the SVG renderer: light on phones, and drawn without a canvas in tests) and the two palettes, named after the themes.
+ * ECharts with only what the dashboard draws (line, bar and heat-map charts; grid, tooltip,
+ * legend, dataset, the heat map's visual map; the SVG renderer: light on phones, and drawn without a canvas in tests) and the two palettes, named after the themes.
  * Imported only by the lazily loaded canvas, except for its option type.
  */
-import { BarChart, type BarSeriesOption, LineChart, type LineSeriesOption } from 'echarts/charts';
+import { BarChart, type BarSeriesOption, HeatmapChart, type HeatmapSeriesOption, LineChart, type LineSeriesOption } from 'echarts/charts';
 import {
   type DatasetComponentOption,
   DatasetComponent,
@@ -13,15 +13,24 @@ import {
   LegendComponent,
   type TooltipComponentOption,
   TooltipComponent,
+  type VisualMapComponentOption,
+  VisualMapComponent,
 } from 'echarts/components';
 import * as echarts from 'echarts/core';
 import { SVGRenderer } from 'echarts/renderers';
 
 export type ChartOption = echarts.ComposeOption<
-  BarSeriesOption | LineSeriesOption | GridComponentOption | TooltipComponentOption | LegendComponentOption | DatasetComponentOption
+  | BarSeriesOption
+  | LineSeriesOption
+  | HeatmapSeriesOption
+  | GridComponentOption
+  | TooltipComponentOption
+  | LegendComponentOption
+  | DatasetComponentOption
+  | VisualMapComponentOption
 >;
 
-echarts.use([BarChart, LineChart, GridComponent, TooltipComponent, LegendComponent, DatasetComponent, SVGRenderer]);
+echarts.use([BarChart, LineChart, HeatmapChart, GridComponent, TooltipComponent, LegendComponent, DatasetComponent, VisualMapComponent, SVGRenderer]);
 
 const SERIES_COLOURS = { light: ['#7c3aed', '#0891b2', '#db2777', '#ca8a04', '#059669'], dark: ['#a78bfa', '#22d3ee', '#f472b6', '#facc15', '#34d399'] };
 

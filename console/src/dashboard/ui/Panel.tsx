@@ -1,7 +1,8 @@
 /**
- * The overview's building blocks: a titled panel; one query's loading, error (the
- * spec §8 fallback, or the server's message) and empty states; and a chart with its
- * figures as a table behind "Show data", so what the chart draws can be read without it.
+ * The panels of the dashboard's chart screens (the overview, GPU infrastructure): a titled
+ * panel; one query's loading, error (the spec §8 fallback, or the server's message) and
+ * empty states; and a chart with its figures as a table behind "Show data", so what the
+ * chart draws can be read without it. Its classes began on the overview (overview-panel…).
  *
  * @example
  *   <Panel id="spend" title="Spend over time">
@@ -13,7 +14,8 @@
 import type { UseQueryResult } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { type ChartOption, EChart } from '../../shared/charts/EChart.tsx';
-import { ErrorState, LoadingState } from '../ui/States.tsx';
+import { ErrorState, LoadingState } from './States.tsx';
+import './panel.css';
 
 export const NO_USAGE = 'No requests in this range.';
 

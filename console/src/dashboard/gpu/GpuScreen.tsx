@@ -1,0 +1,95 @@
+/**
+ * /dashboard/gpu: GPU infrastructure analytics and idle resource detection (Enterprise).
+ * For the team in the URL's `team` (else the user's first) and a range of whole UTC hours:
+ * fleet utilisation, the heat map of GPUs by hour, the idle list with the process holding
+ * memory and its cost, £ wasted, power per model, and the settings (idle rules, prices,
+ * ingest keys, DCGM exporters). The settings are read first: a team on another plan gets
+ * the server's plan-required message with a way to contact sales, and nothing else is asked.
+ */
+import { decide, type TeamRole } from '@spendgate/core';
+import { useQuery } from '@tanstack/react-query';
+import { useNavigate, useSearch } from '@tanstack/react-router';
+import { useMemo, useState } from 'react';
+import { gpuSettingsQuery, isPlanRequired } from '../../api/gpu/queries.ts';
+import { myTeamsQuery } from '../../api/team/queries.ts';
+import { salesMailto } from '../../shared/config.ts';
+import { SelectInput } from '../ui/Field.tsx';
+import { EmptyState, ScreenFrame } from '../ui/ScreenFrame.tsx';
+import { ErrorState, LoadingState } from '../ui/States.tsx';
+import { TeamPicker } from '../ui/TeamPicker.tsx';
+import { HeatmapPanel, PowerPanel, UtilizationPanel } from './GpuCharts.tsx';
+import { GpuSettingsPanel } from './GpuSettingsPanel.tsx';
+import { IdlePanel, WastePanel } from './IdleList.tsx';
+import { RANGES, type RangeName, rangeOf } from './format.ts';
+import './gpu.css';
+
+function GpuAnalytics({ teamId, teamRole }: { teamId: string; teamRole: TeamRole | null }) {
+  const settings = useQuery(gpuSettingsQuery(teamId));
+  const [rangeName, setRangeName] = useState<RangeName>('day');
+  // The range's end is fixed when it is chosen: the queries' keys stay the same while the screen is open.
+  const hours = useMemo(() => rangeOf(rangeName, Date.now()), [rangeName]);
+
+  if (settings.isPending) return <LoadingState label="Loading GPU settings…" />;
+  if (settings.isError) {
+    if (isPlanRequired(settings.error)) {
+      return (
+        <EmptyState
+          icon="server"
+          title="GPU analytics is on the Enterprise plan"
+          text={settings.error.message}
+          action={
+            <a className="button button--primary" href={salesMailto()}>
+              Contact Sales
+            </a>
+          }
+        />
+      );
+    }
+    return <ErrorState error={settings.error} title="GPU settings could not be loaded" onRetry={() => settings.refetch()} retrying={settings.isFetching} />;
+  }
+  const scope = { teamId, from: hours.from, to: hours.to };
+  const chartHours = { hours: hours.hours, withDay: rangeName !== 'day' };
+  return (
+    <div className="gpu-layout">
+      <div className="gpu-toolbar">
+        <SelectInput label="Range" id="gpu-range" value={rangeName} onChange={(event) => setRangeName(event.target.value as RangeName)}>
+          {(Object.keys(RANGES) as RangeName[]).map((name) => (
+            <option key={name} value={name}>
+              {RANGES[name].label}
+            </option>
+          ))}
+        </SelectInput>
+      </div>
+      <UtilizationPanel scope={scope} range={chartHours} />
+      <HeatmapPanel scope={scope} range={chartHours} />
+      <IdlePanel scope={scope} />
+      <WastePanel scope={scope} />
+      <PowerPanel scope={scope} range={chartHours} />
+      <GpuSettingsPanel settings={settings.data} canManage={decide('gpu.manage', { teamRole }) === 'allowed'} />
+    </div>
+  );
+}
+
+export function GpuScreen() {
+  const navigate = useNavigate();
+  const search = useSearch({ strict: false }) as { team?: unknown };
+  const teams = useQuery(myTeamsQuery());
+  const team = teams.data?.find((candidate) => candidate.id === search.team) ?? teams.data?.[0];
+
+  const content = () => {
+    if (teams.isPending) return <LoadingState label="Loading your teams…" />;
+    if (teams.isError) return <ErrorState error={teams.error} title="Your teams could not be loaded" onRetry={() => teams.refetch()} retrying={teams.isFetching} />;
+    if (!team) return <EmptyState icon="server" title="No team yet" text="GPU analytics belong to a team: create or join one in Settings › Team first." />;
+    return <GpuAnalytics key={team.id} teamId={team.id} teamRole={(team.role ?? null) as TeamRole | null} />;
+  };
+
+  return (
+    <ScreenFrame
+      title="GPU infrastructure"
+      description="How busy your GPUs are, which sit idle holding memory, and what that idle time costs."
+      actions={<TeamPicker teams={teams.data} teamId={team?.id} onPick={(id) => navigate({ to: '.', search: { team: id } as never, replace: true })} />}
+    >
+      {content()}
+    </ScreenFrame>
+  );
+}
