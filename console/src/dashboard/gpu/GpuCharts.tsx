@@ -31,8 +31,8 @@ export function UtilizationPanel({ scope, range }: { scope: GpuScope; range: Gpu
               label={`Fleet utilisation per hour, ${range.hours.length} hours`}
               option={{
                 animation: false,
-                grid: { left: 48, right: 48, top: 40, bottom: 28 },
-                legend: { top: 0 },
+                grid: { left: 48, right: 48, top: 56, bottom: 28 },
+                legend: { top: 0, type: 'scroll' },
                 tooltip: { trigger: 'axis' },
                 xAxis: { type: 'category', data: range.hours.map((hour) => hourLabel(hour, range.withDay)) },
                 yAxis: [
@@ -87,8 +87,8 @@ export function HeatmapPanel({ scope, range }: { scope: GpuScope; range: GpuHour
                 animation: false,
                 grid: { left: 150, right: 16, top: 8, bottom: 64 },
                 tooltip: { position: 'top' },
-                xAxis: { type: 'category', data: range.hours.map((hour) => hourLabel(hour, range.withDay)), splitArea: { show: true } },
-                yAxis: { type: 'category', data: data.gpus.map(gpuName), splitArea: { show: true } },
+                xAxis: { type: 'category', data: range.hours.map((hour) => hourLabel(hour, range.withDay)), splitLine: { show: false } },
+                yAxis: { type: 'category', data: data.gpus.map(gpuName), splitLine: { show: false } },
                 visualMap: { min: 0, max: 100, calculable: false, orient: 'horizontal', left: 'center', bottom: 0, itemHeight: 120, text: ['100 %', '0 %'] },
                 series: [{ type: 'heatmap', name: 'Mean utilisation (%)', data: points }],
               }}
@@ -115,8 +115,8 @@ export function PowerPanel({ scope, range }: { scope: GpuScope; range: GpuHours 
             label={`Mean power draw per GPU of ${data.models.length} models, per hour`}
             option={{
               animation: false,
-              grid: { left: 48, right: 16, top: 40, bottom: 28 },
-              legend: { top: 0 },
+              grid: { left: 48, right: 16, top: 56, bottom: 28 },
+              legend: { top: 0, type: 'scroll' },
               tooltip: { trigger: 'axis' },
               xAxis: { type: 'category', data: range.hours.map((hour) => hourLabel(hour, range.withDay)) },
               yAxis: { type: 'value', name: 'W' },

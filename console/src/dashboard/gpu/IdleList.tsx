@@ -18,7 +18,9 @@ export function IdlePanel({ scope }: { scope: GpuScope }) {
     <Panel id="gpu-idle" title="Idle GPUs" meta="Each stretch below the idle threshold for the whole idle window, newest first" wide>
       <QueryStates query={idle} loading="Loading idle GPUs…" failed="Idle GPUs could not be loaded" isEmpty={(data) => data.stretches.length === 0} empty="No GPU was idle in this range.">
         {(data) => (
-          <div className="table-scroll">
+          // Focusable, so a keyboard can scroll it sideways on a phone.
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region is reached by keyboard (WCAG 2.1.1).
+          <section className="table-scroll" tabIndex={0} aria-label="Idle stretches, newest first">
             <table className="gpu-table">
               <caption className="visually-hidden">Idle stretches, newest first</caption>
               <thead>
@@ -52,7 +54,7 @@ export function IdlePanel({ scope }: { scope: GpuScope }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </section>
         )}
       </QueryStates>
     </Panel>
@@ -93,7 +95,8 @@ export function WastePanel({ scope }: { scope: GpuScope }) {
                 {minutesText(data.total.unpricedMinutes)} of idle time is on GPU models without a price: set one in the settings below to count them.
               </p>
             )}
-            <div className="table-scroll">
+            {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region is reached by keyboard (WCAG 2.1.1). */}
+            <section className="table-scroll" tabIndex={0} aria-label={`£ wasted by ${VIEW_LABELS[view].toLowerCase()}`}>
               <table className="gpu-table">
                 <caption className="visually-hidden">£ wasted by {VIEW_LABELS[view].toLowerCase()}</caption>
                 <thead>
@@ -115,7 +118,7 @@ export function WastePanel({ scope }: { scope: GpuScope }) {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </section>
           </>
         )}
       </QueryStates>
