@@ -171,6 +171,7 @@ export {
 export {
   type AlertChannel,
   FREE_TRIAL_DAYS,
+  gpuAnalyticsRefusal,
   PLANS,
   type PlanSlug,
   type PlanTerms,

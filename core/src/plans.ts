@@ -153,6 +153,9 @@ export function planTerms(slug: PlanSlug): PlanTerms {
   return plan;
 }
 
+/** What a team on another plan is told of GPU analytics: by the API's 403, and by the console before it asks. */
+export const gpuAnalyticsRefusal = (terms: Pick<PlanTerms, 'name'>) => `GPU infrastructure analytics is part of the Enterprise plan; the ${terms.name} plan does not include it`;
+
 /** What the seat numbered `seat` (1 = the first) costs a month: 0 when included, null when the plan prices seats by arrangement. */
 export function seatMonthlyMicros(terms: PlanTerms, seat: number): bigint | null {
   if (terms.seatsIncluded === null || terms.extraSeatTiers === null) return null;

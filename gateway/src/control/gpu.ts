@@ -6,7 +6,7 @@
 // naming it, and nothing of a bad batch is stored. The reads price idle time with the
 // team's table: a GPU whose model has no price is unpriced (null), never £0.
 import { randomUUID } from 'node:crypto';
-import { gpuTimeCostMicros, microsToDecimalString, NotFoundError, type Parsed, parseNvidiaSmiComputeApps, parseNvidiaSmiGpus, PlanRequiredError, UnauthorizedError, ValidationError } from '@spendgate/core';
+import { gpuAnalyticsRefusal, gpuTimeCostMicros, microsToDecimalString, NotFoundError, type Parsed, parseNvidiaSmiComputeApps, parseNvidiaSmiGpus, PlanRequiredError, UnauthorizedError, ValidationError } from '@spendgate/core';
 import {
   deleteGpuScrapeTarget,
   ensureGpuCluster,
@@ -96,7 +96,7 @@ export function createGpuService(deps: { sql: SqlStore; access: Access; plans: P
 
   async function requirePlan(teamId: string): Promise<void> {
     const { terms } = await deps.plans.teamTerms(teamId);
-    if (!terms.gpuAnalytics) throw new PlanRequiredError(`GPU infrastructure analytics is part of the Enterprise plan; the ${terms.name} plan does not include it`);
+    if (!terms.gpuAnalytics) throw new PlanRequiredError(gpuAnalyticsRefusal(terms));
   }
 
   /** The caller may do `action` in the team, and its plan has GPU analytics. */

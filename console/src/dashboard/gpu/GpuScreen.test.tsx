@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
-// The GPU screen against a stubbed API: a team off Enterprise sees the server's plan-required
-// message with Contact Sales and nothing else is asked; an Enterprise admin sees the idle list
+// The GPU screen against a stubbed API: a team whose plan lacks GPU analytics (its seats say
+// the plan) sees the plan-required message with Contact Sales and no GPU call is made, as when
+// the server refuses one for the plan; an Enterprise admin sees the idle list
 // with the process and its cost (unpriced where the model has none), the £ wasted by cluster
 // or process, the heat map with its "Show data" table, and issues an ingest key shown once
 // with the agent's command; a member reads the settings without changing them.
@@ -8,7 +9,7 @@ import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { GpuHeatmap, GpuIdleList, GpuPower, GpuSettings, GpuUtilization, GpuWaste } from '../../api/gpu/types.ts';
-import type { Team } from '../../api/team/types.ts';
+import type { Team, TeamSeats } from '../../api/team/types.ts';
 import { saveSession } from '../../shared/session.ts';
 import { jsonResponse, renderInSite } from '../../testing/render.tsx';
 import { GpuScreen } from './GpuScreen.tsx';
@@ -53,10 +54,12 @@ const UTILIZATION: GpuUtilization = { ...RANGE, hours: [{ hour: '2026-11-26T12:0
 const POWER: GpuPower = { ...RANGE, models: [{ model: 'NVIDIA H200', energyKWh: 0.157, hours: [{ hour: '2026-11-26T12:00:00.000Z', gpus: 1, meanPowerW: 160 }] }] };
 
 const ok = (data: unknown, status = 200) => jsonResponse(status, { success: true, data, message: 'OK' });
+const seats = (planSlug: TeamSeats['planSlug'], plan: string): TeamSeats => ({ plan, planSlug, paying: true, included: null, used: 1, pending: 0, currency: 'GBP', extraSeatMonthlyMicros: null });
 
 function stubApi(given: Record<string, (body: unknown) => Response>) {
   const routes: typeof given = {
     'GET /api/team/': () => ok([TEAM]),
+    [`GET /api/team/${TEAM.id}/seats`]: () => ok(seats('enterprise', 'Enterprise')),
     'GET /api/gpu/settings': () => ok(SETTINGS),
     'GET /api/gpu/utilization': () => ok(UTILIZATION),
     'GET /api/gpu/heatmap': () => ok(HEATMAP),
@@ -85,13 +88,20 @@ afterEach(() => {
 });
 
 describe('GPU screen', () => {
-  it('shows the plan-required message with Contact Sales to a team off Enterprise, and asks nothing more', async () => {
-    const message = 'GPU infrastructure analytics is part of the Enterprise plan; the Growth plan does not include it';
-    const api = stubApi({ 'GET /api/gpu/settings': () => jsonResponse(403, { success: false, data: null, message, code: 'plan_required', requestId: 'r1' }) });
+  it('shows the plan-required message with Contact Sales to a team on another plan, and makes no GPU call', async () => {
+    const api = stubApi({ [`GET /api/team/${TEAM.id}/seats`]: () => ok(seats('growth', 'Growth')) });
     await renderInSite(<GpuScreen />);
     expect(await screen.findByRole('heading', { name: 'GPU analytics is on the Enterprise plan' })).toBeTruthy();
-    expect(screen.getByText(message)).toBeTruthy();
+    expect(screen.getByText('GPU infrastructure analytics is part of the Enterprise plan; the Growth plan does not include it')).toBeTruthy();
     expect(screen.getByRole('link', { name: 'Contact Sales' }).getAttribute('href')).toMatch(/^mailto:/);
+    expect(api.calls('GET /api/gpu/settings')).toHaveLength(0);
+  });
+
+  it("says the server's reason when it refuses the plan (one that changed since), and asks nothing more", async () => {
+    const message = 'GPU infrastructure analytics is part of the Enterprise plan; the Developers plan does not include it';
+    const api = stubApi({ 'GET /api/gpu/settings': () => jsonResponse(403, { success: false, data: null, message, code: 'plan_required', requestId: 'r1' }) });
+    await renderInSite(<GpuScreen />);
+    expect(await screen.findByText(message)).toBeTruthy();
     expect(api.calls('GET /api/gpu/settings')).toHaveLength(1);
     expect(api.calls('GET /api/gpu/idle')).toHaveLength(0);
   });

@@ -3,15 +3,16 @@
  * For the team in the URL's `team` (else the user's first) and a range of whole UTC hours:
  * fleet utilisation, the heat map of GPUs by hour, the idle list with the process holding
  * memory and its cost, £ wasted, power per model, and the settings (idle rules, prices,
- * ingest keys, DCGM exporters). The settings are read first: a team on another plan gets
- * the server's plan-required message with a way to contact sales, and nothing else is asked.
+ * ingest keys, DCGM exporters). The team's plan is read first (its seats say it): a team on
+ * a plan without GPU analytics gets the plan-required message with a way to contact sales and
+ * no GPU call is made (nor when the server refuses one for the plan, which it names).
  */
-import { decide, type TeamRole } from '@spendgate/core';
+import { decide, gpuAnalyticsRefusal, planTerms, type TeamRole } from '@spendgate/core';
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate, useSearch } from '@tanstack/react-router';
 import { useMemo, useState } from 'react';
 import { gpuSettingsQuery, isPlanRequired } from '../../api/gpu/queries.ts';
-import { myTeamsQuery } from '../../api/team/queries.ts';
+import { myTeamsQuery, teamSeatsQuery } from '../../api/team/queries.ts';
 import { salesMailto } from '../../shared/config.ts';
 import { SelectInput } from '../ui/Field.tsx';
 import { EmptyState, ScreenFrame } from '../ui/ScreenFrame.tsx';
@@ -23,6 +24,21 @@ import { IdlePanel, WastePanel } from './IdleList.tsx';
 import { RANGES, type RangeName, rangeOf } from './format.ts';
 import './gpu.css';
 
+function PlanRequired({ message }: { message: string }) {
+  return (
+    <EmptyState
+      icon="server"
+      title="GPU analytics is on the Enterprise plan"
+      text={message}
+      action={
+        <a className="button button--primary" href={salesMailto()}>
+          Contact Sales
+        </a>
+      }
+    />
+  );
+}
+
 function GpuAnalytics({ teamId, teamRole }: { teamId: string; teamRole: TeamRole | null }) {
   const settings = useQuery(gpuSettingsQuery(teamId));
   const [rangeName, setRangeName] = useState<RangeName>('day');
@@ -31,20 +47,7 @@ function GpuAnalytics({ teamId, teamRole }: { teamId: string; teamRole: TeamRole
 
   if (settings.isPending) return <LoadingState label="Loading GPU settings…" />;
   if (settings.isError) {
-    if (isPlanRequired(settings.error)) {
-      return (
-        <EmptyState
-          icon="server"
-          title="GPU analytics is on the Enterprise plan"
-          text={settings.error.message}
-          action={
-            <a className="button button--primary" href={salesMailto()}>
-              Contact Sales
-            </a>
-          }
-        />
-      );
-    }
+    if (isPlanRequired(settings.error)) return <PlanRequired message={settings.error.message} />;
     return <ErrorState error={settings.error} title="GPU settings could not be loaded" onRetry={() => settings.refetch()} retrying={settings.isFetching} />;
   }
   const scope = { teamId, from: hours.from, to: hours.to };
@@ -70,6 +73,16 @@ function GpuAnalytics({ teamId, teamRole }: { teamId: string; teamRole: TeamRole
   );
 }
 
+/** The team's plan first: GPU analytics only where it has them. */
+function TeamGpus({ teamId, teamRole }: { teamId: string; teamRole: TeamRole | null }) {
+  const seats = useQuery(teamSeatsQuery(teamId));
+  if (seats.isPending) return <LoadingState label="Loading your team's plan…" />;
+  if (seats.isError) return <ErrorState error={seats.error} title="Your team's plan could not be loaded" onRetry={() => seats.refetch()} retrying={seats.isFetching} />;
+  const terms = planTerms(seats.data.planSlug);
+  if (!terms.gpuAnalytics) return <PlanRequired message={gpuAnalyticsRefusal(terms)} />;
+  return <GpuAnalytics teamId={teamId} teamRole={teamRole} />;
+}
+
 export function GpuScreen() {
   const navigate = useNavigate();
   const search = useSearch({ strict: false }) as { team?: unknown };
@@ -80,7 +93,7 @@ export function GpuScreen() {
     if (teams.isPending) return <LoadingState label="Loading your teams…" />;
     if (teams.isError) return <ErrorState error={teams.error} title="Your teams could not be loaded" onRetry={() => teams.refetch()} retrying={teams.isFetching} />;
     if (!team) return <EmptyState icon="server" title="No team yet" text="GPU analytics belong to a team: create or join one in Settings › Team first." />;
-    return <GpuAnalytics key={team.id} teamId={team.id} teamRole={(team.role ?? null) as TeamRole | null} />;
+    return <TeamGpus key={team.id} teamId={team.id} teamRole={(team.role ?? null) as TeamRole | null} />;
   };
 
   return (
