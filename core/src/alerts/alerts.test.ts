@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type BudgetSpend, isE164, slackMessage, smsBody, teamsMessage, thresholdAlertText, thresholdDedupeKey, thresholdsReached } from './index.ts';
+import { type BudgetSpend, gpuIdleAlertText, gpuIdleDedupeKey, isE164, slackMessage, smsBody, teamsMessage, thresholdAlertText, thresholdDedupeKey, thresholdsReached } from './index.ts';
 
 const budget: BudgetSpend = {
   budgetId: 'b1',
@@ -54,5 +54,21 @@ describe('spend alert rules', () => {
   it('knows an E.164 number', () => {
     expect(isE164('+447700900123')).toBe(true);
     expect(['07700900123', '+0447700900123', '+44 7700 900123', '+1234567'].map(isE164)).toEqual([false, false, false, false]);
+  });
+});
+
+describe('idle-GPU alerts', () => {
+  const gpu = { index: 3, host: 'h1', gpuUuid: 'GPU-16f6ff9f-3a6d-8e36-d344-b90f0080f305', cluster: 'training', model: 'NVIDIA H200', since: new Date('2026-11-26T14:05:00Z'), minutes: 45, heldMiB: 39278, peakUtilizationPct: 0 };
+
+  it('names the GPU, its host, the memory held, the utilisation and for how long', () => {
+    expect(gpuIdleAlertText(gpu)).toEqual({
+      subject: 'GPU 3 on host h1 has held 38.4 GiB at 0 % for 45 minutes',
+      text: 'Idle GPU: GPU 3 on host h1 (NVIDIA H200, cluster training) has held 38.4 GiB at 0 % for 45 minutes, since 2026-11-26 14:05 UTC. A process is holding its memory without using it: stop it to free the GPU, or see its cost on the GPU screen.',
+    });
+    expect(gpuIdleAlertText({ ...gpu, index: null, host: null, heldMiB: 300, peakUtilizationPct: 3.6, minutes: 1 }).subject).toBe(`GPU ${gpu.gpuUuid} on host unknown has held 300 MiB at 4 % for 1 minute`);
+  });
+
+  it('fires once per GPU and stretch', () => {
+    expect(gpuIdleDedupeKey('g1', gpu.since)).toBe('gpu-idle:g1:2026-11-26T14:05:00.000Z');
   });
 });

@@ -8,10 +8,11 @@ import { formatMoney, money } from '../money.ts';
 import type { AlertChannel } from '../plans.ts';
 
 export const ALERT_CHANNEL_KINDS = ['email', 'slack', 'teams', 'sms'] as const satisfies readonly AlertChannel[];
-/** threshold: a budget's alertAt; breach and spike: from the stored forecast (forecast-rules.ts), or an hour's band for a spike (hourly-spikes.ts); test: "Send test". */
-export type AlertKind = 'threshold' | 'breach' | 'spike' | 'test';
+/** threshold: a budget's alertAt; breach and spike: from the stored forecast (forecast-rules.ts), or an hour's band for a spike (hourly-spikes.ts); gpu-idle: a GPU holding memory while idle (gpu-idle.ts); test: "Send test". */
+export type AlertKind = 'threshold' | 'breach' | 'spike' | 'gpu-idle' | 'test';
 
 export * from './forecast-rules.ts';
+export * from './gpu-idle.ts';
 export * from './hourly-spikes.ts';
 
 /** A budget's state as the alert check sees it: amounts in GBP micros, thresholds in percent. */

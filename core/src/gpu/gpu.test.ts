@@ -2,7 +2,7 @@
 // and each slot of the capture classified active, idle-held or idle as its phases were.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { classifyGpuSlots, classifySlots, countGpuSlots, gpuTimeCostMicros, idleStretches, readGpuSlots, reclassificationSpan } from './idle.ts';
+import { classifyGpuSlots, classifySlots, countGpuSlots, gpuTimeCostMicros, heldStretchAtEnd, readGpuSlots, reclassificationSpan } from './idle.ts';
 import { parseDcgmMetrics, parseNvidiaSmiComputeApps, parseNvidiaSmiGpus } from './telemetry.ts';
 
 const capture = (file: string) => readFileSync(new URL(`./h200-capture/${file}`, import.meta.url), 'utf8');
@@ -152,12 +152,13 @@ describe('idle detection on the real capture', () => {
     expect([...stored.values()].sort((a, b) => a.start - b.start)).toEqual(slots.filter((slot) => slot.samples > 0));
   });
 
-  it('finds the idle stretches: before the loop, the memory held, after the exit', () => {
-    expect(idleStretches(slots, 2_000)).toEqual([
-      { start: at('02:35:00'), end: at('02:35:26'), heldSlots: 0, idleSlots: 13, peakMemoryMiB: 0 },
-      { start: at('02:35:44'), end: at('02:35:54'), heldSlots: 5, idleSlots: 0, peakMemoryMiB: 39287 },
-      { start: at('02:35:56'), end: at('02:36:10'), heldSlots: 0, idleSlots: 7, peakMemoryMiB: 0 },
-    ]);
+  it('finds the memory held while idle that the newest slot ends, and none once the GPU moves on', () => {
+    const upTo = (time: string) => slots.filter((slot) => slot.start <= at(time));
+    // Through :50 the process has held 39 GB at 0 % since :44: four slots of two seconds.
+    expect(heldStretchAtEnd(upTo('02:35:50'), 2_000)).toEqual({ start: at('02:35:44'), end: at('02:35:52'), slots: 4, peakMemoryMiB: 39287, peakUtilizationPct: 0 });
+    expect(heldStretchAtEnd(upTo('02:35:54'), 2_000)).toBeNull(); // the exit's 13 %
+    expect(heldStretchAtEnd(upTo('02:35:40'), 2_000)).toBeNull(); // busy
+    expect(heldStretchAtEnd(upTo('02:35:50').filter((slot) => slot.start !== at('02:35:48')), 2_000)).toMatchObject({ start: at('02:35:50'), slots: 1 }); // a gap ends a run
   });
 
   it('prices idle time exactly, to the micro', () => {

@@ -161,34 +161,32 @@ export function reclassificationSpan(changedFrom: number, rules: IdleRules, slot
   return { readFrom: start - 2 * window, writeFrom: start - window };
 }
 
-/** A run of idle or idle-held slots of one GPU: [start, end), how many of each, the most memory held. */
-export interface IdleStretch {
+/** A GPU holding memory while idle, as its newest slots show it: since when, for how many slots, how much it holds, how busy it was. */
+export interface HeldStretch {
   start: number;
   end: number;
-  heldSlots: number;
-  idleSlots: number;
-  peakMemoryMiB: number | null;
+  slots: number;
+  peakMemoryMiB: number;
+  peakUtilizationPct: number;
 }
 
-/** The idle stretches among one GPU's classified slots (in order; missing slots break a stretch). */
-export function idleStretches(slots: readonly Pick<GpuSlot, 'start' | 'state' | 'peakMemoryMiB'>[], slotMs = 60_000): IdleStretch[] {
-  const stretches: IdleStretch[] = [];
-  let current: IdleStretch | undefined;
-  for (const slot of slots) {
-    if (slot.state !== 'idle' && slot.state !== 'idle-held') {
-      current = undefined;
-      continue;
-    }
-    if (!current || current.end !== slot.start) {
-      current = { start: slot.start, end: slot.start, heldSlots: 0, idleSlots: 0, peakMemoryMiB: null };
-      stretches.push(current);
-    }
-    current.end = slot.start + slotMs;
-    if (slot.state === 'idle-held') current.heldSlots++;
-    else current.idleSlots++;
-    if (slot.peakMemoryMiB !== null) current.peakMemoryMiB = Math.max(current.peakMemoryMiB ?? 0, slot.peakMemoryMiB);
+/**
+ * The idle-held run of slots a GPU's newest slot ends (slots in order; a missing slot ends a
+ * run), or null when its newest slot is not idle-held: what an idle-GPU alert names.
+ */
+export function heldStretchAtEnd(slots: readonly Pick<GpuSlot, 'start' | 'state' | 'peakMemoryMiB' | 'peakUtilizationPct'>[], slotMs = 60_000): HeldStretch | null {
+  const last = slots.at(-1);
+  if (last?.state !== 'idle-held') return null;
+  const stretch: HeldStretch = { start: last.start, end: last.start + slotMs, slots: 0, peakMemoryMiB: 0, peakUtilizationPct: 0 };
+  for (let i = slots.length - 1; i >= 0; i--) {
+    const slot = slots[i]!;
+    if (slot.state !== 'idle-held' || slot.start !== stretch.start - (stretch.slots === 0 ? 0 : slotMs)) break;
+    stretch.start = slot.start;
+    stretch.slots++;
+    stretch.peakMemoryMiB = Math.max(stretch.peakMemoryMiB, slot.peakMemoryMiB ?? 0);
+    stretch.peakUtilizationPct = Math.max(stretch.peakUtilizationPct, slot.peakUtilizationPct ?? 0);
   }
-  return stretches;
+  return stretch;
 }
 
 /** How many slots of each state. */

@@ -673,8 +673,8 @@ const AlertDelivery = z.strictObject({
 export const AlertEvent = z.strictObject({
   id: z.guid(),
   teamId: z.guid(),
-  /** threshold: a budget's alert threshold; breach: the forecast projects the budget to run out; spike: a day far above its forecast, or an hour far above its band; test: "Send test". */
-  kind: z.enum(['threshold', 'breach', 'spike', 'test']),
+  /** threshold: a budget's alert threshold; breach: the forecast projects the budget to run out; spike: a day far above its forecast, or an hour far above its band; gpu-idle: a GPU holding memory while idle; test: "Send test". */
+  kind: z.enum(['threshold', 'breach', 'spike', 'gpu-idle', 'test']),
   budgetId: z.guid().nullable(),
   thresholdPercent: z.number().int().nullable(),
   /** The budget window it fired in (its first local day, or 'total'); a spike's day, or its hour's local start ('yyyy-mm-dd hh:mm'). */

@@ -524,7 +524,7 @@ export interface AlertChannelSettings {
 export interface AlertEventsTable {
   id: string;
   team_id: string;
-  kind: 'threshold' | 'breach' | 'spike' | 'test';
+  kind: 'threshold' | 'breach' | 'spike' | 'gpu-idle' | 'test';
   dedupe_key: string;
   budget_id: string | null;
   threshold_percent: number | null;

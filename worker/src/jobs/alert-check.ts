@@ -3,8 +3,10 @@
 // spend forecast (the `forecast` job's) for a projected breach; every team's and group's spend
 // of today and yesterday with that day's forecast for a spike; and their spend of this UTC
 // hour and the last with the hour's band (core's hourlyBand, from the hourly rollups) for an
-// hourly spike. Each alert is recorded once — per (budget, window, threshold), (budget,
-// window) for a breach, (scope, day) or (scope, hour) for a spike: the alert's unique dedupe
+// hourly spike; and every GPU of a team with GPU analytics whose newest minutes hold memory
+// while idle (the gpu-rollup job's idle-held minutes) for an idle-GPU alert. Each alert is
+// recorded once — per (budget, window, threshold), (budget, window) for a breach, (scope,
+// day) or (scope, hour) for a spike, (GPU, stretch) for an idle GPU: the alert's unique dedupe
 // key decides between checks that race, and a new window re-arms it. Each new alert gets a delivery per channel the team's plan allows, sent by
 // `alert-deliver`.
 import {
@@ -14,6 +16,9 @@ import {
   type BudgetSpend,
   budgetWindowAt,
   type ForecastBounds,
+  gpuIdleAlertText,
+  gpuIdleDedupeKey,
+  heldStretchAtEnd,
   HOURLY_HISTORY_HOURS,
   type HourlyBand,
   hourlyBand,
@@ -39,12 +44,14 @@ import {
   type ForecastDayRow,
   findTeamSubscription,
   firedThresholds,
+  gpuStatesSince,
   hourlySpendByScope,
   type JobPayloads,
   type JobQueue,
   listAlertChannels,
   listBudgetsWithAlerts,
   listForecastsForAlerts,
+  listGpusHeldIdle,
   readForecast,
   recordAlert,
   spendByKeyAndModel,
@@ -52,6 +59,12 @@ import {
   type SqlStore,
   sumBudgetSpend,
 } from '@spendgate/store';
+import { hasGpuAnalytics } from './gpu-scrape.ts';
+
+/** A GPU's idle stretch alerts while its newest minute is at most this old (a GPU that stopped reporting does not). */
+export const IDLE_GPU_FRESH_MS = 10 * 60_000;
+/** How far back an idle stretch is followed to its first minute. */
+const IDLE_GPU_LOOK_BACK_MS = 7 * 24 * 3_600_000;
 
 /** A spike's key and model are blamed against their mean day over this many days before it. */
 export const SPIKE_BASELINE_DAYS = 7;
@@ -286,10 +299,38 @@ export function createAlertCheckProcessor(deps: { sql: Pick<SqlStore, 'db'>; que
     }
   }
 
+  /** Each GPU holding memory while idle (its newest minutes idle-held), of a team whose plan has GPU analytics: once per stretch. */
+  async function checkIdleGpus(at: Date): Promise<void> {
+    const allowed = new Map<string, boolean>();
+    for (const gpu of await listGpusHeldIdle(db, new Date(at.getTime() - IDLE_GPU_FRESH_MS))) {
+      if (!allowed.has(gpu.team_id)) allowed.set(gpu.team_id, await hasGpuAnalytics(db, gpu.team_id));
+      if (!allowed.get(gpu.team_id)) continue;
+      const held = heldStretchAtEnd(await gpuStatesSince(db, gpu.gpu_id, new Date(gpu.minute.getTime() - IDLE_GPU_LOOK_BACK_MS)));
+      if (!held) continue;
+      const since = new Date(held.start);
+      const dedupeKey = gpuIdleDedupeKey(gpu.gpu_id, since);
+      if (await alertRecorded(db, gpu.team_id, dedupeKey)) continue;
+      const idle = { index: gpu.device_index, host: gpu.host, gpuUuid: gpu.gpu_uuid, cluster: gpu.cluster_name, model: gpu.model, since, minutes: held.slots, heldMiB: held.peakMemoryMiB, peakUtilizationPct: held.peakUtilizationPct };
+      const text = gpuIdleAlertText(idle);
+      await record({
+        team_id: gpu.team_id,
+        kind: 'gpu-idle',
+        dedupe_key: dedupeKey,
+        budget_id: null,
+        threshold_percent: null,
+        window_label: since.toISOString(),
+        subject: text.subject,
+        message: text.text,
+        details: { ...idle, gpuId: gpu.gpu_id, since: since.toISOString() },
+      });
+    }
+  }
+
   return async (): Promise<void> => {
     const at = now();
     for (const budget of await listBudgetsWithAlerts(db)) await checkBudget(budget, at);
     await checkSpikes(at);
     await checkHourlySpikes(at);
+    await checkIdleGpus(at);
   };
 }

@@ -36,8 +36,8 @@ export interface AlertDelivery {
 export interface AlertEvent {
   id: string;
   teamId: string;
-  /** threshold: a budget's alert threshold; breach: the forecast projects the budget to run out; spike: a day far above its forecast; test: "Send test". */
-  kind: 'threshold' | 'breach' | 'spike' | 'test';
+  /** threshold: a budget's alert threshold; breach: the forecast projects the budget to run out; spike: a day far above its forecast; gpu-idle: a GPU holding memory while idle; test: "Send test". */
+  kind: 'threshold' | 'breach' | 'spike' | 'gpu-idle' | 'test';
   budgetId: string | null;
   thresholdPercent: number | null;
   window: string | null;

@@ -185,7 +185,7 @@ function DeliveryRow({ delivery }: { delivery: AlertDelivery }) {
 }
 
 /** What raised an alert, as its tag in the history. */
-const ALERT_KIND_LABELS: Record<AlertEvent['kind'], string> = { threshold: 'Budget threshold', breach: 'Projected breach', spike: 'Spend spike', test: 'Test' };
+const ALERT_KIND_LABELS: Record<AlertEvent['kind'], string> = { threshold: 'Budget threshold', breach: 'Projected breach', spike: 'Spend spike', 'gpu-idle': 'Idle GPU', test: 'Test' };
 
 function AlertItem({ alert }: { alert: AlertEvent }) {
   return (

@@ -2,7 +2,8 @@
 // UTC hour, each GPU per hour (the heat map), each model's power, the idle stretches
 // (consecutive idle or idle-held minutes, with the process that held the most memory in
 // them) and the idle minutes per GPU and per process (the top process of each idle-held
-// minute), which the control plane prices with the team's table.
+// minute), which the control plane prices with the team's table; and, for the alert check,
+// the GPUs of every team whose newest minute holds memory while idle.
 import { sql } from 'kysely';
 import type { Db } from './db.ts';
 
@@ -136,4 +137,28 @@ export async function gpuHeldMinutesByProcess(db: Db, range: Range) {
     where m.team_id = ${range.teamId} and m.minute >= ${range.from} and m.minute < ${range.to} and m.state = 'idle-held'
     group by m.gpu_id, p.pid, p.process_name order by m.gpu_id, p.pid`.execute(db);
   return rows.map((row) => ({ gpuId: row.gpu_id, pid: row.pid, processName: row.process_name, minutes: Number(row.minutes), peakMemoryMiB: num(row.peak_memory_mib) }));
+}
+
+/** Every team's GPUs whose newest minute is idle-held and at or after `since`, with what names them. */
+export async function listGpusHeldIdle(db: Db, since: Date) {
+  const { rows } = await sql<{ gpu_id: string; team_id: string; gpu_uuid: string; model: string | null; host: string | null; device_index: number | null; cluster_name: string; minute: Date }>`
+    select d.id as gpu_id, d.team_id, d.gpu_uuid, d.model, d.host, d.device_index, c.name as cluster_name, newest.minute
+    from gpu_devices d
+    join gpu_clusters c on c.id = d.cluster_id
+    join lateral (select minute, state from gpu_minutes m where m.gpu_id = d.id order by minute desc limit 1) newest on true
+    where newest.state = 'idle-held' and newest.minute >= ${since}
+    order by d.team_id, d.id`.execute(db);
+  return rows.map((row) => ({ ...row, minute: new Date(row.minute) }));
+}
+
+/** A GPU's classified minutes from `from` on, oldest first. */
+export async function gpuStatesSince(db: Db, gpuId: string, from: Date) {
+  const rows = await db
+    .selectFrom('gpu_minutes')
+    .select(['minute', 'state', 'peak_memory_mib', 'peak_utilization_pct'])
+    .where('gpu_id', '=', gpuId)
+    .where('minute', '>=', from)
+    .orderBy('minute')
+    .execute();
+  return rows.map((row) => ({ start: row.minute.getTime(), state: row.state, peakMemoryMiB: row.peak_memory_mib, peakUtilizationPct: row.peak_utilization_pct }));
 }
