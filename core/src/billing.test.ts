@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { billRequest, fxRateAt, usdToGbp } from './billing.ts';
+import { billRequest, chargedBill, fxRateAt, isCharged, teamSpendMicros, usdToGbp } from './billing.ts';
 import { planTerms } from './plans.ts';
 import type { RequestCost } from './pricing/cost.ts';
 
@@ -48,5 +48,13 @@ describe('billing by key kind and plan', () => {
     expect(billRequest({ kind: 'byom', plan: planTerms('enterprise'), cost: priced(1n), totalTokens: 5, at }).billedMicros).toBe(3_000n);
     const unpriced: RequestCost = { status: 'unpriced', reason: 'unknown model' };
     expect(billRequest({ kind: 'optimised', plan: planTerms('developers'), cost: unpriced, totalTokens: 500, at }).billedMicros).toBeNull();
+  });
+
+  it('charges a demo team nothing, while its requests still count their plan price on its budgets', () => {
+    const bill = billRequest({ kind: 'optimised', plan: planTerms('growth'), cost: priced(10_000n), totalTokens: 1000, at });
+    expect([isCharged({ isDemo: false }), isCharged({ isDemo: true })]).toEqual([true, false]);
+    expect(chargedBill({ isDemo: false }, bill)).toBe(bill);
+    expect(chargedBill({ isDemo: true }, bill)).toEqual({ rule: 'demo-never-billed', billedMicros: 0n, currency: 'GBP', fxRatePpm: 750_000n });
+    expect(teamSpendMicros('optimised', priced(10_000n), bill, fxRateAt(at))).toBe(9_375n);
   });
 });

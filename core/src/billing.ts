@@ -6,6 +6,7 @@
  * - BYOM: the plan's routing fee per request.
  * Provider list prices are USD and plan fees GBP: the conversion uses the dated FX rate
  * in force at the request's time, and the rate is stored with the event.
+ * A demo team is never charged (isCharged): its requests are billed £0.
  */
 import { roundHalfUpDiv } from './money.ts';
 import type { PlanTerms } from './plans.ts';
@@ -30,7 +31,7 @@ export function fxRateAt(at: Date, rates: readonly FxRate[] = FX_RATES): FxRate 
   return current;
 }
 
-export type BillingRule = 'byok-provider-direct' | 'optimised-uplift' | 'optimised-minimum-fee' | 'byom-routing-fee';
+export type BillingRule = 'byok-provider-direct' | 'optimised-uplift' | 'optimised-minimum-fee' | 'byom-routing-fee' | 'demo-never-billed';
 
 export interface Bill {
   rule: BillingRule;
@@ -81,6 +82,24 @@ export function billRequest(request: {
         request.cost.status === 'priced' ? usdToGbp(request.cost.totalMicros, rate, request.plan.upliftBasisPoints) : null,
       );
   }
+}
+
+/**
+ * Whom Spendgate charges: every team but a demo team (teams.is_demo: sample usage for a
+ * newcomer to look at). The one rule every charge asks — a request's bill (chargedBill),
+ * an AI advisor tip's price, an allowance's overage — so a demo team is never billed.
+ */
+export function isCharged(team: { isDemo: boolean }): boolean {
+  return !team.isDemo;
+}
+
+/**
+ * A request's bill as its team is charged: a team Spendgate does not charge owes £0
+ * (`demo-never-billed`). What the request counts on the team's budgets is priced from the
+ * plan's bill all the same (teamSpendMicros), so a demo team's spend still shows.
+ */
+export function chargedBill(team: { isDemo: boolean }, bill: Bill): Bill {
+  return isCharged(team) ? bill : { ...bill, rule: 'demo-never-billed', billedMicros: 0n };
 }
 
 /**

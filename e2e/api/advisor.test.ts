@@ -3,7 +3,8 @@
  * idle key in a team's own usage, with the amounts worked by hand, and repeated requests and
  * output limits far above the answers in requests sent through the data plane (whose usage
  * events carry the body's fingerprint, keyed per team, and the limit asked); each finding is charged
- * the plan's price once (again on a second run, and under concurrent runs: never twice);
+ * the plan's price once (again on a second run, and under concurrent runs: never twice),
+ * and never on a demo team, whose run and list say its tips are free;
  * applying revokes the idle key, or merges a model override (another model, or the same
  * model through a cheaper connection) or an output cap into the key's settings — audited,
  * read back from the key — and, a few days on, measures the realised saving; the team's
@@ -102,7 +103,7 @@ for (const mode of testModes) {
       expect(first.status, JSON.stringify(first.body)).toBe(200);
       const run = first.body.data;
       // The free trial looks back 7 days: the window is the last 7 days, £0.03 an insight.
-      expect(run).toMatchObject({ teamId: ids.team, found: 2, created: 2, charged: '0.060000', currency: 'GBP' });
+      expect(run).toMatchObject({ teamId: ids.team, demo: false, found: 2, created: 2, charged: '0.060000', currency: 'GBP' });
       const [model, idle] = run.insights;
       // 1M prompt + 0.1M output tokens of gpt-4o: $3.50 → £2.625; gpt-5-mini (same tier, accuracy 84 ≥ 80):
       // $0.25 + $0.20 = $0.45 → £0.3375. £2.2875 over 7 days × 30/7 = £9.803571 a month (half-up).
@@ -131,7 +132,7 @@ for (const mode of testModes) {
       expect(again.body.data).toMatchObject({ found: 2, created: 0, charged: '0.000000' });
       const listed = await list(ids.team);
       expect(listed.status).toBe(200);
-      expect(listed.body.data.totalCharged).toBe('0.060000');
+      expect(listed.body.data).toMatchObject({ demo: false, totalCharged: '0.060000' });
       expect(listed.body.data.insights.map((insight: { id: string }) => insight.id)).toEqual(run.insights.map((insight: { id: string }) => insight.id));
     });
 
@@ -384,6 +385,21 @@ for (const mode of testModes) {
       expect(listed.totalCharged).toBe('0.040000');
       const rows = await db().selectFrom('advisor_insights').select((eb) => eb.fn.countAll<string>().as('count')).where('team_id', '=', made.team).executeTakeFirstOrThrow();
       expect(Number(rows.count)).toBe(2);
+    });
+
+    it('charges a demo team nothing for its tips, and says they are free', async () => {
+      const owner = await signUp(spendgate.url, `advisor-demo-${mode}@example.com`);
+      await db().updateTable('subscriptions').set({ plan_slug: 'growth' }).where('user_id', '=', owner.userId).execute();
+      const made = await teamWithUsage(owner, 'Sample', 5);
+      await db().updateTable('teams').set({ is_demo: true }).where('id', '=', made.team).execute();
+      const run = await generate({ teamId: made.team }, owner.token);
+      expect(run.status, JSON.stringify(run.body)).toBe(200);
+      expect(run.body.data).toMatchObject({ demo: true, found: 2, created: 2, charged: '0.000000' });
+      const listed = (await list(made.team, owner.token)).body.data;
+      expect(listed).toMatchObject({ demo: true, totalCharged: '0.000000' });
+      expect(listed.insights.map((insight: { price: string }) => insight.price)).toEqual(['0.000000', '0.000000']);
+      const recorded = await db().selectFrom('advisor_insights').select('price_micros').where('team_id', '=', made.team).execute();
+      expect(recorded.map((insight) => insight.price_micros)).toEqual([0n, 0n]);
     });
 
     it('applies in one click: revokes the idle key, and measures the realised saving days later', async () => {

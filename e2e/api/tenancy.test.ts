@@ -191,6 +191,17 @@ for (const mode of testModes) {
       ]);
     });
 
+    it('charges a demo team nothing for what it adds past its plan', async () => {
+      const sam = await registerUser(spendgate.url, 'sam-samples@example.com');
+      await activate(sam.userId, 'developers');
+      const team = (await api('POST', '/team/', { token: sam.token, body: { name: 'Sam samples' } })).body.data.id;
+      await db().updateTable('teams').set({ is_demo: true }).where('id', '=', team).execute();
+      for (const name of ['First', 'Second', 'Third']) {
+        expect((await api('POST', '/synthetic-group', { token: sam.token, body: { teamId: team, name } })).status).toBe(201);
+      }
+      expect(await db().selectFrom('audit_log').select('target_type').where('team_id', '=', team).where('action', '=', 'plan.overage_started').execute()).toEqual([]);
+    });
+
     it('lists the providers from the registry with what a connection needs', async () => {
       const providers = (await api('GET', '/provider', { token: tokens.bob })).body.data as { id: string; name: string; baseUrl: { default: string | null; required: boolean }; models: string[]; authFields: unknown[] }[];
       const openai = providers.find((provider) => provider.id === 'openai')!;

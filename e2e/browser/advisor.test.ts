@@ -8,7 +8,8 @@
  * revoked, the tip shows Applied and its realised saving); the wording setting, off by
  * default, is turned on through the team's connection (the fake OpenAI), shows on the Team
  * screen too, words the next run's tips, and its calls appear in the overview's request log
- * as "AI advisor wording". Screenshots at 1280 and 390 px in light and dark, with no
+ * as "AI advisor wording". On a demo team the tips are free, and the screen says so
+ * instead of a charge. Screenshots at 1280 and 390 px in light and dark, with no
  * sideways scroll and no critical or serious axe-core violation.
  */
 import { randomUUID } from 'node:crypto';
@@ -165,6 +166,53 @@ describe.skipIf(!hasChromium)('the AI advisor’s tips', () => {
       const overview = await profiles.open(`/dashboard?team=${admin.teamId}`, { as: admin });
       await overview.getByRole('cell', { name: /^AI advisor wording/ }).first().waitFor();
       await checkPage(overview, `advisor-wording-request-log-${mode}`);
+      expect(profiles.pageErrors).toEqual([]);
+    }, 240_000);
+
+    it('says a demo team’s tips are free instead of charging them', async () => {
+      // A second team of the admin's, marked as demo (as POST /demo/team marks one), with a busy key on gpt-4o and an idle one.
+      const teamId = (await callApi(spendgate.url, 'POST', '/team/', { token: admin.token, body: { name: 'Samples' } })).body.data.id as string;
+      const db = spendgate.app.runtime.stores.sql.db;
+      await db.updateTable('teams').set({ is_demo: true }).where('id', '=', teamId).execute();
+      const group = (await callApi(spendgate.url, 'POST', '/synthetic-group', { token: admin.token, body: { name: 'Support bot', description: '', teamId } })).body.data.id as string;
+      const [sampleKey, sampleIdleKey] = [randomUUID(), randomUUID()];
+      const key = (id: string, name: string, createdAt: Date) => ({
+        id,
+        team_id: teamId,
+        group_id: group,
+        connection_id: null,
+        kind: 'byok' as const,
+        name,
+        key_hash: `hash-${id}`,
+        key_prefix: `sg_live_${id.slice(0, 5)}`,
+        created_by: admin.userId,
+        settings: '{}',
+        created_at: createdAt,
+      });
+      await db.insertInto('issued_keys').values([key(sampleKey, 'backend', new Date(Date.now() - 20 * DAY_MS)), key(sampleIdleKey, 'forgotten', new Date(Date.now() - 40 * DAY_MS))]).execute();
+      await insertUsageEvents(
+        db,
+        Array.from({ length: 12 }, (_, index) =>
+          usageEvent({ teamId, groupId: group, keyId: sampleKey }, 1 + index, { key_kind: 'byok', input_tokens: 100_000n, output_tokens: 10_000n, cost_micros: 350_000n, billed_micros: 0n, budget_spend_micros: 262_500n }),
+        ),
+      );
+
+      const page = await profiles.open(`/dashboard/advisor?team=${teamId}`, { as: admin });
+      await page.getByRole('heading', { name: 'No tips yet' }).waitFor();
+      await page.getByRole('button', { name: 'Generate tips' }).click();
+      await expect.poll(() => page.getByRole('status').filter({ hasText: 'found' }).textContent()).toBe('2 found, 2 new, free on a demo team.');
+      const modelTip = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Use gpt-5-mini instead of gpt-4o' }) });
+      await expect.poll(() => modelTip.textContent()).toContain('Charged for this tipNothing: free on a demo team');
+      expect(await page.getByText(/^2 tips · free on a demo team$/).count()).toBe(1);
+      await page.context().close();
+      for (const [width, theme] of [
+        [1280, 'light'],
+        [390, 'dark'],
+      ] as const) {
+        const tips = await profiles.open(`/dashboard/advisor?team=${teamId}`, { as: admin, width, theme });
+        await tips.getByRole('heading', { name: 'Use gpt-5-mini instead of gpt-4o' }).waitFor();
+        await checkPage(tips, `advisor-demo-${mode}-${theme}-${width}`);
+      }
       expect(profiles.pageErrors).toEqual([]);
     }, 240_000);
   });

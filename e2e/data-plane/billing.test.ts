@@ -70,6 +70,23 @@ for (const mode of testModes) {
       expect(await lastEvent()).toMatchObject({ billed_micros: 2000n, billing_rule: 'optimised-minimum-fee' });
     });
 
+    it('bills a demo team’s request nothing, while it counts its plan price on the team’s budgets', async () => {
+      const demo = await signUpTeam(spendgate.url, 'billing-demo@example.com');
+      await spendgate.app.runtime.stores.sql.db.updateTable('teams').set({ is_demo: true }).where('id', '=', demo.teamId).execute();
+      const key = await callApi(spendgate.url, 'POST', `/synthetic-group/provider-key/create/${demo.groupId}`, { token: demo.token, body: { name: 'optimised', kind: 'optimised' } });
+      expect(key.status).toBe(201);
+      operator.controlHeaders['x-fake-usage'] = usage(1000, 200);
+      await client(key.body.data.key).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+      await usageWritten(spendgate);
+      // As the first test: 4500 micro-USD, counted 4388 micro-GBP on budgets; billed nothing.
+      expect((await listUsageEvents(spendgate.app.runtime.stores.sql.db, demo.teamId)).at(-1)).toMatchObject({
+        cost_micros: 4500n,
+        budget_spend_micros: 4388n,
+        billed_micros: 0n,
+        billing_rule: 'demo-never-billed',
+      });
+    });
+
     it('refuses an optimised request for a model no operator account serves', async () => {
       await expect(
         client(optimisedKey).chat.completions.create({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }] }),

@@ -831,7 +831,7 @@ export const AdvisorInsight = z.strictObject({
     }),
     z.strictObject({ action: z.literal('manual'), instruction: z.string() }),
   ]),
-  /** What the insight was charged when first found (the plan's price per insight). */
+  /** What the insight was charged when first found (the plan's price per insight; nothing on a demo team). */
   price: z.string(),
   startDate: z.iso.date(),
   endDate: z.iso.date(),
@@ -842,6 +842,8 @@ export const AdvisorInsight = z.strictObject({
 
 export const AdvisorInsights = z.strictObject({
   teamId: z.guid(),
+  /** A demo team's: its tips are free, never charged. */
+  demo: z.boolean(),
   currency: z.literal('GBP'),
   totalCharged: z.string(),
   insights: z.array(AdvisorInsight),
@@ -850,6 +852,8 @@ export const AdvisorInsights = z.strictObject({
 /** A generate run: what it found, how many were new, what those were charged. */
 export const AdvisorRun = z.strictObject({
   teamId: z.guid(),
+  /** A demo team's: its tips are free, never charged. */
+  demo: z.boolean(),
   startDate: z.iso.date(),
   endDate: z.iso.date(),
   currency: z.literal('GBP'),

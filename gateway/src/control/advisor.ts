@@ -2,7 +2,7 @@
  * The AI advisor (issue 23): runs core's detectors on a team's own usage (the groups,
  * keys and days a caller names; by default the whole team's last 30 days), records each
  * finding as an insight charged at the plan's price once — a finding found again is
- * refreshed, never charged again — and applies an insight's change in one click (an idle
+ * refreshed, never charged again; a demo team's are free (core's isCharged) — and applies an insight's change in one click (an idle
  * key is revoked, a model override or output cap merged into the key's settings, both
  * through the keys service, audited and sent to the gateways as a manual edit is; a
  * manual change is marked made). Once applied,
@@ -133,12 +133,13 @@ export function createAdvisor(deps: AdvisorDeps) {
   }
 
   return {
-    /** The team's insights, largest saving first, with what they were charged in all. */
+    /** The team's insights, largest saving first, with what they were charged in all (nothing on a demo team). */
     async list(userId: string, teamId: string) {
       await deps.access.team(teamId, userId, 'team.usage.view');
-      const insights = await listInsights(db, teamId);
+      const [insights, { charged }] = await Promise.all([listInsights(db, teamId), deps.plans.teamTerms(teamId)]);
       return {
         teamId,
+        demo: !charged,
         currency: 'GBP' as const,
         totalCharged: microsToDecimalString(insights.reduce((sum, insight) => sum + insight.price_micros, 0n)),
         insights: await Promise.all(insights.map(view)),
@@ -153,7 +154,8 @@ export function createAdvisor(deps: AdvisorDeps) {
       const scope = await usageScope(deps, userId, { teamId: input.teamId, startDate: range?.startDate, endDate: range?.endDate });
       await checkTargets(scope.teamId, groupIds, keyIds);
       const write = await deps.wording.writer(scope.teamId);
-      const { terms } = await deps.plans.teamTerms(scope.teamId);
+      const { terms, charged: teamCharged } = await deps.plans.teamTerms(scope.teamId);
+      const priceMicros = teamCharged ? terms.advisorInsightMicros : 0n;
       const { from, to } = scope.filter('day');
       const analysed = { teamId: scope.teamId, from, to, groupIds, keyIds };
       const whole = groupIds.length === 0 && keyIds.length === 0;
@@ -181,7 +183,7 @@ export function createAdvisor(deps: AdvisorDeps) {
       let written = 0;
       const recorded: InsightRow[] = [];
       for (const finding of findings) {
-        const context = { teamId: scope.teamId, userId, startDate: scope.startDate, endDate: scope.endDate, priceMicros: terms.advisorInsightMicros, planSlug: terms.slug };
+        const context = { teamId: scope.teamId, userId, startDate: scope.startDate, endDate: scope.endDate, priceMicros, planSlug: terms.slug };
         const template = describeFinding(finding);
         const worded = write === undefined ? { wording: template, written: false } : await write(template);
         if (worded.written) written += 1;
@@ -194,6 +196,7 @@ export function createAdvisor(deps: AdvisorDeps) {
       }
       return {
         teamId: scope.teamId,
+        demo: !teamCharged,
         startDate: scope.startDate,
         endDate: scope.endDate,
         currency: 'GBP' as const,

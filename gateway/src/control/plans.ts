@@ -6,12 +6,13 @@
  *
  * Allowances (seats, synthetic groups, optimised keys): under the included number,
  * allowed; over it, a paid plan charges the extra units for the time they are live
- * (the store keeps every unit's span; the invoice prices them) and a trial (no card)
- * refuses with a message naming the allowance.
+ * (the store keeps every unit's span; the invoice prices them; a demo team's are never
+ * charged) and a trial (no card) refuses with a message naming the allowance.
  */
 import {
   FREE_TRIAL_DAYS,
   formatMoney,
+  isCharged,
   microsToDecimalString,
   money,
   PLANS,
@@ -33,6 +34,7 @@ import {
   type Db,
   findSubscription,
   findTeamSubscription,
+  isDemoTeam,
   listSubscriptionPlans,
   type PlanUnitKind,
   type SqlStore,
@@ -149,11 +151,11 @@ export function createPlanService(deps: { sql: SqlStore; now?: () => Date }) {
     const subscription = await findTeamSubscription(trx, teamId);
     const slug = (subscription?.plan_slug ?? 'free-trial') as PlanSlug;
     const paying = subscription ? subscriptionAccess(subscriptionState(subscription), now()).chargesExtras : false;
-    return { terms: planTerms(slug), paying };
+    return { terms: planTerms(slug), paying, charged: isCharged({ isDemo: await isDemoTeam(trx, teamId) }) };
   }
 
   return {
-    /** The terms of the team's plan (the free trial's when it has no subscription), and whether it pays. */
+    /** The terms of the team's plan (the free trial's when it has no subscription), whether it pays, and whether it is charged at all (not a demo team). */
     teamTerms: (teamId: string) => teamPlan(db, teamId),
 
     /** Stores core's plans (new ones added, known ones refreshed). */
@@ -241,7 +243,7 @@ export function createPlanService(deps: { sql: SqlStore; now?: () => Date }) {
      */
     async claimAllowance(trx: Db, teamId: string, kind: PlanUnitKind, reserved = 0) {
       const allowance = ALLOWANCES[kind];
-      const { terms, paying } = await teamPlan(trx, teamId);
+      const { terms, paying, charged } = await teamPlan(trx, teamId);
       const included = allowance.included(terms);
       const taken = (await allowance.count(trx, teamId)) + reserved;
       const overLimit = included !== null && taken >= included;
@@ -253,7 +255,7 @@ export function createPlanService(deps: { sql: SqlStore; now?: () => Date }) {
         );
       }
       return async (targetId: string) => {
-        if (!overLimit || unitPrice === null) return;
+        if (!overLimit || unitPrice === null || !charged) return;
         await writeAudit(trx, {
           teamId,
           actorUserId: null,

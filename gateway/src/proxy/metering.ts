@@ -19,6 +19,7 @@ import { randomUUID } from 'node:crypto';
 import {AppError, 
   type Budget,
   budgetWindowAt,
+  chargedBill,
   findPrice,
   maxOutputTokensOf,
   microsToDecimalString,
@@ -474,10 +475,11 @@ export function createMetering(deps: {
      */
     record(request: MeteredRequest, outcome: UsageOutcome): RequestCost {
       const { principal, provider } = request;
-      const { cost, bill, budgetSpendMicros: spent } = priceRequest(
+      const { cost, bill: planBill, budgetSpendMicros: spent } = priceRequest(
         pricesFor(principal, provider, outcome.model, request.startedAt),
         toPrice(request, provider, outcome.model, outcome.usage),
       );
+      const bill = chargedBill(principal, planBill);
       const job: UsageEventJob = {
         requestId: request.requestId,
         occurredAt: request.startedAt.toISOString(),

@@ -33,6 +33,8 @@ export interface Principal {
   plan: PlanTerms;
   /** The subscription that pays for the team, as admission's access rule reads it (null: none). */
   subscription: SubscriptionState | null;
+  /** A demo team's key: its requests are never charged (core's chargedBill). */
+  isDemo: boolean;
   /** The team's own prices, as a one-version catalog consulted before list prices. */
   priceOverrides: PriceCatalog | undefined;
   /** Whether the team lets requests for models without a price through. */
@@ -129,6 +131,7 @@ export function createPrincipalService(deps: {
         row.planSlug === null || row.subscriptionStatus === null
           ? null
           : { planSlug: row.planSlug as PlanSlug, status: row.subscriptionStatus, trialEnd: row.trialEnd, hasPaymentMethod: row.hasPaymentMethod },
+      isDemo: row.isDemo,
       priceOverrides: await loadTeamPrices(deps.sql, row.teamId),
       allowUnpricedModels: row.allowUnpricedModels,
       budgets: (await listBudgetsForKey(deps.sql.db, row)).map((budget) => ({

@@ -30,6 +30,8 @@ export interface AdvisorInsight {
 
 export interface AdvisorInsights {
   teamId: string;
+  /** A demo team's: its tips are free, never charged. */
+  demo: boolean;
   currency: 'GBP';
   totalCharged: string;
   insights: AdvisorInsight[];
@@ -55,6 +57,8 @@ export type AdvisorTarget = { type: 'group'; id: string } | { type: 'key'; id: s
 
 export interface AdvisorRun {
   teamId: string;
+  /** A demo team's: its tips are free, never charged. */
+  demo: boolean;
   startDate: string;
   endDate: string;
   currency: 'GBP';

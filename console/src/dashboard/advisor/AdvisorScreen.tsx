@@ -5,7 +5,8 @@
  * tip was charged, and its change: "Apply" revokes an idle key or changes a key's settings
  * (a model override, an output cap) in one click and says what it did; a manual change is
  * marked made (its realised saving is measured from then). "Generate tips"
- * analyses the team's last 30 days; each new finding is charged the plan's price once.
+ * analyses the team's last 30 days; each new finding is charged the plan's price once
+ * (a demo team's are free, and the screen says so instead of a charge).
  * Below the tips, the team's wording setting (AdvisorWordingSettings): off, or a model that
  * words the tips through a connection or Spendgate's upstream; the figures stay the detectors'.
  * The team shown is the URL's `team`, else the user's first. Team admins only.
@@ -53,7 +54,7 @@ function RealisedSaving({ insight }: { insight: AdvisorInsight }) {
   return <dd>{gbp(insight.realisedMonthlySaving)} a month</dd>;
 }
 
-function Tip({ insight }: { insight: AdvisorInsight }) {
+function Tip({ insight, demo }: { insight: AdvisorInsight; demo: boolean }) {
   const queryClient = useQueryClient();
   const apply = useMutation(applyTipMutation(queryClient));
   const titleId = `tip-${insight.id}`;
@@ -78,7 +79,7 @@ function Tip({ insight }: { insight: AdvisorInsight }) {
         </div>
         <div>
           <dt>Charged for this tip</dt>
-          <dd>{gbp(insight.price)}</dd>
+          <dd>{demo ? 'Nothing: free on a demo team' : gbp(insight.price)}</dd>
         </div>
       </dl>
       <p className="tip__change">
@@ -137,14 +138,14 @@ export function AdvisorScreen() {
     if (!team) return <EmptyState icon="spark" title="No team yet" text="Create or join a team to get tips on its usage." />;
     if (!isAdmin) return <EmptyState icon="spark" title="For team admins" text="The advisor reads the whole team's usage: ask a team admin for its tips." />;
     if (tips.isError) return <ErrorState error={tips.error} onRetry={() => tips.refetch()} retrying={tips.isFetching} />;
-    const { insights, totalCharged } = tips.data!;
+    const { insights, totalCharged, demo } = tips.data!;
     return (
       <>
         {generate.isSuccess && (
           <p className="alert alert--success" role="status">
             {generate.data.found === 0
               ? 'No new savings found in the last 30 days.'
-              : `${countText(generate.data.found)} found, ${countText(generate.data.created)} new, charged ${gbp(generate.data.charged)}.${
+              : `${countText(generate.data.found)} found, ${countText(generate.data.created)} new, ${generate.data.demo ? 'free on a demo team' : `charged ${gbp(generate.data.charged)}`}.${
                   generate.data.written === 0 ? '' : ` ${countText(generate.data.written)} worded by your model.`
                 }`}
           </p>
@@ -159,11 +160,11 @@ export function AdvisorScreen() {
         ) : (
           <>
             <p className="tips__summary">
-              {countText(insights.length)} tips · {gbp(totalCharged)} charged in all
+              {countText(insights.length)} tips · {demo ? 'free on a demo team' : `${gbp(totalCharged)} charged in all`}
             </p>
             <ul className="tips">
               {insights.map((insight) => (
-                <Tip key={insight.id} insight={insight} />
+                <Tip key={insight.id} insight={insight} demo={demo} />
               ))}
             </ul>
           </>

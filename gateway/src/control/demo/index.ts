@@ -3,12 +3,13 @@
  * spend or bills), owned by the caller, with three groups, two keys each and 90 days of
  * usage shaped by a real workload (workload.ts). The usage goes the real meter path: each
  * request is priced by core's priceRequest at the catalog's prices as the gateway prices
- * one, and handed to the `meter` job in batches, which records it and its rollups.
+ * one, never charged (core's chargedBill), and handed to the `meter` job in batches, which
+ * records it and its rollups.
  * The keys are Spendgate-managed (optimised) keys whose plaintext nobody ever saw.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { ConflictError, type PriceCatalog, planTerms, priceRequest, type Usage } from '@spendgate/core';
+import { chargedBill, ConflictError, type PriceCatalog, planTerms, priceRequest, type Usage } from '@spendgate/core';
 import {
   findUserByEmail,
   insertGroup,
@@ -167,7 +168,9 @@ export function createDemoService(deps: { sql: SqlStore; queue: JobQueue<JobPayl
           const { provider, model } = pick(random, group.models);
           const failed = random() < 0.012;
           const usage = failed ? usageOf(0, 0, provider, random) : usageOf(request.promptTokens, request.outputTokens, provider, random);
-          const { cost, bill, budgetSpendMicros } = priceRequest(deps.catalog, { kind: 'optimised', plan, provider, model, usage, at: request.occurredAt });
+          const priced = priceRequest(deps.catalog, { kind: 'optimised', plan, provider, model, usage, at: request.occurredAt });
+          const { cost, budgetSpendMicros } = priced;
+          const bill = chargedBill({ isDemo: true }, priced.bill);
           batch.push({
             requestId: `demo-${teamId}-${sent + batch.length}`,
             occurredAt: request.occurredAt.toISOString(),

@@ -8,6 +8,7 @@ import {
   type InvoiceInput,
   type InvoiceLine,
   type InvoiceLineKind,
+  isCharged,
   type PlanSegment,
   type PlanSlug,
   planTerms,
@@ -138,10 +139,10 @@ export async function insertPaymentMethod(
     .execute();
 }
 
-/** The teams a subscription pays for: those its account created, demo teams left out. */
+/** The teams a subscription pays for: those its account created that are charged at all (core's isCharged: not a demo team). */
 export async function billedTeamIds(db: Db, userId: string): Promise<string[]> {
-  const rows = await db.selectFrom('teams').select('id').where('created_by', '=', userId).where('is_demo', '=', false).orderBy('id').execute();
-  return rows.map((row) => row.id);
+  const rows = await db.selectFrom('teams').select(['id', 'is_demo']).where('created_by', '=', userId).orderBy('id').execute();
+  return rows.filter((row) => isCharged({ isDemo: row.is_demo })).map((row) => row.id);
 }
 
 interface ChargeRow {

@@ -93,6 +93,7 @@ export async function findKeyPrincipal(db: Db, keyHash: string) {
       'tcs.redaction_patterns as captureRedactionPatterns',
       't.allow_unpriced_models as allowUnpricedModels',
       't.time_zone as timeZone',
+      't.is_demo as isDemo',
     ])
     .where('k.key_hash', '=', keyHash)
     .where('k.revoked_at', 'is', null)

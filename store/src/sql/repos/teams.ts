@@ -17,6 +17,12 @@ export async function insertTeam(
   return row;
 }
 
+/** Whether a team is a demo team (sample usage, never charged); false for no team. */
+export async function isDemoTeam(db: Db, teamId: string): Promise<boolean> {
+  const row = await db.selectFrom('teams').select('is_demo').where('id', '=', teamId).executeTakeFirst();
+  return row?.is_demo ?? false;
+}
+
 export async function findTeamRole(db: Db, teamId: string, userId: string): Promise<TeamRole | undefined> {
   const row = await db
     .selectFrom('team_members')
