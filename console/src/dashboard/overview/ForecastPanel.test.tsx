@@ -1,9 +1,12 @@
 // @vitest-environment happy-dom
 // The forecast panel against a stubbed API answer: the month's figures from the micros
 // (never a float), the projection against the budget, the track record sentence, the
-// table of days, the state before a first forecast and the spec's fallback message.
+// table of days, the state before a first forecast — asked again soon, so the first
+// forecast shows without a reload, backing off to hourly after a bound — and the spec's
+// fallback message.
 import { cleanup, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FIRST_FORECAST_POLLS, FORECAST_POLL_MS, forecastPollMs } from '../../api/forecast/queries.ts';
 import type { StoredForecast } from '../../api/forecast/types.ts';
 import { jsonResponse, renderInSite } from '../../testing/render.tsx';
 import { ForecastPanel } from './ForecastPanel.tsx';
@@ -77,6 +80,29 @@ describe('ForecastPanel', () => {
     stub(() => jsonResponse(200, { success: true, data: { ...STORED, forecast: null, backtest: null }, message: 'OK' }));
     await renderInSite(<ForecastPanel teamId={TEAM_ID} />);
     expect(await screen.findByText(/No forecast yet/)).toBeTruthy();
+  });
+
+  it('shows the first forecast without a reload: while there is none it asks again within seconds', async () => {
+    const answers = [{ ...STORED, forecast: null, backtest: null }, STORED];
+    let asked = 0;
+    stub(() => jsonResponse(200, { success: true, data: answers[Math.min(asked++, answers.length - 1)], message: 'OK' }));
+    await renderInSite(<ForecastPanel teamId={TEAM_ID} />);
+    expect(await screen.findByText(/No forecast yet/)).toBeTruthy();
+    // The worker has made it meanwhile: the next ask, 2 s on, finds it.
+    const projected = await screen.findByText('Projected month-end', {}, { timeout: 10_000 });
+    expect((projected.parentElement as HTMLElement).textContent).toContain('£90.000001');
+    expect(screen.queryByText(/No forecast yet/)).toBeNull();
+    expect(asked).toBeGreaterThanOrEqual(2);
+  });
+
+  it('asks soon, then less often, while there is no forecast, and hourly after the bound or once there is one', () => {
+    const none = { ...STORED, forecast: null };
+    expect([1, 2, 3, 4, 5, 6, 7, 8, FIRST_FORECAST_POLLS - 1].map((answers) => forecastPollMs(none, answers))).toEqual([
+      2_000, 3_000, 4_500, 6_750, 10_125, 15_188, 22_781, 30_000, 30_000,
+    ]);
+    expect(forecastPollMs(none, FIRST_FORECAST_POLLS)).toBe(FORECAST_POLL_MS);
+    expect(forecastPollMs(STORED, 1)).toBe(FORECAST_POLL_MS);
+    expect(forecastPollMs(undefined, 0)).toBe(FORECAST_POLL_MS);
   });
 
   it('falls back to the spec’s message when the server gives none', async () => {
