@@ -22,7 +22,7 @@ import { buildApp } from '@spendgate/gateway';
 import { insertUsageEvents, listOutboxMail, loadConfig, type NewUsageEvent, upsertSubscription } from '@spendgate/store';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { azureTrace } from '../gateway/src/control/demo/workload.ts';
+import { azureTrace } from '../worker/src/demo/workload.ts';
 
 const { values: flags } = parseArgs({
   options: {

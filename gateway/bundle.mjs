@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-/** The real workload the demo team's usage is shaped by (control/demo/workload.ts). */
+/** The real workload the demo team's usage is shaped by (worker/src/demo/workload.ts). */
 const DEMO_TRACE = 'azure-llm-inference-2023-conv.csv';
 
 /** The server entry points `npm start` and `npm run worker` run. */
@@ -70,7 +70,7 @@ export async function bundleServer(entries, outdir) {
   await copyFile(path.join(ROOT, 'store/src/sql/pglite-server.mjs'), path.join(outdir, 'pglite-server.mjs'));
   await copyFile(path.join(ROOT, 'gateway/src/proxy/tokenizer-worker.mjs'), path.join(outdir, 'tokenizer-worker.mjs'));
   await copyFile(path.join(ROOT, 'gateway/src/capture/capture-redactor.mjs'), path.join(outdir, 'capture-redactor.mjs'));
-  await copyFile(path.join(ROOT, 'gateway/src/control/demo', DEMO_TRACE), path.join(outdir, DEMO_TRACE));
+  await copyFile(path.join(ROOT, 'worker/src/demo', DEMO_TRACE), path.join(outdir, DEMO_TRACE));
   await copyLuaScripts(outdir);
 }
 

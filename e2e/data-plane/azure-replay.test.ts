@@ -1,5 +1,5 @@
 /**
- * The real Azure LLM trace (19,366 requests; gateway/src/control/demo/) replayed through
+ * The real Azure LLM trace (19,366 requests; worker/src/demo/) replayed through
  * the gateway with the real `openai` SDK, in every run mode, against the local OpenAI fake
  * answering with each request's token counts: every usage call's totals equal the sums
  * computed from the CSV — tokens exactly, cost to the micro-unit at catalog prices (each
@@ -13,7 +13,7 @@
 import { planTerms, priceCatalog, priceRequest } from '@spendgate/core';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { azureTrace, type TraceRequest } from '../../gateway/src/control/demo/workload.ts';
+import { azureTrace, type TraceRequest } from '../../worker/src/demo/workload.ts';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes, usageWritten } from '../support/spendgate.ts';
 import { signUpTeam, type Tenant } from './tenant.ts';

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type App, buildApp } from '@spendgate/gateway';
 import { loadConfig } from '@spendgate/store';
 import { startWorker } from '@spendgate/worker';
@@ -26,6 +27,12 @@ export interface RunningSpendgate {
   url: string;
   /** Scaled mode only: the settings another gateway needs to share this one's stores. */
   peer?: PeerSettings;
+  /**
+   * Stops the gateway (and the scaled mode's worker) as a process stop does — jobs under
+   * way finish, the in-process queue's waiting jobs are lost — and starts them again on the
+   * same database and Redis; `app` and `url` are the new ones'.
+   */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,6 +49,25 @@ export async function usageWritten(spendgate: RunningSpendgate): Promise<void> {
 
 /** How long `usageWritten` waits for requests under way (a stream a test left open never ends). */
 const USAGE_WRITTEN_DEADLINE_MS = 2_000;
+
+/**
+ * Waits until a demo team's sample usage is all recorded — it fills in the background, a
+ * day at a time, as GET /usage/team says — and what its last day set off (the team's
+ * first forecast) is done.
+ */
+export async function demoFilled(spendgate: RunningSpendgate, teamId: string, token: string): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const { demo } = (await callApi(spendgate.url, 'GET', `/usage/team?teamId=${teamId}`, { token })).body.data;
+    if (demo?.state === 'filled') break;
+    if (Date.now() - started > DEMO_FILL_DEADLINE_MS) throw new Error(`the demo team ${teamId} was not filled within ${DEMO_FILL_DEADLINE_MS} ms: ${JSON.stringify(demo)}`);
+    await sleep(500);
+  }
+  await usageWritten(spendgate);
+}
+
+/** Recording 90 days takes the embedded database tens of seconds, minutes on a loaded machine. */
+export const DEMO_FILL_DEADLINE_MS = 240_000;
 
 /** The same configuration (database, Redis, secrets) as environment, and the same Redis prefix. */
 export interface PeerSettings {
@@ -88,24 +114,41 @@ export async function startSpendgate(mode: TestMode, name: string, options: Star
   const config = await loadConfig(env);
   const sql = await openTestSqlStore(mode === 'scaled' ? 'postgres' : 'pglite');
   const redisPrefix = uniquePrefix(name);
-  const app = await buildApp(config, {
-    sql,
-    redisPrefix,
-    ...(options.logStream ? { logStream: options.logStream } : {}),
-    ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
-    ...(options.clock ? { clock: options.clock } : {}),
-  });
-  // The scaled mode's worker runs apart from the gateway, as `npm run worker` does.
-  const worker = mode === 'scaled' ? await startWorker(config, { sql, redisPrefix }) : undefined;
-  const url = await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
-  const spendgate: RunningSpendgate = {
-    app,
-    url,
-    ...(mode === 'scaled' ? { peer: { env: { ...env, DATABASE_URL: sql.url }, redisPrefix } } : {}),
-    close: async () => {
-      running.delete(url);
+  const start = async () => {
+    const app = await buildApp(config, {
+      sql,
+      redisPrefix,
+      ...(options.logStream ? { logStream: options.logStream } : {}),
+      ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
+    // The scaled mode's worker runs apart from the gateway, as `npm run worker` does.
+    const worker = mode === 'scaled' ? await startWorker(config, { sql, redisPrefix }) : undefined;
+    const url = await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
+    const stop = async () => {
       await app.close();
       await worker?.close();
+    };
+    return { app, url, stop };
+  };
+  let started = await start();
+  const stop = async () => {
+    running.delete(spendgate.url);
+    await started.stop();
+  };
+  const spendgate: RunningSpendgate = {
+    app: started.app,
+    url: started.url,
+    ...(mode === 'scaled' ? { peer: { env: { ...env, DATABASE_URL: sql.url }, redisPrefix } } : {}),
+    restart: async () => {
+      await stop();
+      started = await start();
+      spendgate.app = started.app;
+      spendgate.url = started.url;
+      running.set(spendgate.url, spendgate);
+    },
+    close: async () => {
+      await stop();
       await sql.close();
       if (mode === 'scaled') {
         const redis = connectTestRedis();
@@ -116,7 +159,7 @@ export async function startSpendgate(mode: TestMode, name: string, options: Star
       await rm(dataDir, { recursive: true, force: true });
     },
   };
-  running.set(url, spendgate);
+  running.set(spendgate.url, spendgate);
   return spendgate;
 }
 

@@ -2,7 +2,7 @@
 // default (PGlite in DATA_DIR, in-process queue running the worker's processors);
 // PostgreSQL + Redis/BullMQ when DATABASE_URL and REDIS_URL are set. SIGTERM and SIGINT
 // stop it from the first moment (shutdown.ts). `--demo` (npm run demo) also prints a
-// demo account's sign-in, its team filled with 90 days of sample usage.
+// demo account's sign-in; its team fills with 90 days of sample usage in the background.
 import { loadConfigOrExit } from '@spendgate/store';
 import { buildApp } from './app.ts';
 import { boundHeapGrowth } from './heap.ts';
@@ -32,5 +32,5 @@ if (process.argv.includes('--demo')) {
   console.log(`Demo account (npm run demo) — sign in at ${base}/login
   Email        ${demo.email}
   Password     ${demo.password}   (new each start)
-  Demo team    ${demo.requests === undefined ? 'ready' : `${demo.requests.toLocaleString('en-GB')} sample requests over 90 days, recorded within seconds`}`);
+  Demo team    ${demo.team.state === 'filled' ? 'ready' : `${demo.team.days} days of sample usage, being recorded in the background (${demo.team.daysFilled} so far)`}`);
 }

@@ -51,6 +51,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
       outbound,
       twilioApiUrl: config.twilioApiUrl,
       stripe: config.stripe,
+      catalog,
     });
   }
 

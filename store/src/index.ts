@@ -22,6 +22,7 @@ export * from './sql/repos/budgets.ts';
 export * from './sql/repos/catalog.ts';
 export * from './sql/repos/connections.ts';
 export * from './sql/repos/db.ts';
+export * from './sql/repos/demo-fills.ts';
 export * from './sql/repos/forecasts.ts';
 export * from './sql/repos/gpu.ts';
 export * from './sql/repos/gpu-analytics.ts';

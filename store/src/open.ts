@@ -89,8 +89,8 @@ export async function openStores<M extends JobMap>(
       createBroadcast: async () => createInProcessBroadcast(),
       ready: sqlReady,
       close: async () => {
-        // Jobs still waiting in memory (usage events among them) are finished first.
-        await withTimeout(queue.drain(), EMBEDDED_DRAIN_TIMEOUT_MS);
+        // Jobs still waiting in memory (usage events among them) are finished first; a resumable job's work waits for the next start.
+        await withTimeout(queue.drainForShutdown(), EMBEDDED_DRAIN_TIMEOUT_MS);
         await queue.close();
         await ledger.close();
         await rateLimiter.close();

@@ -1,6 +1,7 @@
 /**
  * Makes the /demo page's video from the product itself (`npm run demo:video`): starts the
- * built server with its demo team (`--demo`: 90 days of a real Azure trace), narrates each
+ * built server with its demo team (`--demo`: 90 days of a real Azure trace, recorded in
+ * the background, which it waits for, and the team's first forecast), narrates each
  * chapter with espeak-ng, walks the console through the chapter's screens in Debian's
  * Chromium with Playwright, recording the page's screencast frames (Chromium's own, over
  * CDP: Playwright's video recorder needs an ffmpeg build of its own, which cannot be
@@ -84,6 +85,25 @@ async function signIn(url: string, email: string, password: string): Promise<{ t
   const body = (await response.json()) as { data?: { token: string; user: unknown } };
   if (!response.ok || !body.data) throw new Error(`demo sign-in failed: ${response.status}`);
   return body.data;
+}
+
+/** Waits until the demo team's 90 days are recorded (it fills in the background, a day at a time) and its first forecast is made. */
+async function demoTeamFilled(url: string, token: string): Promise<void> {
+  const get = async <T>(route: string): Promise<T> => {
+    const response = await fetch(`${url}/api${route}`, { headers: { authorization: `Bearer ${token}` } });
+    if (!response.ok) throw new Error(`GET ${route} failed: ${response.status}`);
+    return ((await response.json()) as { data: T }).data;
+  };
+  const [team] = await get<{ id: string }[]>('/team/');
+  if (!team) throw new Error('the demo account has no team');
+  for (;;) {
+    const [{ demo }, { forecast }] = await Promise.all([
+      get<{ demo: { state: string } | null }>(`/usage/team?teamId=${team.id}`),
+      get<{ forecast: unknown }>(`/usage/cost/forecast?teamId=${team.id}`),
+    ]);
+    if (demo?.state === 'filled' && forecast !== null) return;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
 }
 
 interface Frame {
@@ -198,6 +218,7 @@ async function main(): Promise<void> {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars'] });
   try {
     const session = await signIn(url, email, password);
+    await demoTeamFilled(url, session.token);
     const context = await browser.newContext({ viewport: SIZE, reducedMotion: 'reduce' });
     await context.addInitScript((seed) => {
       localStorage.setItem('token', seed.token);

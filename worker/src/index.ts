@@ -1,8 +1,13 @@
 // The worker's jobs, registered on a queue. The embedded mode registers them in the
-// gateway process; the scaled mode runs them in `npm run worker` processes.
+// gateway process; the scaled mode runs them in `npm run worker` processes. The demo
+// team's layout is here too: the gateway makes a demo team's groups and keys, the
+// demo-fill job its usage.
+import { priceCatalog } from '@spendgate/core';
 import { type Config, createEnvelope, createLogger, createOutboundGuard, type JobPayloads, openStores, type StoreOptions, type Stores } from '@spendgate/store';
 import { registerJobs } from './jobs/registry.ts';
 
+export { DEMO_DAYS, DEMO_GROUPS, DEMO_KEYS } from './demo/sample.ts';
+export { demoFillJobId } from './jobs/demo-fill.ts';
 export { createInvoiceBuildProcessor } from './jobs/invoice-build.ts';
 export { createInvoiceCollectProcessor } from './jobs/invoice-collect.ts';
 export { registerJobs } from './jobs/registry.ts';
@@ -38,6 +43,7 @@ export async function startWorker(
     outbound,
     twilioApiUrl: config.twilioApiUrl,
     stripe: config.stripe,
+    catalog: priceCatalog,
   });
   return {
     ...stores,

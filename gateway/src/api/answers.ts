@@ -452,13 +452,20 @@ export const RequestLogEntry = z.strictObject({
   priceVersion: z.string().nullable(),
 });
 
-/** A demo team just made: its usage is with the meter, recorded within seconds. */
+/** How far a demo team's sample usage has been recorded: in the background, a day at a time, oldest first. */
+const DemoStatus = {
+  state: z.enum(['filling', 'filled']),
+  days: z.number().int(),
+  daysFilled: z.number().int(),
+  /** Sample requests recorded so far. */
+  requests: z.number().int(),
+};
+
+/** A demo team just made: its usage is being recorded (`filling`), and shows as each day lands. */
 export const DemoTeam = z.strictObject({
   teamId: z.guid(),
   name: z.string(),
-  days: z.number().int(),
-  /** Sample requests handed to the meter. */
-  requests: z.number().int(),
+  ...DemoStatus,
 });
 
 /** A team's setup so far (what the caller can see of it) and, for its admins, this month's usage in total and per day of its calendar. */
@@ -472,6 +479,8 @@ export const TeamOverview = z.strictObject({
     /** When the team's first request was recorded; null before any. */
     firstRequestAt: Timestamp.nullable(),
   }),
+  /** A demo team's sample usage, how far it has been recorded; null for a team that is not a demo team. */
+  demo: z.strictObject(DemoStatus).nullable(),
   /** From the first day of this month the plan's look-back shows; null unless the caller is a team admin. */
   thisMonth: UsageTotals.nullable(),
   /** Every day of thisMonth, oldest first, its cost in GBP micros (an integer string); empty when thisMonth is null. */

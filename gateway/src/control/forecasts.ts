@@ -67,7 +67,8 @@ const periodOf = (day: string) => day.slice(0, 7);
  * The stored forecasts: a team's (its admins) or a group's (who may see the group) month —
  * the forecast, month-end projection, the month budget if one is set, and the backtest.
  * Asked for this month before the scheduled job has forecast it (a new team, a server
- * just started), it asks the worker for the team's forecast now (at most once an hour).
+ * just started), it asks the worker for the team's forecast now (at most once an hour) —
+ * but not while a demo team's sample is still being recorded: its last day asks for it.
  */
 export function createForecastService(deps: { sql: SqlStore; access: Access; queue: JobQueue<JobPayloads>; now?: () => Date }) {
   const { db } = deps.sql;
@@ -83,13 +84,19 @@ export function createForecastService(deps: { sql: SqlStore; access: Access; que
       } else {
         throw new ValidationError('teamId', 'teamId or groupId is required');
       }
-      const team = await db.selectFrom('teams').select('time_zone').where('id', '=', teamId).executeTakeFirstOrThrow();
+      const team = await db
+        .selectFrom('teams')
+        .leftJoin('demo_fills', 'demo_fills.team_id', 'teams.id')
+        .select(['teams.time_zone', 'demo_fills.team_id as demo_team_id', 'demo_fills.filled_at'])
+        .where('teams.id', '=', teamId)
+        .executeTakeFirstOrThrow();
+      const sampleBeingRecorded = team.demo_team_id !== null && team.filled_at === null;
       const now = deps.now?.() ?? new Date();
       const thisMonth = periodOf(localDay(now, team.time_zone));
       const period = query.period ?? thisMonth;
       const scopeId = query.groupId ?? teamId;
       const forecast = await readForecast(db, scopeId, period);
-      if (forecast === null && period === thisMonth) {
+      if (forecast === null && period === thisMonth && !sampleBeingRecorded) {
         await deps.queue.enqueue('forecast', { teamId }, { jobId: `forecast-${teamId}-${now.toISOString().slice(0, 13)}` });
       }
       const backtest = await readBacktest(db, scopeId);

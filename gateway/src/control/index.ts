@@ -99,7 +99,7 @@ export async function createControlPlaneServices(deps: {
     gpu: createGpuService({ sql, access, plans, outbound: deps.outbound, queue: deps.queue }),
     site: createSiteContentService({ sql }),
     subscriptions,
-    demo: createDemoService({ sql, queue: deps.queue, catalog: deps.catalog }),
+    demo: createDemoService({ sql, queue: deps.queue }),
     payments: createPaymentService({
       sql,
       queue: deps.queue,

@@ -1,9 +1,11 @@
 // A team's overview for the console's first screen: how far its setup has got
-// (connections, groups, live keys, first request) and, for its admins, this month's
-// usage from the rollups (usage-analytics.ts), in total and per day of the team's calendar.
+// (connections, groups, live keys, first request), how far a demo team's sample usage has
+// been recorded and, for its admins, this month's usage from the rollups
+// (usage-analytics.ts), in total and per day of the team's calendar.
 import { decide } from '@spendgate/core';
 import { firstUsageAt, listConnections, listGroupsForUser, listLiveKeys, type SqlStore } from '@spendgate/store';
 import type { Access } from './access.ts';
+import { demoStatus } from './demo/index.ts';
 import type { UsageAnalytics } from './usage-analytics.ts';
 
 export function createUsageService(deps: { sql: SqlStore; access: Access; analytics: UsageAnalytics }) {
@@ -16,16 +18,18 @@ export function createUsageService(deps: { sql: SqlStore; access: Access; analyt
     async teamOverview(userId: string, teamId: string) {
       const teamRole = await deps.access.team(teamId, userId, 'connection.view');
       const { db } = deps.sql;
-      const [connections, groups, firstRequest, month] = await Promise.all([
+      const [connections, groups, firstRequest, demo, month] = await Promise.all([
         listConnections(db, [teamId]),
         listGroupsForUser(db, userId, { teamId }),
         firstUsageAt(db, teamId),
+        demoStatus(db, teamId),
         decide('team.usage.view', { teamRole }) === 'allowed' ? deps.analytics.teamMonth(teamId) : undefined,
       ]);
       const keys = (await Promise.all(groups.map((group) => listLiveKeys(db, teamId, { groupId: group.id })))).flat();
       return {
         teamId,
         setup: { connections: connections.length, groups: groups.length, keys: keys.length, firstRequestAt: firstRequest ?? null },
+        demo,
         thisMonth: month?.totals ?? null,
         daily: month?.daily ?? [],
       };

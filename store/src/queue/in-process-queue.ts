@@ -13,11 +13,19 @@
  * comes while the last run is pending is skipped.
  *
  * `close` stops accepting jobs, cancels schedules and pending retries and waits for running jobs;
- * jobs still waiting are dropped with the process, so call `drain` first to finish them.
- * `drain` waits for every job, including those of names no processor has taken yet.
+ * jobs still waiting are dropped with the process, so call `drainForShutdown` first to finish
+ * them. `drain` waits for every job, including those of names no processor has taken yet;
+ * `drainForShutdown` for every job but those of `resumable` processors, whose work the
+ * next start finds again (a job that hands on work for minutes would hold a shutdown up),
+ * and a resumable job that fails because the queue closed under it is not reported.
  */
 import { DEFAULT_BACKOFF_MS, type QueueOptions, resolveErrorReporter, resolveProcessOptions, validateSchedule } from './options.ts';
 import type { EnqueueOptions, JobHandler, JobMap, JobQueue, ProcessOptions, ScheduleOptions } from './types.ts';
+
+export interface InProcessQueue<M extends JobMap> extends JobQueue<M> {
+  /** Resolves when no job is waiting or running but those of `resumable` processors: what a shutdown would lose is done. */
+  drainForShutdown(): Promise<void>;
+}
 
 interface QueuedJob {
   name: string;
@@ -32,20 +40,22 @@ interface Processor {
   concurrency: number;
   attempts: number;
   backoffMs: number;
+  resumable: boolean;
   running: number;
 }
 
-export function createInProcessQueue<M extends JobMap>(options: QueueOptions = {}): JobQueue<M> {
+export function createInProcessQueue<M extends JobMap>(options: QueueOptions = {}): InProcessQueue<M> {
   const { backoffMs = DEFAULT_BACKOFF_MS } = options;
   const onError = resolveErrorReporter(options);
   const waiting = new Map<string, QueuedJob[]>();
   const processors = new Map<string, Processor>();
-  /** `name \0 jobId` of every job waiting, running or waiting for a retry. */
-  const pendingJobKeys = new Set<string>();
+  /** `name \0 jobId` of every job waiting, running or waiting for a retry, with its name. */
+  const pendingJobKeys = new Map<string, string>();
   const retryTimers = new Set<NodeJS.Timeout>();
   const scheduleTimers = new Map<string, NodeJS.Timeout>();
   const runningJobs = new Set<Promise<void>>();
   let drainWaiters: (() => void)[] = [];
+  let shutdownWaiters: (() => void)[] = [];
   let closing: Promise<void> | undefined;
 
   const jobKey = (name: string, jobId: string) => `${name}\u0000${jobId}`;
@@ -59,7 +69,15 @@ export function createInProcessQueue<M extends JobMap>(options: QueueOptions = {
     return jobs;
   }
 
+  /** Whether a shutdown would lose nothing: every job pending is a resumable processor's. */
+  const onlyResumablePending = () => [...pendingJobKeys.values()].every((name) => processors.get(name)?.resumable === true);
+
   function settleDrainWaitersIfIdle(): void {
+    if (shutdownWaiters.length > 0 && onlyResumablePending()) {
+      const waiters = shutdownWaiters;
+      shutdownWaiters = [];
+      for (const resolve of waiters) resolve();
+    }
     if (pendingJobKeys.size > 0) return;
     const waiters = drainWaiters;
     drainWaiters = [];
@@ -94,7 +112,7 @@ export function createInProcessQueue<M extends JobMap>(options: QueueOptions = {
       if (attempt < processor.attempts && closing === undefined) {
         scheduleRetry({ ...job, triesMade: attempt }, processor.backoffMs);
       } else {
-        onError(error, `gave up on ${job.name} job ${job.jobId} after ${attempt} attempt(s)`);
+        if (closing === undefined || !processor.resumable) onError(error, `gave up on ${job.name} job ${job.jobId} after ${attempt} attempt(s)`);
         forget(job);
       }
     } finally {
@@ -132,7 +150,7 @@ export function createInProcessQueue<M extends JobMap>(options: QueueOptions = {
     if (closing !== undefined) throw new Error('the job queue is closed');
     const key = jobKey(name, jobId);
     if (pendingJobKeys.has(key)) return;
-    pendingJobKeys.add(key);
+    pendingJobKeys.set(key, name);
     waitingJobs(name).push({ name, jobId, payload, triesMade: 0 });
     startSoon(name);
   }
@@ -152,14 +170,19 @@ export function createInProcessQueue<M extends JobMap>(options: QueueOptions = {
     process(name, handler, processOptions?: ProcessOptions) {
       if (closing !== undefined) throw new Error('the job queue is closed');
       if (processors.has(name)) throw new Error(`jobs named ${name} already have a processor`);
-      const { concurrency, attempts, backoffMs: firstRetryMs } = resolveProcessOptions(processOptions, backoffMs);
-      processors.set(name, { handler: handler as JobHandler<unknown>, concurrency, attempts, backoffMs: firstRetryMs, running: 0 });
+      const { concurrency, attempts, backoffMs: firstRetryMs, resumable } = resolveProcessOptions(processOptions, backoffMs);
+      processors.set(name, { handler: handler as JobHandler<unknown>, concurrency, attempts, backoffMs: firstRetryMs, resumable, running: 0 });
       startWaitingJobs(name);
     },
 
     drain() {
       if (pendingJobKeys.size === 0) return Promise.resolve();
       return new Promise((resolve) => drainWaiters.push(resolve));
+    },
+
+    drainForShutdown() {
+      if (onlyResumablePending()) return Promise.resolve();
+      return new Promise((resolve) => shutdownWaiters.push(resolve));
     },
 
     close() {

@@ -94,6 +94,11 @@ export interface GpuScrapeJob {
   targetId?: string;
 }
 
+/** Records the next day of a demo team's sample usage (the fill says which). */
+export interface DemoFillJob {
+  teamId: string;
+}
+
 export type JobPayloads = {
   meter: UsageBatchJob;
   mail: MailJob;
@@ -108,4 +113,5 @@ export type JobPayloads = {
   'invoice-collect': InvoiceCollectJob;
   'gpu-rollup': GpuRollupJob;
   'gpu-scrape': GpuScrapeJob;
+  'demo-fill': DemoFillJob;
 };

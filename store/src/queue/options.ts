@@ -36,7 +36,7 @@ export function validateSchedule({ everyMs }: ScheduleOptions): void {
 export const MAX_BACKOFF_MS = 3_600_000;
 
 export function resolveProcessOptions(options: ProcessOptions = {}, queueBackoffMs = DEFAULT_BACKOFF_MS): Required<ProcessOptions> {
-  const { concurrency = 1, attempts = DEFAULT_ATTEMPTS, backoffMs = queueBackoffMs } = options;
+  const { concurrency = 1, attempts = DEFAULT_ATTEMPTS, backoffMs = queueBackoffMs, resumable = false } = options;
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
   }
@@ -46,5 +46,5 @@ export function resolveProcessOptions(options: ProcessOptions = {}, queueBackoff
   if (!Number.isSafeInteger(backoffMs) || backoffMs < 0 || backoffMs > MAX_BACKOFF_MS) {
     throw new RangeError(`backoffMs must be an integer from 0 to ${MAX_BACKOFF_MS}, got ${backoffMs}`);
   }
-  return { concurrency, attempts, backoffMs };
+  return { concurrency, attempts, backoffMs, resumable };
 }

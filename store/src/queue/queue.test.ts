@@ -296,3 +296,36 @@ describe.skipIf(redisUrl === undefined)('bullmq queues of two processes', () => 
     expect(runs).toEqual(['ops@example.com']);
   });
 });
+
+describe('in-process queue at shutdown', () => {
+  it('finishes what a stop would lose, not a resumable job that hands on work, and does not report that one failing as it closes', async () => {
+    const reported: ReportedError[] = [];
+    const queue = createInProcessQueue<TestJobs>({ backoffMs: 10, onError: (error, context) => reported.push({ error, context }) });
+    let days = 0;
+    // A job that hands the next piece of its work on to the queue, for as long as it is let.
+    queue.process(
+      'raw',
+      async () => {
+        days += 1;
+        await sleep(5);
+        await queue.enqueue('raw', { value: days }, { jobId: `day-${days}` });
+      },
+      { resumable: true },
+    );
+    const sent: string[] = [];
+    queue.process('mail', async ({ to }) => {
+      await sleep(50);
+      sent.push(to);
+    });
+    await queue.enqueue('raw', { value: 0 }, { jobId: 'day-0' });
+    await queue.enqueue('mail', { to: 'ops@example.com' }, { jobId: 'mail-1' });
+
+    await queue.drainForShutdown();
+    expect(sent).toEqual(['ops@example.com']);
+    await queue.close();
+    const handedOn = days;
+    await sleep(50);
+    expect(days).toBe(handedOn);
+    expect(reported).toEqual([]);
+  });
+});

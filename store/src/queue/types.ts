@@ -20,6 +20,11 @@ export interface ProcessOptions {
   attempts?: number;
   /** Delay before the first retry, doubling with each further one (default: the queue's `backoffMs`). */
   backoffMs?: number;
+  /**
+   * Its jobs' work is found again when a process starts (the job table's `unfinished`), so
+   * a shutdown need not finish them, nor report one that fails because the queue closed.
+   */
+  resumable?: boolean;
 }
 
 export interface ScheduleOptions {

@@ -497,6 +497,26 @@ export interface AdvisorInsightsTable {
   applied_by: string | null;
 }
 
+/** Where a demo team's sample usage has got (migration 20261127_0202): the demo-fill job records it a day at a time. */
+export interface DemoFillsTable {
+  team_id: string;
+  /** The sample's last moment (when the team was made): its days are the `days` UTC days up to it. */
+  sample_end: Date;
+  /** The team's groups and their keys, in the order of the demo's layout (worker/src/demo/sample.ts). */
+  groups: Json<DemoFillGroup[]>;
+  days: number;
+  /** Days recorded so far, oldest first. */
+  days_filled: ColumnType<number, number | undefined, number>;
+  /** Sample requests recorded so far. */
+  requests: ColumnType<number, number | undefined, number>;
+  filled_at: Date | null;
+}
+
+export interface DemoFillGroup {
+  groupId: string;
+  keyIds: string[];
+}
+
 /** A team's alert channel (migration 20261126_0007): where its alerts go. */
 export interface AlertChannelsTable {
   id: string;
@@ -781,6 +801,7 @@ export interface Database {
   spend_forecasts: SpendForecastsTable;
   forecast_backtests: ForecastBacktestsTable;
   advisor_insights: AdvisorInsightsTable;
+  demo_fills: DemoFillsTable;
   subscription_plans: SubscriptionPlansTable;
   subscriptions: SubscriptionsTable;
   subscription_plan_history: SubscriptionPlanHistoryTable;

@@ -2,6 +2,7 @@
 // PGlite, and (with TEST_DATABASE_URL and TEST_REDIS_URL) BullMQ on PostgreSQL. Its prune
 // (scheduled hourly; the queue suite runs schedules) deletes what is past its retention and
 // keeps the rest; its reconcile-usage repairs rollups that drifted from the events.
+import { priceCatalog } from '@spendgate/core';
 import {
   createEnvelope,
   createLogger,
@@ -100,6 +101,7 @@ for (const mode of modes) {
         outbound: createOutboundGuard({ allowedHosts: [] }),
         twilioApiUrl: 'https://api.twilio.com',
         stripe: { apiUrl: 'https://api.stripe.com', secretKey: undefined },
+        catalog: priceCatalog,
       });
       await stores.queue.enqueue('prune', {}, { jobId: 'prune-now' });
 

@@ -1,9 +1,11 @@
 /**
  * Every job the worker runs, in one table: its processor, how many run at once, how many
- * tries it gets, and for a scheduled job how often it runs. A new job is a file beside
- * this one, its payload in the job map (store/src/queue/jobs.ts) and a row here.
+ * tries it gets, for a scheduled job how often it runs, and for a job that hands itself
+ * on (demo-fill) what a restart left unfinished. A new job is a file beside this one, its
+ * payload in the job map (store/src/queue/jobs.ts) and a row here.
  * A failed try is retried after `backoffMs`, doubling with each further try.
  */
+import type { PriceCatalog } from '@spendgate/core';
 import {
   DEFAULT_ATTEMPTS,
   type Envelope,
@@ -18,6 +20,7 @@ import {
 } from '@spendgate/store';
 import { createAlertCheckProcessor } from './alert-check.ts';
 import { ALERT_DELIVERY_ATTEMPTS, createAlertDeliverProcessor } from './alert-deliver.ts';
+import { createDemoFillProcessor, unfinishedDemoDays } from './demo-fill.ts';
 import { createForecastProcessor } from './forecast.ts';
 import { createInvoiceBuildProcessor } from './invoice-build.ts';
 import { createInvoiceCollectProcessor } from './invoice-collect.ts';
@@ -49,6 +52,8 @@ export interface JobDeps {
   twilioApiUrl: string;
   /** Stripe's API origin and secret key, for billing. */
   stripe: Pick<StripeConfig, 'apiUrl' | 'secretKey'>;
+  /** Prices a demo team's sample requests as the gateway prices requests. */
+  catalog: PriceCatalog;
 }
 
 type JobName = keyof JobPayloads;
@@ -61,6 +66,8 @@ interface JobDefinition<N extends JobName> {
   backoffMs: number;
   /** A scheduled job: enqueued with `payload` every `everyMs`. */
   schedule?: { everyMs: number; payload: JobPayloads[N] };
+  /** Jobs a restart left unfinished: enqueued again when a process starts consuming (one still pending keeps its id, so runs once). */
+  unfinished?: (deps: JobDeps) => Promise<{ payload: JobPayloads[N]; jobId: string }[]>;
 }
 
 const HOUR_MS = 3_600_000;
@@ -98,12 +105,15 @@ const JOBS: { [N in JobName]: JobDefinition<N> } = {
   'gpu-rollup': { createProcessor: createGpuRollupProcessor, concurrency: 1, attempts: 1, backoffMs: 60_000, schedule: { everyMs: 60_000, payload: {} } },
   // Every 30 s (twice a minute slot); a failed scrape is recorded on its exporter, and the next turn scrapes again.
   'gpu-scrape': { createProcessor: createGpuScrapeProcessor, concurrency: 4, attempts: 1, backoffMs: 30_000, schedule: { everyMs: 30_000, payload: {} } },
+  // One day of one demo team at a time, as the meter's batches go; a day that fails is tried again as a meter batch is.
+  'demo-fill': { createProcessor: createDemoFillProcessor, concurrency: 1, attempts: DEFAULT_ATTEMPTS, backoffMs: 1_000, unfinished: unfinishedDemoDays },
 };
 
 async function registerJob<N extends JobName>(queue: JobQueue<JobPayloads>, name: N, deps: JobDeps): Promise<void> {
   const job: JobDefinition<N> = JOBS[name];
-  queue.process(name, job.createProcessor(deps), { concurrency: job.concurrency, attempts: job.attempts, backoffMs: job.backoffMs });
+  queue.process(name, job.createProcessor(deps), { concurrency: job.concurrency, attempts: job.attempts, backoffMs: job.backoffMs, resumable: job.unfinished !== undefined });
   if (job.schedule) await queue.schedule(name, job.schedule.payload, { everyMs: job.schedule.everyMs });
+  for (const { payload, jobId } of (await job.unfinished?.(deps)) ?? []) await queue.enqueue(name, payload, { jobId });
 }
 
 /** Consumes every job of the table on `queue`, and starts the schedules. */

@@ -17,7 +17,8 @@ export const isSetUp = (overview: TeamOverview) =>
  * 2 s: the API has no push channel, and a new user who sends a first request from their
  * terminal must see it on the page within 5 s without reloading (one small query every
  * 2 s per open dashboard costs the server little). Once set up, every 15 s keeps this
- * month's figures current without that load.
+ * month's figures current without that load. A demo team's sample usage, recorded in the
+ * background, is followed every 2 s until its last day has landed.
  */
 export const SETUP_POLL_MS = 2_000;
 export const SET_UP_POLL_MS = 15_000;
@@ -26,5 +27,5 @@ export const teamOverviewQuery = (teamId: string) =>
   queryOptions({
     queryKey: overviewKeys.team(teamId),
     queryFn: ({ signal }) => apiData<TeamOverview>('GET', '/usage/team', { signal, query: { teamId }, fallback: 'Failed to fetch usage' }),
-    refetchInterval: (query) => (query.state.data && isSetUp(query.state.data) ? SET_UP_POLL_MS : SETUP_POLL_MS),
+    refetchInterval: ({ state: { data } }) => (data && isSetUp(data) && data.demo?.state !== 'filling' ? SET_UP_POLL_MS : SETUP_POLL_MS),
   });

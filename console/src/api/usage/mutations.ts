@@ -12,11 +12,9 @@ import type { DemoTeam, ExportFormat, UsageFilters } from './types.ts';
 export const DEMO_FAILED = 'Failed to create the demo team';
 export const EXPORT_FAILED = 'Failed to export usage';
 
-export const DEMO_TEAM_MUTATION_KEY = ['usage', 'demo'];
-
 export const demoTeamMutation = (queryClient: QueryClient) =>
   mutationOptions({
-    mutationKey: DEMO_TEAM_MUTATION_KEY,
+    mutationKey: ['usage', 'demo'],
     mutationFn: () => apiData<DemoTeam>('POST', '/demo/team', { fallback: DEMO_FAILED }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: teamKeys.mine() }),
   });

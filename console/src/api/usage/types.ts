@@ -126,10 +126,17 @@ export interface RequestLogPage {
   nextCursor: string | null;
 }
 
-/** POST /demo/team. */
-export interface DemoTeam {
+/** How far a demo team's sample usage has been recorded: in the background, a day at a time, oldest first. */
+export interface DemoStatus {
+  state: 'filling' | 'filled';
+  days: number;
+  daysFilled: number;
+  /** Sample requests recorded so far. */
+  requests: number;
+}
+
+/** POST /demo/team: the team, made at once, its usage `filling`. */
+export interface DemoTeam extends DemoStatus {
   teamId: string;
   name: string;
-  days: number;
-  requests: number;
 }

@@ -17,6 +17,7 @@ const TEAM = { id: '11111111-1111-4111-8111-111111111111', name: 'Platform', des
 const overview = (setup: Partial<TeamOverview['setup']>) => ({
   teamId: TEAM.id,
   setup: { connections: 0, groups: 0, keys: 0, firstRequestAt: null, ...setup },
+  demo: null,
   thisMonth: null,
   daily: [],
 });

@@ -2,11 +2,12 @@
  * /dashboard: the first screen after sign-in. Until the team is set up it shows the
  * first-run checklist (each step ticked from real data, onboarding.ts) and snippets for
  * the `openai` and `@anthropic-ai/sdk` clients; before any usage, a button that loads a
- * demo team; once the first request is recorded, the FinOps overview (UsageOverview.tsx)
- * under the filters of the URL (a team's whole usage for its admins, one of their groups'
- * for its other members). The team shown is the URL's `team`, else the user's
- * first. Both refresh themselves, so a first request appears within seconds without a
- * reload.
+ * demo team; on a demo team, how far its sample usage has been recorded (in the
+ * background, a day at a time); once the first request is recorded, the FinOps overview
+ * (UsageOverview.tsx) under the filters of the URL (a team's whole usage for its admins,
+ * one of their groups' for its other members). The team shown is the URL's `team`, else
+ * the user's first. Both refresh themselves, so a first request, and each demo day,
+ * appears within seconds without a reload.
  */
 import { decide, type TeamRole } from '@spendgate/core';
 import { useMutation, useMutationState, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -14,8 +15,8 @@ import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { isSetUp, teamOverviewQuery } from '../../api/overview/queries.ts';
 import type { TeamOverview } from '../../api/overview/types.ts';
 import { myTeamsQuery } from '../../api/team/queries.ts';
-import { DEMO_TEAM_MUTATION_KEY, demoTeamMutation } from '../../api/usage/mutations.ts';
-import type { DemoTeam } from '../../api/usage/types.ts';
+import { demoTeamMutation } from '../../api/usage/mutations.ts';
+import type { DemoStatus } from '../../api/usage/types.ts';
 import { useSession } from '../../shared/session.ts';
 import { Icon } from '../../shared/ui/Icon.tsx';
 import { countText } from '../connections/format.ts';
@@ -109,36 +110,44 @@ function DemoData() {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const demo = useMutation(demoTeamMutation(queryClient));
-  // From the mutation cache: the panel is remounted when the page switches to the demo team, which is empty until the meter has recorded its usage.
-  const made = useMutationState({ filters: { mutationKey: DEMO_TEAM_MUTATION_KEY, status: 'success' }, select: (mutation) => mutation.state.data as DemoTeam }).at(-1);
   const load = () => demo.mutate(undefined, { onSuccess: (team) => navigate({ to: '/dashboard', search: { team: team.teamId } as never }) });
   return (
     <section className="overview-panel" aria-labelledby="demo-title">
       <div className="overview-panel__header">
         <h2 id="demo-title">No usage yet</h2>
       </div>
-      {made ? (
-        <p className="alert alert--success" role="status">
-          Demo team made: {made.name}. Its {countText(made.requests)} sample requests over {made.days} days appear here within seconds.
-        </p>
-      ) : (
-        <>
-          <p className="overview-panel__text">
-            Spend, tokens and requests show here once your keys are used. To see the overview at work now, load a demo team of your own: three groups, six keys
-            and 90 days of sample usage, marked as demo and never billed.
-          </p>
-          <p>
-            <button type="button" className="button button--primary button--small" onClick={load} disabled={demo.isPending}>
-              {demo.isPending ? 'Loading demo data…' : 'Load demo data'}
-            </button>
-          </p>
-        </>
-      )}
+      <p className="overview-panel__text">
+        Spend, tokens and requests show here once your keys are used. To see the overview at work now, load a demo team of your own: three groups, six keys and
+        90 days of sample usage, marked as demo and never billed.
+      </p>
+      <p>
+        <button type="button" className="button button--primary button--small" onClick={load} disabled={demo.isPending}>
+          {demo.isPending ? 'Loading demo data…' : 'Load demo data'}
+        </button>
+      </p>
       {demo.isError && (
         <p className="alert alert--error" role="alert">
           {demo.error.message}
         </p>
       )}
+    </section>
+  );
+}
+
+/** A demo team whose sample usage is still being recorded: how many of its days have landed (the panels below fill in as they do). */
+function DemoProgress({ demo }: { demo: DemoStatus }) {
+  return (
+    <section className="overview-panel" aria-labelledby="demo-title">
+      <div className="overview-panel__header">
+        <h2 id="demo-title">Loading demo data</h2>
+        <p className="overview-panel__meta">
+          {demo.daysFilled} of {demo.days} days
+        </p>
+      </div>
+      <progress className="demo-progress" max={demo.days} value={demo.daysFilled} aria-labelledby="demo-title" />
+      <p className="overview-panel__text" role="status">
+        {demo.daysFilled} of {demo.days} days of sample usage recorded ({countText(demo.requests)} requests), oldest first: the overview fills in as each day lands.
+      </p>
     </section>
   );
 }
@@ -165,7 +174,8 @@ export function OverviewScreen() {
     return (
       <div className="overview">
         {!setUp && <Checklist hasTeam={Boolean(team)} overview={data} mayConnect={!team || decide('connection.manage', { teamRole }) === 'allowed'} />}
-        {!hasUsage && <DemoData />}
+        {data?.demo?.state === 'filling' && <DemoProgress demo={data.demo} />}
+        {!hasUsage && !data?.demo && <DemoData />}
         {team && hasUsage && <UsageOverview teamId={team.id} search={search} teamWide={decide('team.usage.view', { teamRole }) === 'allowed'} />}
         {team && <Snippets issuedKey={issuedKey} />}
       </div>

@@ -4,7 +4,8 @@
 // never shown as £0, the filters read from and written to the URL and sent to every
 // call, each panel's loading, error (spec §8 fallbacks) and empty state, the export
 // fetched with the session's token and saved as a Blob, and the demo button of an
-// empty team switching to the team it made. The month's forecast sits among the panels
+// empty team switching to the team it made, whose sample usage is shown landing day by
+// day without a reload. The month's forecast sits among the panels
 // (the team's, or the group's when filtered to one). A team member who is not its admin
 // sees one of their groups (their first, or the URL's), picked among those groups only.
 import { microsToDecimalString } from '@spendgate/core';
@@ -118,6 +119,7 @@ const noForecast = (url: URL) =>
 const overview = (firstRequestAt: string | null) => ({
   teamId: TEAM.id,
   setup: { connections: 1, groups: 1, keys: 1, firstRequestAt },
+  demo: null,
   thisMonth: null,
   daily: [],
 });
@@ -150,7 +152,9 @@ beforeEach(() => {
         expect(new Headers(init?.headers).get('authorization')).toBe('Bearer the-session-token');
         return new Response('day,cost\n2026-11-26,1.25\n', { status: 200, headers: { 'content-type': 'text/csv', 'content-disposition': 'attachment; filename="platform-usage.csv"' } });
       }
-      if (url.pathname === '/api/demo/team' && init?.method === 'POST') return jsonResponse(201, { success: true, data: { teamId: DEMO_TEAM_ID, name: 'Demo team', days: 90, requests: 5400 }, message: 'ok' });
+      if (url.pathname === '/api/demo/team' && init?.method === 'POST') {
+        return jsonResponse(201, { success: true, data: { teamId: DEMO_TEAM_ID, name: 'Demo team', state: 'filling', days: 90, daysFilled: 0, requests: 0 }, message: 'ok' });
+      }
       const answer = answers[url.pathname];
       return answer ? answer(url) : jsonResponse(404, { success: false, data: null, message: `no stub for ${url.pathname}` });
     }),
@@ -309,15 +313,34 @@ describe('the overview of a team with usage', () => {
     expect(await created[0]!.text()).toBe('day,cost\n2026-11-26,1.25\n');
   });
 
-  it('offers an empty team demo data and switches to the demo team it made', async () => {
+  it('offers an empty team demo data, switches to the demo team it made and shows its days landing without a reload', async () => {
     const user = userEvent.setup();
-    answers['/api/usage/team'] = () => ok(overview(null));
+    let daysFilled = 0;
+    const demoOverview = () => ({
+      ...overview(daysFilled === 0 ? null : '2026-08-29T09:00:00.000Z'),
+      teamId: DEMO_TEAM_ID,
+      setup: { connections: 0, groups: 3, keys: 6, firstRequestAt: daysFilled === 0 ? null : '2026-08-29T09:00:00.000Z' },
+      demo: { state: 'filling', days: 90, daysFilled, requests: daysFilled * 512 },
+    });
+    answers['/api/usage/team'] = (url) => ok(url.searchParams.get('teamId') === DEMO_TEAM_ID ? demoOverview() : overview(null));
     const { router } = await renderInSite(<OverviewScreen />, { at: `/?team=${TEAM.id}` });
     const empty = await panel('No usage yet');
     expect(screen.queryByRole('heading', { name: 'Usage in this range' })).toBeNull();
+    answers['/api/team/'] = () => ok([TEAM, { ...TEAM, id: DEMO_TEAM_ID, name: 'Demo team' }]);
     await user.click(empty.getByRole('button', { name: 'Load demo data' }));
-    expect(await empty.findByText(/Demo team made: Demo team\. Its 5,400 sample requests over 90 days appear here within seconds\./)).toBeTruthy();
     await waitFor(() => expect(router.state.location.search).toEqual({ team: DEMO_TEAM_ID }));
+    const progress = () => screen.getByRole('progressbar', { name: 'Loading demo data' });
+    expect((await panel('Loading demo data')).getByRole('status').textContent).toBe(
+      '0 of 90 days of sample usage recorded (0 requests), oldest first: the overview fills in as each day lands.',
+    );
+    expect(progress().getAttribute('value')).toBe('0');
+    expect(screen.queryByRole('button', { name: 'Load demo data' })).toBeNull();
+
+    // The overview asks again every 2 s while the sample lands: the days recorded show, and the usage panels beside them.
+    daysFilled = 12;
+    await waitFor(() => expect(progress().getAttribute('value')).toBe('12'), { timeout: 10_000 });
+    expect((await panel('Loading demo data')).getByRole('status').textContent).toContain('12 of 90 days of sample usage recorded (6,144 requests)');
+    expect(await screen.findByRole('heading', { name: 'Usage in this range' })).toBeTruthy();
   });
 });
 

@@ -1,4 +1,5 @@
-// /api/demo: a demo team with 90 days of sample usage for the signed-in user, one each.
+// /api/demo: a demo team with 90 days of sample usage for the signed-in user, one each,
+// answered at once while its usage is recorded in the background.
 import type { FastifyPluginAsync } from 'fastify';
 import type { ControlPlaneServices } from '../../control/index.ts';
 import { useZod } from '../../zod-provider.ts';
@@ -14,13 +15,14 @@ export const demoRoutes =
       '/team',
       {
         schema: {
-          summary: 'Create your demo team: three groups, six keys and 90 days of sample usage, recorded through the meter and never billed (409 if you have one)',
+          summary:
+            'Create your demo team: three groups, six keys and 90 days of sample usage, recorded through the meter in the background (`filling`, a day at a time; GET /usage/team says how far) and never billed (409 if you have one)',
           response: { 201: answer(DemoTeam) },
         },
       },
       async (request, reply) => {
         reply.code(201);
-        return ok(await services.demo.createDemoTeam(signedIn(request).userId), 'Demo team created: its usage appears within seconds');
+        return ok(await services.demo.createDemoTeam(signedIn(request).userId), 'Demo team created: its sample usage is being recorded, a day at a time');
       },
     );
   };

@@ -10,9 +10,14 @@ export interface ForecastScope {
   timeZone: string;
 }
 
-/** Every team and group to forecast, with the team's time zone. */
+/** Every team and group to forecast, with the team's time zone: not a demo team whose sample is still being recorded (its last days are missing). */
 export async function forecastScopes(db: Kysely<Database>): Promise<ForecastScope[]> {
-  const teams = await db.selectFrom('teams').select(['id', 'time_zone']).orderBy('id').execute();
+  const teams = await db
+    .selectFrom('teams')
+    .select(['id', 'time_zone'])
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('demo_fills').select('team_id').whereRef('demo_fills.team_id', '=', 'teams.id').where('filled_at', 'is', null))))
+    .orderBy('id')
+    .execute();
   const groups = await db.selectFrom('synthetic_groups').select(['id', 'team_id']).orderBy('id').execute();
   const zones = new Map(teams.map((team) => [team.id, team.time_zone]));
   return [
