@@ -225,6 +225,11 @@ for (const mode of testModes) {
       expect([again.status, again.body.data.id, again.body.data.replayed]).toEqual([200, first.body.data.id, true]);
       expect((await record({ ...usage, quantity: 251 })).status).toBe(409);
       expect((await record({ ...usage, identifier: 'relay:by-a-customer' }, tenant.token)).status).toBe(403);
+      // A demo team is never charged (core's isCharged): nothing is recorded on it.
+      const demoTeam = (await callApi(spendgate.url, 'POST', '/team/', { token: tenant.token, body: { name: 'Samples' } })).body.data.id as string;
+      await spendgate.app.runtime.stores.sql.db.updateTable('teams').set({ is_demo: true }).where('id', '=', demoTeam).execute();
+      const onDemo = await record({ ...usage, teamId: demoTeam, identifier: 'relay:demo' });
+      expect([onDemo.status, onDemo.body.message]).toEqual([409, 'A demo team is never billed: record usage on a real team']);
       for (const [change, field] of [
         [{ meter: 'gpu-hours' }, 'meter'],
         [{ quantity: 0 }, 'quantity'],

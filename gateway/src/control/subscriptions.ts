@@ -14,6 +14,7 @@ import {
   ConflictError,
   FREE_TRIAL_DAYS,
   type InvoiceLineKind,
+  isCharged,
   meterUnitMicros,
   NotFoundError,
   type PlanTerms,
@@ -271,7 +272,7 @@ export function createSubscriptionService(deps: { sql: SqlStore; access: Access;
     ) {
       const team = await findTeam(db, input.teamId);
       if (!team) throw new NotFoundError('Team');
-      if (team.is_demo) throw new ConflictError('A demo team is never billed: record usage on a real team');
+      if (!isCharged({ isDemo: team.is_demo })) throw new ConflictError('A demo team is never billed: record usage on a real team');
       const subscription = await findTeamSubscription(db, input.teamId);
       const start = subscription?.current_period_start;
       if (!subscription || !start) throw new ConflictError(`The team's subscription has no billing period to charge usage to (it is ${subscription?.status ?? 'missing'})`);
