@@ -4,7 +4,7 @@
  * output limits far above the answers in requests sent through the data plane (whose usage
  * events carry the body's fingerprint, keyed per team, and the limit asked); each finding is charged
  * the plan's price once (again on a second run, and under concurrent runs: never twice),
- * and never on a demo team, whose run and list say its tips are free;
+ * and never on a demo team, whose run and list say its tips are free (nor worded through the operator's upstream);
  * applying revokes the idle key, or merges a model override (another model, or the same
  * model through a cheaper connection) or an output cap into the key's settings — audited,
  * read back from the key — and, a few days on, measures the realised saving; the team's
@@ -400,6 +400,16 @@ for (const mode of testModes) {
       expect(listed.insights.map((insight: { price: string }) => insight.price)).toEqual(['0.000000', '0.000000']);
       const recorded = await db().selectFrom('advisor_insights').select('price_micros').where('team_id', '=', made.team).execute();
       expect(recorded.map((insight) => insight.price_micros)).toEqual([0n, 0n]);
+      // Never billed, so its tips are not written through the operator's upstream either.
+      const operatorWording = await callApi(spendgate.url, 'PUT', `/usage/ai-advisor/wording/${made.team}`, {
+        token: owner.token,
+        body: { enabled: true, source: 'operator', connectionId: null, model: 'gpt-4o-mini' },
+      });
+      expect([operatorWording.status, operatorWording.body.field, operatorWording.body.message]).toEqual([
+        400,
+        'source',
+        "source: a demo team is never billed, so its tips cannot be written through the operator's upstream; choose one of its connections",
+      ]);
     });
 
     it('applies in one click: revokes the idle key, and measures the realised saving days later', async () => {

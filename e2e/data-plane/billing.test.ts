@@ -70,18 +70,30 @@ for (const mode of testModes) {
       expect(await lastEvent()).toMatchObject({ billed_micros: 2000n, billing_rule: 'optimised-minimum-fee' });
     });
 
-    it('bills a demo team’s request nothing, while it counts its plan price on the team’s budgets', async () => {
+    it('serves no optimised key of a demo team, and bills its own connection’s requests nothing while counting them on its budgets', async () => {
       const demo = await signUpTeam(spendgate.url, 'billing-demo@example.com');
       await spendgate.app.runtime.stores.sql.db.updateTable('teams').set({ is_demo: true }).where('id', '=', demo.teamId).execute();
       const key = await callApi(spendgate.url, 'POST', `/synthetic-group/provider-key/create/${demo.groupId}`, { token: demo.token, body: { name: 'optimised', kind: 'optimised' } });
       expect(key.status).toBe(201);
-      operator.controlHeaders['x-fake-usage'] = usage(1000, 200);
-      await client(key.body.data.key).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+      const operatorCalls = operator.requests.length;
+      await expect(client(key.body.data.key).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] })).rejects.toMatchObject({
+        status: 403,
+        error: { code: 'demo_team', message: "A demo team is never billed, so its optimised keys are not served: Spendgate's provider accounts would pay for them. Issue the key on one of your own teams." },
+      });
+      expect(operator.requests.length).toBe(operatorCalls);
       await usageWritten(spendgate);
-      // As the first test: 4500 micro-USD, counted 4388 micro-GBP on budgets; billed nothing.
+      expect(await listUsageEvents(spendgate.app.runtime.stores.sql.db, demo.teamId)).toEqual([]);
+
+      // Its own connection (BYOK) is served: the provider bills the team, Spendgate bills nothing.
+      const byok = await issueByokKey(spendgate.url, demo, { provider: 'openai', apiKey: 'sk-operator', baseUrl: operator.url });
+      operator.controlHeaders['x-fake-usage'] = usage(1000, 200);
+      await client(byok).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+      await usageWritten(spendgate);
+      // 4500 micro-USD at 0.75: 3375 micro-GBP counted on its budgets; billed nothing.
       expect((await listUsageEvents(spendgate.app.runtime.stores.sql.db, demo.teamId)).at(-1)).toMatchObject({
+        key_kind: 'byok',
         cost_micros: 4500n,
-        budget_spend_micros: 4388n,
+        budget_spend_micros: 3375n,
         billed_micros: 0n,
         billing_rule: 'demo-never-billed',
       });

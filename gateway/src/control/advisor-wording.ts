@@ -34,6 +34,7 @@ import {
   findTeam,
   findTeamDataKey,
   insertUsageEvents,
+  isDemoTeam,
   listBudgets,
   type OutboundGuard,
   saveAdvisorWording,
@@ -98,6 +99,7 @@ export function createAdvisorWording(deps: {
   /** The target of a setting: 404 for a connection not the team's, 400 naming the field the provider or the operator cannot serve. */
   async function targetOf(teamId: string, setting: Pick<WordingSetting, 'source' | 'connectionId' | 'model'>): Promise<WordingTarget> {
     if (setting.source === 'operator') {
+      if (await isDemoTeam(db, teamId)) throw new ValidationError('source', "source: a demo team is never billed, so its tips cannot be written through the operator's upstream; choose one of its connections");
       const account = operatorAccountFor(accounts, deps.catalog, setting.model, now());
       if (account === undefined) throw new ValidationError('model', `model: the operator's upstream does not serve ${setting.model}`);
       return { ...account, dispatcher: operatorAgent, connectionId: null, kind: 'optimised' };

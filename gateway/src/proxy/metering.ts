@@ -16,7 +16,8 @@
  * delivers it later: no event is ever dropped.
  */
 import { randomUUID } from 'node:crypto';
-import {AppError, 
+import {
+  AppError,
   type Budget,
   budgetWindowAt,
   chargedBill,
@@ -26,12 +27,13 @@ import {AppError,
   type PriceCatalog,
   plainUsage,
   priceRequest,
-  subscriptionAccess,
   type RequestCost,
-  type RequestToPrice,TooManyRequestsError, 
+  type RequestToPrice,
+  subscriptionAccess,
+  TooManyRequestsError,
   totalTokens,
   type Usage,
-  worstCaseSpendMicros
+  worstCaseSpendMicros,
 } from '@spendgate/core';
 import {
   budgetCounter,
@@ -145,6 +147,10 @@ export interface AdmissionEstimate {
   /** Answers asked for (OpenAI's `n`). */
   choices: number;
 }
+
+/** Why a demo team's optimised key is not served: its requests are never billed. */
+const DEMO_TEAM_OPTIMISED_REFUSAL =
+  "A demo team is never billed, so its optimised keys are not served: Spendgate's provider accounts would pay for them. Issue the key on one of your own teams.";
 
 /** The 402 a refused request gets: which budget, its limit, its spend, when it resets, what is left. */
 function budgetRefusal(budget: Budget, spentMicros: bigint, at: Date, timeZone: string): AppError {
@@ -293,11 +299,14 @@ export function createMetering(deps: {
   }
 
   /**
-   * The subscription's access rule (core's subscriptionAccess), from the cached
-   * principal: after a trial that ended without a payment method, or a cancellation,
-   * optimised and BYOM keys get 402 `payment_required` saying why; BYOK keys go on.
+   * Which keys are served, from the cached principal: a demo team, never billed, has no
+   * optimised key served (403 `demo_team`: Spendgate's provider accounts would pay for
+   * it); and the subscription's access rule (core's subscriptionAccess): after a trial
+   * that ended without a payment method, or a cancellation, optimised and BYOM keys get
+   * 402 `payment_required` saying why; BYOK keys go on.
    */
   const refuseStoppedKey = (principal: Principal) => {
+    if (principal.isDemo && principal.kind === 'optimised') throw new AppError(403, 'demo_team', DEMO_TEAM_OPTIMISED_REFUSAL);
     if (!principal.subscription) return;
     const access = subscriptionAccess(principal.subscription, now());
     if (!access.keys[principal.kind]) throw new AppError(402, 'payment_required', `${access.stoppedBecause} Add a payment method at ${deps.subscriptionUrl}`);

@@ -12,7 +12,8 @@
  * through the team connection the override names, when it names one).
  * A spent downgrade budget swaps each model for the cheaper sibling of its family.
  */
-import {AppError, 
+import {
+  AppError,
   type BreakerOptions,
   CircuitBreaker,
   costOfRequest,
@@ -25,7 +26,7 @@ import {AppError,
   type RequestNeeds,
   type RouteCandidate,
   rankCandidates,
-  unmetNeed
+  unmetNeed,
 } from '@spendgate/core';
 import type { Broadcast } from '@spendgate/store';
 import type { Operation } from '../providers/formats/index.ts';
