@@ -4,12 +4,15 @@
  * and days left with no card; "Choose a plan and pay" opens the plan-required modal, whose
  * checkout goes to the fake's hosted page and back to the success page, which says what the
  * server answers; the screen then shows the plan chosen and the card; a second card is
- * added through a SetupIntent, made the default, and the first removed. What the screen
- * shows is checked against the API's own answers.
+ * added through a SetupIntent, made the default, and the first removed. And a newcomer's
+ * whole way in: a plan on /pricing, registration keeping it, the mailed code, then the
+ * subscription screen's checkout and back. What the screens show is checked against the
+ * API's own answers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeStripe, startFakeStripe } from '../fakes/stripe.ts';
 import { freePort } from '../support/free-port.ts';
+import { mailedCode } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
 import { browserSuite, CHROMIUM_PATH, hasChromium } from './support/chromium.ts';
 import { type BrowserProfiles, browserProfiles, checkPage, signUpTeamAdmin, type TeamAdmin } from './support/session.ts';
@@ -97,6 +100,40 @@ describe.skipIf(!hasChromium)('the subscription screen', () => {
       const phone = await profiles.open('/dashboard/settings/subscription', { as: admin, width: 390, theme: 'dark' });
       await phone.getByRole('list', { name: 'Saved cards' }).getByRole('listitem').filter({ hasText: `ending ${second.last4}` }).waitFor();
       await checkPage(phone, `subscription-phone-${mode}`);
+      expect(profiles.pageErrors).toEqual([]);
+      expect(profiles.consoleErrors).toEqual([]);
+    }, 180_000);
+
+    it('takes a newcomer from a plan on /pricing through registration to a paid checkout', async () => {
+      const email = `pricing-${mode}@example.com`;
+      const page = await profiles.open('/pricing');
+      await page.locator('[data-plan="developers"]').getByRole('link').click();
+      await page.waitForURL(/\/register\?plan=/);
+      const register = page.getByRole('form', { name: 'Register' });
+      await register.getByLabel('Full name').fill('Pat Pricing');
+      await register.getByLabel('Work email').fill(email);
+      await register.getByLabel('Password').fill('a long and unusual passphrase');
+      await register.getByRole('button', { name: 'Create account' }).click();
+      await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
+      await page.getByLabel('Verification code').fill(await mailedCode(spendgate.url, email));
+      await page.getByRole('button', { name: 'Verify' }).click();
+      await page.waitForURL(`${spendgate.url}/dashboard`);
+      const token = (await page.evaluate(() => localStorage.getItem('token')))!;
+      // The plan chosen on /pricing, on a trial without a card.
+      const trial = (await callApi(spendgate.url, 'GET', '/subscription/current', { token })).body.data;
+      expect(trial).toMatchObject({ plan: 'developers', status: 'trialing', hasPaymentMethod: false });
+
+      await page.getByRole('link', { name: 'Subscription' }).click();
+      await page.getByText(trial.planName, { exact: true }).first().waitFor();
+      await page.getByRole('button', { name: 'Choose a plan and pay' }).click();
+      const modal = page.getByRole('dialog', { name: 'Choose a plan' });
+      await modal.getByRole('radio', { name: /Developers/ }).check();
+      await modal.getByRole('button', { name: 'Continue to checkout' }).click();
+      await page.getByRole('heading', { name: 'Checkout (fake Stripe)' }).waitFor();
+      await page.getByRole('button', { name: /^Save card|^Subscribe/ }).click();
+      await page.waitForURL(/\/dashboard\/billing\/success\?session_id=/);
+      await page.getByRole('heading', { name: 'No payment needed', level: 1 }).waitFor();
+      expect((await callApi(spendgate.url, 'GET', '/subscription/current', { token })).body.data).toMatchObject({ plan: 'developers', status: 'trialing', hasPaymentMethod: true });
       expect(profiles.pageErrors).toEqual([]);
       expect(profiles.consoleErrors).toEqual([]);
     }, 180_000);
