@@ -4,13 +4,17 @@
 export {
   type AdvisorChange,
   type AdvisorConnection,
+  type AdvisorGpu,
   type AdvisorInput,
   type AdvisorKey,
   type Confidence,
   detectFindings,
   type Finding,
   type FindingKind,
+  GPU_WINDOW_DAYS,
+  type GpuIdleStretch,
   IDLE_DAYS,
+  type IdlePeriod,
   type UsageSlice,
 } from './advisor/detectors.ts';
 export { ADVISOR_WORDING_ROUTE, acceptRewording, describeFinding, rewordingPrompt, type Wording } from './advisor/wording.ts';
@@ -24,6 +28,7 @@ export {
   type ForecastBounds,
   gpuIdleAlertText,
   gpuIdleDedupeKey,
+  gpuMemoryText,
   HOURLY_HISTORY_HOURS,
   type HourlyBand,
   hourlyBand,

@@ -151,6 +151,45 @@ describe.each(testModes)('GPU analytics (%s)', (mode) => {
     expect(power.body.data.models).toEqual([{ model: 'NVIDIA H200', energyKWh: expect.closeTo(expectedKWh, 9), hours: [expect.objectContaining({ gpus: 1 }), expect.objectContaining({ gpus: 1 })] }]);
   }, 120_000);
 
+  it("feeds the AI advisor: an idle-gpu insight with the week's idle periods, python3 holding 38.4 GiB and the £ wasted, charged once at the plan's price", async () => {
+    const run = await api('POST', '/usage/ai-advisor/generate', { teamId: ids.pushed, data: [] });
+    expect(run.status, JSON.stringify(run.body)).toBe(200);
+    // Enterprise charges £0.02 a tip; the team is not a demo team (core's isCharged).
+    expect(run.body.data).toMatchObject({ demo: false, found: 1, created: 1, charged: '0.020000' });
+    const [insight] = run.body.data.insights;
+    // £3.50 an hour × 50 idle minutes (10 held by python3, 40 with nothing allocated) = £2.916667; × 30 / 7 days = £12.500001 a month.
+    expect(insight).toMatchObject({
+      kind: 'idle-gpu',
+      title: 'GPU 0 on host gpu-node-1 held 38.4 GiB at 0 % for 10 minutes, £2.916667 wasted this week',
+      text: 'In the last 7 days the NVIDIA H200 in cluster training spent 10 minutes holding memory while idle (python3, pid 607) and 40 minutes idle with nothing allocated: £2.916667 at £3.50 an hour, about £12.500001 a month.',
+      subject: { keyId: null, connectionId: null, provider: null, model: 'NVIDIA H200' },
+      confidence: 'high',
+      currentCost: '2.916667',
+      counterfactualCost: '0.000000',
+      estimatedMonthlySaving: '12.500001',
+      price: '0.020000',
+      change: { action: 'manual', instruction: "Stop python3 (pid 607) on host gpu-node-1, or have it release GPU 0 on host gpu-node-1's memory when it has no work; scale the GPU down while it is idle" },
+    });
+    expect(insight.evidence.facts).toMatchObject({ pricePerHour: '3.500000', wasted: '2.916667', heldMinutes: 10, idleMinutes: 40, processName: 'python3', pid: 607 });
+    const period = (from: number, to: number, heldMinutes: number, idleMinutes: number, peakMemoryMiB: number, wasted: string, process: { pid: number; name: string } | null = null) => ({
+      start: capture.minute(from).toISOString(),
+      end: capture.minute(to).toISOString(),
+      heldMinutes,
+      idleMinutes,
+      peakMemoryMiB,
+      process,
+      wasted,
+    });
+    expect(insight.evidence.idlePeriods).toEqual([
+      period(55, 69, 0, 14, 0, '0.816667'),
+      period(44, 54, 10, 0, 39287, '0.583333', { pid: 607, name: 'python3' }),
+      period(1, 27, 0, 26, 0, '1.516667'),
+    ]);
+    // Found again: refreshed, not charged again.
+    expect((await api('POST', '/usage/ai-advisor/generate', { teamId: ids.pushed, data: [] })).body.data).toMatchObject({ found: 1, created: 0, charged: '0.000000' });
+    expect((await api('GET', `/usage/ai-advisor?teamId=${ids.pushed}`)).body.data).toMatchObject({ totalCharged: '0.020000', insights: [{ kind: 'idle-gpu', realisedMonthlySaving: null }] });
+  }, 60_000);
+
   it('replays the same samples scraped from a DCGM exporter: the same phases and £, with no process to name', async () => {
     const added = await api('POST', '/gpu/exporters', { teamId: ids.scraped, cluster: 'inference', url: dcgm.metricsUrl });
     expect(added.status, JSON.stringify(added.body)).toBe(201);

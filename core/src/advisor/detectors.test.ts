@@ -3,12 +3,14 @@ import { planTerms } from '../plans.ts';
 import { priceCatalog } from '../pricing/catalog.ts';
 import { plainUsage, type Usage } from '../usage.ts';
 import {
+  type AdvisorGpu,
   type AdvisorInput,
   detectCheaperModel,
   detectCheaperProvider,
   detectDuplicates,
   detectFindings,
   detectIdle,
+  detectIdleGpus,
   detectOversizedOutputLimits,
   detectReasoningHeavy,
   type OutputLimitSlice,
@@ -229,6 +231,39 @@ describe('idle keys and connections', () => {
   it('saves no fee on a plan with unlimited optimised keys', () => {
     const keys = [1, 2, 3].map((n) => ({ id: `k${n}`, name: `k${n}`, kind: 'optimised' as const, connectionId: null, createdAt: daysBefore(40), lastUsedAt: null }));
     expect(detectIdle(input({ plan: planTerms('enterprise'), keys })).map((f) => f.monthlySavingMicros)).toEqual([0n, 0n, 0n]);
+  });
+});
+
+describe('idle GPUs', () => {
+  const gpu = (overrides: Partial<AdvisorGpu>): AdvisorGpu => ({
+    gpuId: 'gpu-1',
+    gpuUuid: 'GPU-16f6ff9f-3a6d-8e36-d344-b90f0080f305',
+    index: 3,
+    host: 'h1',
+    cluster: 'training',
+    model: 'NVIDIA H200',
+    pricePerHourMicros: 3_500_000n,
+    stretches: [
+      { start: daysBefore(1), end: new Date(daysBefore(1).getTime() + 45 * 60_000), heldMinutes: 45, idleMinutes: 0, peakMemoryMiB: 39_278, peakUtilizationPct: 0.4, process: { pid: 607, name: 'python3' } },
+    ],
+    ...overrides,
+  });
+
+  it('prices a GPU holding memory while idle for the week and names the process to stop', () => {
+    const [finding, ...others] = detectIdleGpus(input({ gpus: [gpu({})] }));
+    expect(others).toHaveLength(0);
+    // 45 minutes at £3.50 an hour = £2.625; × 30 / 7 days = £11.25 a month.
+    expect(finding).toMatchObject({ kind: 'idle-gpu', fingerprint: 'idle-gpu:gpu-1', currentCostMicros: 2_625_000n, counterfactualCostMicros: 0n, monthlySavingMicros: 11_250_000n, confidence: 'high' });
+    expect(describeFinding(finding!).title).toBe('GPU 3 on host h1 held 38.4 GiB at 0 % for 45 minutes, £2.625 wasted this week');
+    expect(finding!.change).toEqual({ action: 'manual', instruction: "Stop python3 (pid 607) on host h1, or have it release GPU 3 on host h1's memory when it has no work; scale the GPU down while it is idle" });
+  });
+
+  it('asks to scale down a GPU idle with nothing allocated, and finds nothing for an unpriced model', () => {
+    const idle = gpu({ stretches: [{ start: daysBefore(2), end: daysBefore(1), heldMinutes: 0, idleMinutes: 1_440, peakMemoryMiB: 0, peakUtilizationPct: 0, process: null }] });
+    const [finding] = detectIdleGpus(input({ gpus: [idle] }));
+    expect(describeFinding(finding!).title).toBe('GPU 3 on host h1 sat idle for 1,440 minutes, £84.00 wasted this week');
+    expect(finding!.change).toMatchObject({ instruction: expect.stringMatching(/^Scale down GPU 3 on host h1/) });
+    expect(detectIdleGpus(input({ gpus: [{ ...idle, pricePerHourMicros: undefined }] }))).toEqual([]);
   });
 });
 

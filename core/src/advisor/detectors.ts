@@ -11,9 +11,11 @@
  * tokens; an optimised request under the plan's token minimum (billed a flat fee) and
  * Gemini's long-context tier are not told apart, the two sides alike.
  */
+import { gpuMemoryText } from '../alerts/gpu-idle.ts';
 import type { KeyKind } from '../billing.ts';
+import { gpuTimeCostMicros } from '../gpu/idle.ts';
 import type { KeySettingChange, ModelOverride } from '../key-settings.ts';
-import { roundHalfUpDiv } from '../money.ts';
+import { microsToDecimalString, roundHalfUpDiv } from '../money.ts';
 import type { PlanTerms } from '../plans.ts';
 import { findPrice, type PriceCatalog } from '../pricing/catalog.ts';
 import { priceRequest } from '../pricing/price-request.ts';
@@ -89,6 +91,33 @@ export interface AdvisorInput {
   connections: readonly AdvisorConnection[];
   /** The price-catalog providers of Spendgate's own accounts: the models optimised keys can be sent to. */
   operatorProviders: readonly string[];
+  /** The team's GPUs with idle minutes in the GPU_WINDOW_DAYS before `at` (a team with GPU analytics; none otherwise). */
+  gpus?: readonly AdvisorGpu[];
+}
+
+/** One idle stretch of a GPU: consecutive idle or idle-held minutes, and the process that held the most memory in it. */
+export interface GpuIdleStretch {
+  start: Date;
+  end: Date;
+  heldMinutes: number;
+  idleMinutes: number;
+  peakMemoryMiB: number | null;
+  peakUtilizationPct: number | null;
+  process: { pid: number; name: string } | null;
+}
+
+/** A GPU's idle time over the GPU window, with its price per hour in the team's table. */
+export interface AdvisorGpu {
+  gpuId: string;
+  gpuUuid: string;
+  index: number | null;
+  host: string | null;
+  cluster: string;
+  model: string | null;
+  /** GBP micros an hour; undefined when the team's table does not price its model (no finding: unpriced, never £0). */
+  pricePerHourMicros: bigint | undefined;
+  /** Its stretches in the window, newest first. */
+  stretches: readonly GpuIdleStretch[];
 }
 
 export type FindingKind =
@@ -98,7 +127,8 @@ export type FindingKind =
   | 'duplicate-requests'
   | 'oversized-output-limit'
   | 'idle-key'
-  | 'idle-connection';
+  | 'idle-connection'
+  | 'idle-gpu';
 export type Confidence = 'high' | 'medium' | 'low';
 
 /**
@@ -110,6 +140,16 @@ export type AdvisorChange =
   | { action: 'key-setting'; keyId: string; settings: KeySettingChange; description: string }
   | { action: 'manual'; instruction: string };
 
+export interface IdlePeriod {
+  start: string;
+  end: string;
+  heldMinutes: number;
+  idleMinutes: number;
+  peakMemoryMiB: number | null;
+  process: { pid: number; name: string } | null;
+  wasted: string;
+}
+
 export interface Finding {
   kind: FindingKind;
   /** Stable across runs: the same finding is recognised (and charged) once. */
@@ -120,6 +160,8 @@ export interface Finding {
     exampleRequestIds: string[];
     /** Detector-specific figures the wording may cite (tokens, shares, days idle). */
     facts: Record<string, string | number>;
+    /** An idle GPU's stretches: when, how long held or idle, the process holding memory, what each cost (GBP). */
+    idlePeriods?: IdlePeriod[];
   };
   /** GBP micros the window's usage counted, and would have counted after the change. */
   currentCostMicros: bigint;
@@ -131,6 +173,9 @@ export interface Finding {
 }
 
 const MONTH_DAYS = 30n;
+/** The days of GPU time an idle-GPU finding prices: the week to the window's end ("wasted this week"). */
+export const GPU_WINDOW_DAYS = 7;
+const MINUTE_MS = 60_000;
 /** Keys and connections unused this long (and older than this) are idle. */
 export const IDLE_DAYS = 30;
 /** Reasoning is "dominating" when it is at least this share of a slice's cost. */
@@ -476,6 +521,80 @@ export function detectIdle(input: AdvisorInput): Finding[] {
   return findings;
 }
 
+/**
+ * GPUs that sat idle, or held memory while idle, in the week to the window's end (the team's
+ * idle rules classified each minute): the week's idle time priced at the team's £ an hour
+ * for the model, the same sum the GPU screen's waste shows, scaled to 30 days. The title
+ * names the longest stretch that held memory, as the idle-GPU alert does ("GPU 3 on host h1
+ * held 38.4 GiB at 0 % for 45 minutes"); the change is to stop the process holding it, or,
+ * when nothing was held, to scale the GPU down. High confidence: the minutes are measured.
+ */
+export function detectIdleGpus(input: AdvisorInput): Finding[] {
+  const findings: Finding[] = [];
+  for (const gpu of input.gpus ?? []) {
+    const price = gpu.pricePerHourMicros;
+    const heldMinutes = gpu.stretches.reduce((sum, stretch) => sum + stretch.heldMinutes, 0);
+    const idleMinutes = gpu.stretches.reduce((sum, stretch) => sum + stretch.idleMinutes, 0);
+    if (price === undefined || heldMinutes + idleMinutes === 0) continue;
+    const wasted = gpuTimeCostMicros(heldMinutes + idleMinutes, MINUTE_MS, price);
+    const longestHeld = gpu.stretches.reduce<GpuIdleStretch | undefined>((longest, stretch) => (stretch.heldMinutes > (longest?.heldMinutes ?? 0) ? stretch : longest), undefined);
+    const name = `GPU ${gpu.index ?? gpu.gpuUuid} on host ${gpu.host ?? 'unknown'}`;
+    const process = longestHeld?.process ?? null;
+    const facts: Record<string, string | number> = {
+      gpu: name,
+      model: gpu.model ?? 'unknown model',
+      cluster: gpu.cluster,
+      heldMinutes,
+      idleMinutes,
+      pricePerHour: microsToDecimalString(price),
+      wasted: microsToDecimalString(wasted),
+      windowDays: GPU_WINDOW_DAYS,
+    };
+    if (longestHeld !== undefined) {
+      facts.longestHeldMinutes = longestHeld.heldMinutes;
+      facts.heldMemory = gpuMemoryText(longestHeld.peakMemoryMiB ?? 0);
+      facts.heldUtilizationPct = Math.round(longestHeld.peakUtilizationPct ?? 0);
+    }
+    if (process !== null) {
+      facts.processName = process.name;
+      facts.pid = process.pid;
+    }
+    findings.push({
+      kind: 'idle-gpu',
+      fingerprint: `idle-gpu:${gpu.gpuId}`,
+      subject: { keyId: null, connectionId: null, provider: null, model: gpu.model },
+      evidence: {
+        requests: 0,
+        exampleRequestIds: [],
+        facts,
+        idlePeriods: gpu.stretches.map((stretch) => ({
+          start: stretch.start.toISOString(),
+          end: stretch.end.toISOString(),
+          heldMinutes: stretch.heldMinutes,
+          idleMinutes: stretch.idleMinutes,
+          peakMemoryMiB: stretch.peakMemoryMiB,
+          process: stretch.heldMinutes > 0 ? stretch.process : null,
+          wasted: microsToDecimalString(gpuTimeCostMicros(stretch.heldMinutes + stretch.idleMinutes, MINUTE_MS, price)),
+        })),
+      },
+      currentCostMicros: wasted,
+      counterfactualCostMicros: 0n,
+      monthlySavingMicros: monthly(wasted, GPU_WINDOW_DAYS),
+      confidence: 'high',
+      change: {
+        action: 'manual',
+        instruction:
+          longestHeld === undefined
+            ? `Scale down ${name} (${gpu.model ?? 'unknown model'}, cluster ${gpu.cluster}) while it has no work: it sat idle with nothing allocated`
+            : process === null
+              ? `Stop the process holding memory on ${name} without using it, or scale the GPU down while it has no work`
+              : `Stop ${process.name} (pid ${process.pid}) on host ${gpu.host ?? 'unknown'}, or have it release ${name}'s memory when it has no work; scale the GPU down while it is idle`,
+      },
+    });
+  }
+  return findings;
+}
+
 /** Every detector's findings, largest monthly saving first. */
 export function detectFindings(input: AdvisorInput): Finding[] {
   if (!Number.isInteger(input.windowDays) || input.windowDays < 1) throw new RangeError('windowDays must be a whole number of days, at least 1');
@@ -486,6 +605,7 @@ export function detectFindings(input: AdvisorInput): Finding[] {
     ...detectDuplicates(input),
     ...detectOversizedOutputLimits(input),
     ...detectIdle(input),
+    ...detectIdleGpus(input),
   ].sort((a, b) =>
     a.monthlySavingMicros === b.monthlySavingMicros ? a.fingerprint.localeCompare(b.fingerprint) : a.monthlySavingMicros > b.monthlySavingMicros ? -1 : 1,
   );

@@ -2,7 +2,7 @@
  * The advisor's templated wording: a title and a sentence or two per finding, every
  * number taken from the finding itself (the detectors are the only source of figures).
  */
-import { formatMoney, money } from '../money.ts';
+import { decimalToMicros, formatMoney, money } from '../money.ts';
 import type { Finding } from './detectors.ts';
 
 export interface Wording {
@@ -61,6 +61,18 @@ export function describeFinding(finding: Finding): Wording {
         title: `Connection ${facts.connectionName} has been idle ${facts.idleDays} days`,
         text: `No request in ${facts.idleDays} days. Its provider key stays stored while the connection exists: delete it if nothing needs it.`,
       };
+    case 'idle-gpu': {
+      const minutes = (count: string | number | undefined) => `${Number(count).toLocaleString('en-GB')} minute${Number(count) === 1 ? '' : 's'}`;
+      const held = Number(facts.heldMinutes) > 0 ? [`${minutes(facts.heldMinutes)} holding memory while idle${facts.processName === undefined ? '' : ` (${facts.processName}, pid ${facts.pid})`}`] : [];
+      const idle = Number(facts.idleMinutes) > 0 ? [`${minutes(facts.idleMinutes)} idle with nothing allocated`] : [];
+      return {
+        title:
+          facts.longestHeldMinutes === undefined
+            ? `${facts.gpu} sat idle for ${minutes(facts.idleMinutes)}, ${gbp(finding.currentCostMicros)} wasted this week`
+            : `${facts.gpu} held ${facts.heldMemory} at ${facts.heldUtilizationPct} % for ${minutes(facts.longestHeldMinutes)}, ${gbp(finding.currentCostMicros)} wasted this week`,
+        text: `In the last ${facts.windowDays} days the ${facts.model} in cluster ${facts.cluster} spent ${[...held, ...idle].join(' and ')}: ${gbp(finding.currentCostMicros)} at ${gbp(decimalToMicros(String(facts.pricePerHour))!)} an hour, ${saving}.`,
+      };
+    }
   }
 }
 

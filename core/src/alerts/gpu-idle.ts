@@ -20,7 +20,8 @@ export interface IdleGpu {
 /** One alert per GPU and idle-held stretch: the store keeps this key unique per team. */
 export const gpuIdleDedupeKey = (gpuId: string, since: Date) => `gpu-idle:${gpuId}:${since.toISOString()}`;
 
-const heldText = (mib: number) => (mib < 1024 ? `${Math.round(mib)} MiB` : `${(mib / 1024).toFixed(1)} GiB`);
+/** Memory as alerts and tips name it: '300 MiB', '38.4 GiB'. */
+export const gpuMemoryText = (mib: number) => (mib < 1024 ? `${Math.round(mib)} MiB` : `${(mib / 1024).toFixed(1)} GiB`);
 
 /**
  * @example gpuIdleAlertText({ index: 3, host: 'h1', heldMiB: 39278, peakUtilizationPct: 0, minutes: 45, … })
@@ -28,7 +29,7 @@ const heldText = (mib: number) => (mib < 1024 ? `${Math.round(mib)} MiB` : `${(m
  */
 export function gpuIdleAlertText(gpu: IdleGpu): AlertText {
   const name = `GPU ${gpu.index ?? gpu.gpuUuid} on host ${gpu.host ?? 'unknown'}`;
-  const held = `has held ${heldText(gpu.heldMiB)} at ${Math.round(gpu.peakUtilizationPct)} % for ${gpu.minutes} minute${gpu.minutes === 1 ? '' : 's'}`;
+  const held = `has held ${gpuMemoryText(gpu.heldMiB)} at ${Math.round(gpu.peakUtilizationPct)} % for ${gpu.minutes} minute${gpu.minutes === 1 ? '' : 's'}`;
   const since = `${gpu.since.toISOString().slice(0, 10)} ${gpu.since.toISOString().slice(11, 16)} UTC`;
   return {
     subject: `${name} ${held}`,

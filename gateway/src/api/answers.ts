@@ -812,7 +812,7 @@ export const GpuWaste = z.strictObject({
 /** One insight: what a detector found, its evidence and amounts (GBP decimal strings), its change, price and realised saving. */
 export const AdvisorInsight = z.strictObject({
   id: z.guid(),
-  kind: z.enum(['cheaper-model', 'reasoning-heavy', 'cheaper-provider', 'duplicate-requests', 'oversized-output-limit', 'idle-key', 'idle-connection']),
+  kind: z.enum(['cheaper-model', 'reasoning-heavy', 'cheaper-provider', 'duplicate-requests', 'oversized-output-limit', 'idle-key', 'idle-connection', 'idle-gpu']),
   title: z.string(),
   text: z.string(),
   subject: z.strictObject({ keyId: z.guid().nullable(), connectionId: z.guid().nullable(), provider: z.string().nullable(), model: z.string().nullable() }),
@@ -820,6 +820,20 @@ export const AdvisorInsight = z.strictObject({
     requests: z.number().int(),
     exampleRequestIds: z.array(z.string()),
     facts: z.record(z.string(), z.union([z.string(), z.number()])),
+    /** An idle GPU's stretches in the week: minutes held (memory allocated) and idle, the process holding memory, what each cost (GBP). */
+    idlePeriods: z
+      .array(
+        z.strictObject({
+          start: z.iso.datetime(),
+          end: z.iso.datetime(),
+          heldMinutes: z.number().int(),
+          idleMinutes: z.number().int(),
+          peakMemoryMiB: z.number().nullable(),
+          process: z.strictObject({ pid: z.number().int(), name: z.string() }).nullable(),
+          wasted: z.string(),
+        }),
+      )
+      .optional(),
   }),
   confidence: z.enum(['high', 'medium', 'low']),
   currency: z.literal('GBP'),

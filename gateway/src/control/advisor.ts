@@ -17,9 +17,11 @@ import { randomUUID } from 'node:crypto';
 import {
   type AdvisorChange,
   ConflictError,
+  type AdvisorGpu,
   describeFinding,
   detectFindings,
   type Finding,
+  GPU_WINDOW_DAYS,
   type KeyKind,
   microsToDecimalString,
   NotFoundError,
@@ -35,6 +37,9 @@ import {
   advisorRepeatSlices,
   advisorUsageSlices,
   findInsightById,
+  gpuIdleStretches,
+  listGpuDevices,
+  listGpuPrices,
   listInsights,
   markInsightApplied,
   recordInsight,
@@ -47,6 +52,8 @@ import { type UsageDeps, usageScope } from './usage-analytics.ts';
 
 const DAY_MS = 86_400_000;
 const MONTH_DAYS = 30n;
+/** The most idle stretches a GPU finding reads for a team's week. */
+const GPU_STRETCH_LIMIT = 1_000;
 
 /** What a generate call analyses: some groups, some keys (both optional: the whole team) and at most one date range. */
 export type AdvisorTarget = { type: 'group'; id: string } | { type: 'key'; id: string } | { type: 'dateRange'; startDate: string; endDate: string };
@@ -75,8 +82,8 @@ export function createAdvisor(deps: AdvisorDeps) {
       const key = await db.selectFrom('issued_keys').select('revoked_at').where('id', '=', change.keyId).executeTakeFirst();
       return key?.revoked_at ? insight.monthly_saving_micros : 0n;
     }
-    // A connection's deletion and a lower output limit change no spend to measure.
-    if (insight.kind === 'idle-connection' || insight.kind === 'oversized-output-limit') return null;
+    // A connection's deletion, a lower output limit and a GPU's idle time change no spend to measure.
+    if (insight.kind === 'idle-connection' || insight.kind === 'oversized-output-limit' || insight.kind === 'idle-gpu') return null;
     const appliedAt = insight.applied_at.getTime();
     const daysSince = Math.floor((now().getTime() - appliedAt) / DAY_MS);
     if (daysSince < 1) return null;
@@ -132,6 +139,29 @@ export function createAdvisor(deps: AdvisorDeps) {
     }
   }
 
+  /** The team's GPUs idle in the GPU window to `at`, with their stretches and £ an hour (a team whose plan has GPU analytics). */
+  async function idleGpus(teamId: string, at: Date): Promise<AdvisorGpu[]> {
+    const range = { teamId, from: new Date(at.getTime() - GPU_WINDOW_DAYS * DAY_MS), to: at };
+    const [devices, prices, stretches] = await Promise.all([listGpuDevices(db, teamId), listGpuPrices(db, teamId), gpuIdleStretches(db, { ...range, limit: GPU_STRETCH_LIMIT })]);
+    const perHour = new Map(prices.map((price) => [price.model, price.per_hour_micros]));
+    return devices.flatMap((device) => {
+      const own = stretches.filter((stretch) => stretch.gpuId === device.id);
+      if (own.length === 0) return [];
+      return [
+        {
+          gpuId: device.id,
+          gpuUuid: device.gpu_uuid,
+          index: device.device_index,
+          host: device.host,
+          cluster: device.cluster_name,
+          model: device.model,
+          pricePerHourMicros: device.model === null ? undefined : perHour.get(device.model),
+          stretches: own.map((stretch) => ({ ...stretch, process: stretch.process && { pid: stretch.process.pid, name: stretch.process.name } })),
+        },
+      ];
+    });
+  }
+
   return {
     /** The team's insights, largest saving first, with what they were charged in all (nothing on a demo team). */
     async list(userId: string, teamId: string) {
@@ -159,17 +189,19 @@ export function createAdvisor(deps: AdvisorDeps) {
       const { from, to } = scope.filter('day');
       const analysed = { teamId: scope.teamId, from, to, groupIds, keyIds };
       const whole = groupIds.length === 0 && keyIds.length === 0;
-      const [slices, repeats, outputLimits, keys, connections] = await Promise.all([
+      const at = to.getTime() < now().getTime() ? to : now();
+      const [slices, repeats, outputLimits, keys, connections, gpus] = await Promise.all([
         advisorUsageSlices(db, analysed),
         advisorRepeatSlices(db, analysed),
         advisorOutputLimitSlices(db, analysed),
         advisorKeys(db, analysed),
         whole ? advisorConnections(db, scope.teamId) : Promise.resolve([]),
+        whole && terms.gpuAnalytics ? idleGpus(scope.teamId, at) : Promise.resolve([]),
       ]);
       const findings = detectFindings({
         plan: terms,
         catalog: deps.catalog,
-        at: to.getTime() < now().getTime() ? to : now(),
+        at,
         windowDays: days(scope.startDate, scope.endDate),
         slices: slices.map((slice) => ({ ...slice, keyKind: slice.keyKind as KeyKind })),
         repeats: repeats.map((slice) => ({ ...slice, keyKind: slice.keyKind as KeyKind })),
@@ -177,6 +209,7 @@ export function createAdvisor(deps: AdvisorDeps) {
         keys,
         connections,
         operatorProviders: deps.operatorProviders,
+        gpus,
       });
       let charged = 0n;
       let created = 0;

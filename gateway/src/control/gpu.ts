@@ -273,7 +273,7 @@ export function createGpuService(deps: { sql: SqlStore; access: Access; plans: P
       return {
         from: range.from,
         to: range.to,
-        stretches: stretches.map(({ gpuId, ...stretch }) => {
+        stretches: stretches.map(({ gpuId, peakUtilizationPct: _, ...stretch }) => {
           const device = devices.get(gpuId)!;
           const price = priceOf(prices, device);
           return { ...gpuRef(device), ...stretch, wasted: price === undefined ? null : microsToDecimalString(gpuTimeCostMicros(stretch.heldMinutes + stretch.idleMinutes, MINUTE_MS, price)) };

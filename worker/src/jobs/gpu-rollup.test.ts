@@ -105,9 +105,9 @@ describe.each(sqlBackends)('GPU rollup on %s', (backend) => {
     const range = { teamId, from: new Date(T0), to: new Date(T0 + 2 * 3_600_000) };
     const stretches = await gpuIdleStretches(sql.db, { ...range, limit: 10 });
     expect(stretches.map(({ gpuId: _, ...stretch }) => stretch)).toEqual([
-      { start: new Date(T0 + 55 * MINUTE_MS), end: new Date(T0 + 69 * MINUTE_MS), heldMinutes: 0, idleMinutes: 14, peakMemoryMiB: 0, ongoing: true, process: null },
-      { start: new Date(T0 + 44 * MINUTE_MS), end: new Date(T0 + 54 * MINUTE_MS), heldMinutes: 10, idleMinutes: 0, peakMemoryMiB: 39287, ongoing: false, process: { pid: 607, name: 'python3', memoryMiB: 39278 } },
-      { start: new Date(T0 + 1 * MINUTE_MS), end: new Date(T0 + 27 * MINUTE_MS), heldMinutes: 0, idleMinutes: 26, peakMemoryMiB: 0, ongoing: false, process: null },
+      { start: new Date(T0 + 55 * MINUTE_MS), end: new Date(T0 + 69 * MINUTE_MS), heldMinutes: 0, idleMinutes: 14, peakMemoryMiB: 0, peakUtilizationPct: 0, ongoing: true, process: null },
+      { start: new Date(T0 + 44 * MINUTE_MS), end: new Date(T0 + 54 * MINUTE_MS), heldMinutes: 10, idleMinutes: 0, peakMemoryMiB: 39287, peakUtilizationPct: 0, ongoing: false, process: { pid: 607, name: 'python3', memoryMiB: 39278 } },
+      { start: new Date(T0 + 1 * MINUTE_MS), end: new Date(T0 + 27 * MINUTE_MS), heldMinutes: 0, idleMinutes: 26, peakMemoryMiB: 0, peakUtilizationPct: 0, ongoing: false, process: null },
     ]);
     expect((await gpuHeldMinutesByProcess(sql.db, range)).map(({ gpuId: _, ...row }) => row)).toEqual([{ pid: 607, processName: 'python3', minutes: 10, peakMemoryMiB: 39278 }]);
   });

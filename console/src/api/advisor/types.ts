@@ -1,7 +1,7 @@
 // The AI advisor as /api/usage/ai-advisor answers it: insights on a team's usage, each
 // with its evidence, exact GBP amounts (six-decimal strings), the change to make, what it
 // was charged and — once applied — the saving realised.
-import type { AdvisorChange, FindingKind } from '@spendgate/core';
+import type { AdvisorChange, FindingKind, IdlePeriod } from '@spendgate/core';
 
 export type { AdvisorChange };
 
@@ -11,7 +11,7 @@ export interface AdvisorInsight {
   title: string;
   text: string;
   subject: { keyId: string | null; connectionId: string | null; provider: string | null; model: string | null };
-  evidence: { requests: number; exampleRequestIds: string[]; facts: Record<string, string | number> };
+  evidence: { requests: number; exampleRequestIds: string[]; facts: Record<string, string | number>; idlePeriods?: IdlePeriod[] };
   confidence: 'high' | 'medium' | 'low';
   currency: 'GBP';
   currentCost: string;

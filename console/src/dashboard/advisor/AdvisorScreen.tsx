@@ -11,7 +11,7 @@
  * words the tips through a connection or Spendgate's upstream; the figures stay the detectors'.
  * The team shown is the URL's `team`, else the user's first. Team admins only.
  */
-import { decimalToMicros, decide, formatMoney, money, type TeamRole } from '@spendgate/core';
+import { decimalToMicros, decide, formatMoney, type IdlePeriod, money, type TeamRole } from '@spendgate/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate, useSearch } from '@tanstack/react-router';
 import { applyTipMutation, generateTipsMutation } from '../../api/advisor/mutations.ts';
@@ -48,10 +48,51 @@ function changeTexts(change: AdvisorChange): { apply: string; text: string; done
 function RealisedSaving({ insight }: { insight: AdvisorInsight }) {
   if (insight.appliedAt === null) return <dd>Not applied yet</dd>;
   if (insight.realisedMonthlySaving === null) {
-    const unmeasurable = insight.kind === 'idle-connection' || insight.kind === 'oversized-output-limit';
+    const unmeasurable = insight.kind === 'idle-connection' || insight.kind === 'oversized-output-limit' || insight.kind === 'idle-gpu';
     return <dd>{unmeasurable ? 'Not measurable' : 'Measuring (after a full day)'}</dd>;
   }
   return <dd>{gbp(insight.realisedMonthlySaving)} a month</dd>;
+}
+
+const utcMinute = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)}`;
+
+/** An idle GPU's evidence: each idle period of the week, the process holding memory, and what it cost at the team's £ an hour. */
+function IdlePeriods({ periods, facts, total }: { periods: IdlePeriod[]; facts: Record<string, string | number>; total: string }) {
+  return (
+    <>
+      <p>
+        {facts.gpu} ({facts.model}, cluster {facts.cluster}) at {gbp(String(facts.pricePerHour))} an hour: {gbp(total)} wasted in the last {facts.windowDays} days.
+      </p>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region is reached by keyboard (WCAG 2.1.1). */}
+      <section className="tip__periods" aria-label={`Idle periods of ${facts.gpu}`} tabIndex={0}>
+        <table>
+          <caption>Idle periods (UTC)</caption>
+          <thead>
+            <tr>
+              <th scope="col">From</th>
+              <th scope="col">To</th>
+              <th scope="col">Holding memory</th>
+              <th scope="col">Idle, nothing allocated</th>
+              <th scope="col">Process</th>
+              <th scope="col">Wasted</th>
+            </tr>
+          </thead>
+          <tbody>
+            {periods.map((period) => (
+              <tr key={period.start}>
+                <td>{utcMinute(period.start)}</td>
+                <td>{utcMinute(period.end)}</td>
+                <td>{period.heldMinutes} min</td>
+                <td>{period.idleMinutes} min</td>
+                <td>{period.process === null ? '—' : `${period.process.name} (pid ${period.process.pid})`}</td>
+                <td>{gbp(period.wasted)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+    </>
+  );
 }
 
 function Tip({ insight, demo }: { insight: AdvisorInsight; demo: boolean }) {
@@ -88,10 +129,14 @@ function Tip({ insight, demo }: { insight: AdvisorInsight; demo: boolean }) {
       </p>
       <details className="tip__evidence">
         <summary>Evidence</summary>
-        <p>
-          {countText(insight.evidence.requests)} requests from {insight.startDate} to {insight.endDate}: {gbp(insight.currentCost)}, {gbp(insight.counterfactualCost)} after the
-          change.
-        </p>
+        {insight.evidence.idlePeriods === undefined ? (
+          <p>
+            {countText(insight.evidence.requests)} requests from {insight.startDate} to {insight.endDate}: {gbp(insight.currentCost)}, {gbp(insight.counterfactualCost)} after the
+            change.
+          </p>
+        ) : (
+          <IdlePeriods periods={insight.evidence.idlePeriods} facts={insight.evidence.facts} total={insight.currentCost} />
+        )}
         {insight.evidence.exampleRequestIds.length > 0 && (
           <p>
             Example requests: <code>{insight.evidence.exampleRequestIds.join(', ')}</code>

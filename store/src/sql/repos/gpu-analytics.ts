@@ -69,7 +69,7 @@ export async function gpuPowerHours(db: Db, range: Range) {
 /**
  * The idle stretches that overlap [from, to) (cut to it), newest first, at most `limit`:
  * each GPU's consecutive idle or idle-held minutes, how many of each, the most memory
- * held, whether the GPU's newest minute is in it (still idle), and the process that held
+ * held, the highest utilisation, whether the GPU's newest minute is in it (still idle), and the process that held
  * the most memory in it, if nvidia-smi reported one.
  */
 export async function gpuIdleStretches(db: Db, range: Range & { limit: number }) {
@@ -80,19 +80,21 @@ export async function gpuIdleStretches(db: Db, range: Range & { limit: number })
     held: string;
     idle: string;
     peak_memory_mib: number | null;
+    peak_utilization_pct: number | null;
     ongoing: boolean;
     pid: number | null;
     process_name: string | null;
     process_memory_mib: number | null;
   }>`
     with idle as (
-      select gpu_id, minute, state, peak_memory_mib,
+      select gpu_id, minute, state, peak_memory_mib, peak_utilization_pct,
         minute - (row_number() over (partition by gpu_id order by minute)) * interval '1 minute' as island
       from gpu_minutes
       where team_id = ${range.teamId} and minute >= ${range.from} and minute < ${range.to} and state <> 'active'
     ), stretches as (
       select gpu_id, min(minute) as start, max(minute) + interval '1 minute' as "end",
-        count(*) filter (where state = 'idle-held') as held, count(*) filter (where state = 'idle') as idle, max(peak_memory_mib) as peak_memory_mib
+        count(*) filter (where state = 'idle-held') as held, count(*) filter (where state = 'idle') as idle, max(peak_memory_mib) as peak_memory_mib,
+        max(peak_utilization_pct) as peak_utilization_pct
       from idle group by gpu_id, island
     )
     select s.*, s."end" > (select max(minute) from gpu_minutes m where m.gpu_id = s.gpu_id) as ongoing,
@@ -111,6 +113,7 @@ export async function gpuIdleStretches(db: Db, range: Range & { limit: number })
     heldMinutes: Number(row.held),
     idleMinutes: Number(row.idle),
     peakMemoryMiB: num(row.peak_memory_mib),
+    peakUtilizationPct: num(row.peak_utilization_pct),
     ongoing: row.ongoing,
     process: row.pid === null ? null : { pid: row.pid, name: row.process_name!, memoryMiB: num(row.process_memory_mib) },
   }));
