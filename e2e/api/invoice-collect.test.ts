@@ -41,11 +41,12 @@ for (const mode of testModes) {
     });
 
     const db = () => spendgate.app.runtime.stores.sql.db;
-    const build = (at: Date) => createInvoiceBuildProcessor({ sql: spendgate.app.runtime.stores.sql, log: { info: () => {} }, now: () => at })();
+    const build = (at: Date) => createInvoiceBuildProcessor({ sql: spendgate.app.runtime.stores.sql, log: { info: () => {} }, invalidateKey: spendgate.app.runtime.stores.invalidateKey, now: () => at })();
     const collect = (at: Date) =>
       createInvoiceCollectProcessor({
         sql: spendgate.app.runtime.stores.sql,
         stripe: spendgate.app.runtime.config.stripe,
+        invalidateKey: spendgate.app.runtime.stores.invalidateKey,
         log: { info: () => {}, error: (details: unknown) => void errors.push(details) },
         now: () => at,
       })();

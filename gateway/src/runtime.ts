@@ -52,6 +52,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
       twilioApiUrl: config.twilioApiUrl,
       stripe: config.stripe,
       catalog,
+      invalidateKey: stores.invalidateKey,
     });
   }
 

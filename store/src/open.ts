@@ -41,6 +41,13 @@ export interface Stores<M extends JobMap> {
   rateLimiter: RateLimiter;
   queue: JobQueue<M>;
   createKeyCache<V>(options: KeyCacheOptions): Promise<KeyCache<V>>;
+  /**
+   * Drops a key from every key cache of the deployment: each one this process made
+   * (embedded: the gateway's, beside the worker's jobs), and in the scaled mode every
+   * gateway's, by the key-invalidation channel their caches listen on. For a process that
+   * changes access without serving keys (the worker).
+   */
+  invalidateKey(keyHash: string): Promise<void>;
   /** News between the processes of the deployment on the channel `name` (see Broadcast). */
   createBroadcast<T>(name: string): Promise<Broadcast<T>>;
   /** True when every backing service answers. */
@@ -79,13 +86,21 @@ export async function openStores<M extends JobMap>(
     const ledger = createInProcessLedger();
     const rateLimiter = createInProcessRateLimiter();
     const queue = createInProcessQueue<M>({ log });
+    const caches: KeyCache<unknown>[] = [];
     return {
       mode: 'embedded',
       sql,
       ledger,
       rateLimiter,
       queue,
-      createKeyCache: async (cacheOptions) => createInProcessKeyCache(cacheOptions),
+      createKeyCache: async <V>(cacheOptions: KeyCacheOptions) => {
+        const cache = createInProcessKeyCache<V>(cacheOptions);
+        caches.push(cache);
+        return cache;
+      },
+      invalidateKey: async (keyHash) => {
+        for (const cache of caches) await cache.invalidate(keyHash);
+      },
       createBroadcast: async () => createInProcessBroadcast(),
       ready: sqlReady,
       close: async () => {
@@ -118,6 +133,7 @@ export async function openStores<M extends JobMap>(
   const queue = createBullQueue<M>({ connection: { url: config.redisUrl }, prefix: `${prefix}-queue`, log });
   /** What each key cache and broadcast subscribed with, closed with the stores. */
   const subscriptions: { close(): Promise<void>; subscriber: Redis }[] = [];
+  const keyInvalidations = `${prefix}:key-invalidations`;
   return {
     mode: 'scaled',
     sql,
@@ -129,11 +145,14 @@ export async function openStores<M extends JobMap>(
       const cache = await createRedisKeyCache<V>({
         redis,
         subscriber,
-        channel: `${prefix}:key-invalidations`,
+        channel: keyInvalidations,
         ...cacheOptions,
       });
       subscriptions.push({ close: () => cache.close(), subscriber });
       return cache;
+    },
+    invalidateKey: async (keyHash) => {
+      await redis.publish(keyInvalidations, keyHash);
     },
     createBroadcast: async <T>(name: string) => {
       const subscriber = redis.duplicate();

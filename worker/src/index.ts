@@ -44,6 +44,7 @@ export async function startWorker(
     twilioApiUrl: config.twilioApiUrl,
     stripe: config.stripe,
     catalog: priceCatalog,
+    invalidateKey: stores.invalidateKey,
   });
   return {
     ...stores,

@@ -36,7 +36,7 @@ import {
   insertUsageRecord,
   invoiceLineItems,
   type KeyCache,
-  listAccountKeys,
+  invalidateAccountKeys,
   listInvoiceLines,
   listInvoices,
   planSegments,
@@ -329,7 +329,7 @@ export function createSubscriptionService(deps: { sql: SqlStore; access: Access;
 
     /** Drops the account's keys from every gateway's cache, so a changed subscription (a payment method, a plan) applies at once. */
     async refreshKeys(userId: string): Promise<void> {
-      for (const key of await listAccountKeys(db, userId)) await deps.keyCache.invalidate(key.key_hash);
+      await invalidateAccountKeys(db, (keyHash) => deps.keyCache.invalidate(keyHash), userId);
     },
   };
 }

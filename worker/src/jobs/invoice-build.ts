@@ -12,6 +12,9 @@
  *   subscription moves to its next period, or ends when it was cancelled. Each period is
  *   one transaction holding the subscription's row, so runs that overlap, or a run again
  *   after a failure, change nothing twice.
+ * - A subscription whose status this changed (a trial paused, started or ended, a
+ *   subscription ended at its period's end) has its keys dropped from every gateway's key
+ *   cache once the change is committed, so the data plane applies it at the next request.
  */
 import { buildInvoice, type PlanSlug, periodEndAfter, statusAt } from '@spendgate/core';
 import {
@@ -28,6 +31,7 @@ import {
   startBillingPeriod,
   subscriptionsToInvoice,
 } from '@spendgate/store';
+import { type InvalidateKey, refreshSubscriptionKeys } from '../payments/billing.ts';
 
 /** How long after its period's end an invoice waits for usage events still on their way. */
 export const INVOICE_GRACE_MS = 3_600_000;
@@ -35,20 +39,21 @@ export const INVOICE_GRACE_MS = 3_600_000;
 const MAX_PERIODS_PER_RUN = 1_000;
 const BATCH = 50;
 
-export function createInvoiceBuildProcessor(deps: { sql: Pick<SqlStore, 'db'>; log: Pick<Logger, 'info'>; now?: () => Date }) {
+export function createInvoiceBuildProcessor(deps: { sql: Pick<SqlStore, 'db'>; log: Pick<Logger, 'info'>; invalidateKey: InvalidateKey; now?: () => Date }) {
   const { db } = deps.sql;
   const now = deps.now ?? (() => new Date());
 
-  /** Invoices the subscription's current period if it is due by `cutoff`; false when there was nothing to do. */
-  async function invoicePeriod(subscriptionId: string, at: Date, cutoff: Date): Promise<boolean> {
+  /** Invoices the subscription's current period if it is due by `cutoff`: whether it did, and whether the subscription ended. */
+  async function invoicePeriod(subscriptionId: string, at: Date, cutoff: Date): Promise<{ invoiced: boolean; ended: boolean }> {
+    const nothing = { invoiced: false, ended: false };
     return db.transaction().execute(async (trx) => {
       const subscription = await lockSubscription(trx, subscriptionId);
       const start = subscription?.current_period_start;
       const end = subscription?.current_period_end;
-      if (!subscription || !start || !end || !subscription.billing_anchor) return false;
+      if (!subscription || !start || !end || !subscription.billing_anchor) return nothing;
       const cancelledWithin = subscription.status === 'canceled' && subscription.canceled_at !== null && subscription.canceled_at < end;
       const billedUntil = cancelledWithin ? new Date(Math.max(subscription.canceled_at!.getTime(), start.getTime())) : end;
-      if (billedUntil > cutoff) return false;
+      if (billedUntil > cutoff) return nothing;
       const invoice = buildInvoice(await invoiceInput(trx, { id: subscription.id, userId: subscription.user_id }, { start, end, billedUntil }));
       const recorded = await insertInvoice(trx, {
         id: crypto.randomUUID(),
@@ -70,7 +75,7 @@ export function createInvoiceBuildProcessor(deps: { sql: Pick<SqlStore, 'db'>; l
         ends ? { canceledAt: subscription.canceled_at ?? end } : { start: end, end: periodEndAfter(subscription.billing_anchor, end) },
       );
       deps.log.info({ subscriptionId, invoiceId: recorded.id, totalPence: invoice.totalPence.toString(), lines: invoice.lines.length }, 'invoice-build: invoiced a billing period');
-      return true;
+      return { invoiced: true, ended: subscription.status !== 'canceled' && ends };
     });
   }
 
@@ -86,6 +91,7 @@ export function createInvoiceBuildProcessor(deps: { sql: Pick<SqlStore, 'db'>; l
       } else {
         await setSubscriptionStatus(db, trial.id, 'paused');
       }
+      await refreshSubscriptionKeys(deps, trial.id);
     }
     const cutoff = new Date(at.getTime() - INVOICE_GRACE_MS);
     let invoiced = 0;
@@ -93,7 +99,9 @@ export function createInvoiceBuildProcessor(deps: { sql: Pick<SqlStore, 'db'>; l
       const due = await subscriptionsToInvoice(db, cutoff, BATCH);
       let progressed = false;
       for (const subscription of due) {
-        if (await invoicePeriod(subscription.id, at, cutoff)) {
+        const period = await invoicePeriod(subscription.id, at, cutoff);
+        if (period.ended) await refreshSubscriptionKeys(deps, subscription.id);
+        if (period.invoiced) {
           invoiced += 1;
           progressed = true;
         }

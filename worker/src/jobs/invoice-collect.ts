@@ -8,7 +8,8 @@
  * paid once. Stripe's total must equal ours to the penny, or nothing is charged and the
  * difference is logged. Paid: the invoice is paid. Declined: the subscription is past_due and
  * Stripe retries (auto_advance); the webhook marks the invoice paid when a retry succeeds.
- * Then the invoice names its Stripe invoice and is not taken again. Every write carries an
+ * Then the invoice names its Stripe invoice and is not taken again; a subscription whose
+ * status changed has its keys dropped from the gateways' key caches. Every write carries an
  * idempotency key from the subscription, the period and the line or step.
  */
 import {
@@ -23,13 +24,20 @@ import {
   setSubscriptionStatus,
 } from '@spendgate/store';
 import Stripe from 'stripe';
+import { type InvalidateKey, refreshSubscriptionKeys } from '../payments/billing.ts';
 import { createStripeClient, stripeIdempotencyKey } from '../payments/stripe.ts';
 
 const BATCH = 50;
 
 type Due = Awaited<ReturnType<typeof invoicesToCollect>>[number];
 
-export function createInvoiceCollectProcessor(deps: { sql: Pick<SqlStore, 'db'>; stripe: Pick<StripeConfig, 'apiUrl' | 'secretKey'>; log: Pick<Logger, 'info' | 'error'>; now?: () => Date }) {
+export function createInvoiceCollectProcessor(deps: {
+  sql: Pick<SqlStore, 'db'>;
+  stripe: Pick<StripeConfig, 'apiUrl' | 'secretKey'>;
+  log: Pick<Logger, 'info' | 'error'>;
+  invalidateKey: InvalidateKey;
+  now?: () => Date;
+}) {
   const { db } = deps.sql;
   const now = deps.now ?? (() => new Date());
   const stripe = createStripeClient(deps.stripe);
@@ -90,16 +98,20 @@ export function createInvoiceCollectProcessor(deps: { sql: Pick<SqlStore, 'db'>;
         deps.log.info({ invoiceId: invoice.id, stripeInvoiceId: charged.id, decline: error.code }, 'invoice-collect: the card was declined; Stripe retries');
       }
     }
-    await db.transaction().execute(async (trx) => {
+    const statusChanged = await db.transaction().execute(async (trx) => {
       await setStripeInvoice(trx, invoice.id, charged.id);
       const status = (await findSubscriptionById(trx, invoice.subscription_id))?.status;
       if (paid) {
         await moveInvoice(trx, invoice.id, 'paid', now());
-        if (status === 'past_due') await setSubscriptionStatus(trx, invoice.subscription_id, 'active');
-      } else if (status === 'active') {
-        await setSubscriptionStatus(trx, invoice.subscription_id, 'past_due');
+        if (status !== 'past_due') return false;
+        await setSubscriptionStatus(trx, invoice.subscription_id, 'active');
+        return true;
       }
+      if (status !== 'active') return false;
+      await setSubscriptionStatus(trx, invoice.subscription_id, 'past_due');
+      return true;
     });
+    if (statusChanged) await refreshSubscriptionKeys(deps, invoice.subscription_id);
     deps.log.info({ invoiceId: invoice.id, stripeInvoiceId: charged.id, paid }, 'invoice-collect: charged an invoice through Stripe');
   }
 

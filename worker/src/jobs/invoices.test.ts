@@ -40,7 +40,8 @@ describe.each(sqlBackends)('invoices on %s', (backend) => {
   const proofErrors: { invoiceId: string; differences: unknown[] }[] = [];
   let sequence = 0;
 
-  const build = (now: Date) => createInvoiceBuildProcessor({ sql, log: { info: () => {} }, now: () => now })();
+  // No gateway here: the key caches a status change empties are tested end to end (e2e/api/subscription-keys.test.ts).
+  const build = (now: Date) => createInvoiceBuildProcessor({ sql, log: { info: () => {} }, invalidateKey: async () => {}, now: () => now })();
   const prove = (now: Date) =>
     createInvoiceProofProcessor({
       sql,

@@ -102,6 +102,7 @@ for (const mode of modes) {
         twilioApiUrl: 'https://api.twilio.com',
         stripe: { apiUrl: 'https://api.stripe.com', secretKey: undefined },
         catalog: priceCatalog,
+        invalidateKey: stores.invalidateKey,
       });
       await stores.queue.enqueue('prune', {}, { jobId: 'prune-now' });
 

@@ -32,6 +32,7 @@ import { createMeterProcessor } from './meter.ts';
 import { createPruneProcessor } from './prune.ts';
 import { createReconcileUsageProcessor } from './reconcile-usage.ts';
 import { createStripeEventProcessor } from './stripe-event.ts';
+import type { InvalidateKey } from '../payments/billing.ts';
 
 /** What a processor may use. */
 export interface JobDeps {
@@ -54,6 +55,8 @@ export interface JobDeps {
   stripe: Pick<StripeConfig, 'apiUrl' | 'secretKey'>;
   /** Prices a demo team's sample requests as the gateway prices requests. */
   catalog: PriceCatalog;
+  /** Drops a key from every gateway's key cache (the stores' `invalidateKey`): a job that changes a subscription's access applies it at once. */
+  invalidateKey: InvalidateKey;
 }
 
 type JobName = keyof JobPayloads;

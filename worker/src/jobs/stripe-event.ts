@@ -5,6 +5,8 @@
 // already, in the same transaction that marks the event processed. A completed Checkout
 // Session is applied to its subscription first (payments/billing.ts: once, however often).
 // A paid Stripe invoice made for one of Spendgate's (invoice-collect) marks that one paid.
+// Either change reaches the data plane at once: the account's keys are dropped from every
+// gateway's key cache once it is committed, as the success page's path does.
 // An event processed already (a replay, a second job for it) does nothing; an event about
 // another kind of object is marked processed as it is. A Stripe that cannot be reached fails
 // the run, and the queue retries it.
@@ -23,7 +25,7 @@ import {
   storeStripeObject,
 } from '@spendgate/store';
 import type Stripe from 'stripe';
-import { applyCheckoutSession } from '../payments/billing.ts';
+import { applyCheckoutSession, type InvalidateKey, refreshSubscriptionKeys } from '../payments/billing.ts';
 import { createStripeClient } from '../payments/stripe.ts';
 
 /** Reads an object's current state from Stripe, by the `object` its events carry. */
@@ -34,17 +36,28 @@ const READ_BACK: Record<string, (stripe: Stripe, id: string) => Promise<{ id: st
   customer: (stripe, id) => stripe.customers.retrieve(id),
 };
 
-/** Marks Spendgate's invoice paid when the Stripe invoice that charges it is (a past-due subscription is active again). */
-async function invoicePaidAtStripe(db: Db, charged: Stripe.Invoice, at: Date): Promise<void> {
+/**
+ * Marks Spendgate's invoice paid when the Stripe invoice that charges it is (a past-due
+ * subscription is active again). Answers the subscription whose status it changed.
+ */
+async function invoicePaidAtStripe(db: Db, charged: Stripe.Invoice, at: Date): Promise<string | undefined> {
   const invoiceId = charged.metadata?.invoiceId;
-  if (charged.status !== 'paid' || !invoiceId || !/^[0-9a-f-]{36}$/.test(invoiceId)) return;
+  if (charged.status !== 'paid' || !invoiceId || !/^[0-9a-f-]{36}$/.test(invoiceId)) return undefined;
   const invoice = await findInvoiceById(db, invoiceId);
-  if (!invoice || (invoice.stripe_invoice_id !== null && invoice.stripe_invoice_id !== charged.id)) return;
-  if (!(await moveInvoice(db, invoice.id, 'paid', at))) return;
-  if ((await findSubscriptionById(db, invoice.subscription_id))?.status === 'past_due') await setSubscriptionStatus(db, invoice.subscription_id, 'active');
+  if (!invoice || (invoice.stripe_invoice_id !== null && invoice.stripe_invoice_id !== charged.id)) return undefined;
+  if (!(await moveInvoice(db, invoice.id, 'paid', at))) return undefined;
+  if ((await findSubscriptionById(db, invoice.subscription_id))?.status !== 'past_due') return undefined;
+  await setSubscriptionStatus(db, invoice.subscription_id, 'active');
+  return invoice.subscription_id;
 }
 
-export function createStripeEventProcessor(deps: { sql: Pick<SqlStore, 'db'>; stripe: Pick<StripeConfig, 'apiUrl' | 'secretKey'>; log: Logger; now?: () => Date }) {
+export function createStripeEventProcessor(deps: {
+  sql: Pick<SqlStore, 'db'>;
+  stripe: Pick<StripeConfig, 'apiUrl' | 'secretKey'>;
+  log: Logger;
+  invalidateKey: InvalidateKey;
+  now?: () => Date;
+}) {
   const { db } = deps.sql;
   const now = deps.now ?? (() => new Date());
   const stripe = createStripeClient(deps.stripe);
@@ -60,12 +73,16 @@ export function createStripeEventProcessor(deps: { sql: Pick<SqlStore, 'db'>; st
       if (!stripe) throw new Error(`Stripe event ${event.id} (${event.type}) waits for STRIPE_SECRET_KEY to be read back`);
       const { lastResponse: _response, ...read } = (await readBack(stripe, object.id)) as { id: string; object: string; lastResponse?: unknown };
       state = read;
-      if (state.object === 'checkout.session') await applyCheckoutSession({ sql: deps.sql, stripe, now }, state as unknown as Stripe.Checkout.Session);
+      if (state.object === 'checkout.session') {
+        const session = state as unknown as Stripe.Checkout.Session;
+        if (await applyCheckoutSession({ sql: deps.sql, stripe, now }, session)) await refreshSubscriptionKeys(deps, session.metadata!.subscriptionId!);
+      }
     }
-    await db.transaction().execute(async (trx) => {
-      if (!(await markStripeEventProcessed(trx, event.id, readAt))) return;
+    const reactivated = await db.transaction().execute(async (trx) => {
+      if (!(await markStripeEventProcessed(trx, event.id, readAt))) return undefined;
       if (state) await storeStripeObject(trx, { id: state.id, object: state.object, state: state as unknown as Record<string, unknown>, readAt });
-      if (state?.object === 'invoice') await invoicePaidAtStripe(trx, state as unknown as Stripe.Invoice, readAt);
+      return state?.object === 'invoice' ? invoicePaidAtStripe(trx, state as unknown as Stripe.Invoice, readAt) : undefined;
     });
+    if (reactivated) await refreshSubscriptionKeys(deps, reactivated);
   };
 }

@@ -9,6 +9,8 @@
  * - A completed Checkout Session (mode `setup`, made by the API for a plan): its card saved as
  *   the default and its plan chosen, once, whichever of the success page and the webhook
  *   sees it first.
+ * - After a job changed what a subscription's keys may do (its status, plan or card), the
+ *   account's keys are dropped from every gateway's key cache, so the next request reads it.
  * Stripe is called outside database transactions; every write carries an idempotency key.
  */
 import { AppError, ConflictError, periodEndAfter, type PlanSlug, planTerms, UpstreamError, ValidationError } from '@spendgate/core';
@@ -19,6 +21,7 @@ import {
   findSubscriptionById,
   findUserById,
   insertPaymentMethod,
+  invalidateAccountKeys,
   keepSubscription,
   listPaymentMethods,
   recordCheckoutApplied,
@@ -32,6 +35,15 @@ import Stripe from 'stripe';
 import { stripeIdempotencyKey } from './stripe.ts';
 
 const PAYMENT_METHOD_ID = /^pm_\w{1,255}$/;
+
+/** What a job drops a key from every gateway's key cache with (the stores' `invalidateKey`). */
+export type InvalidateKey = (keyHash: string) => Promise<void>;
+
+/** Drops the keys a subscription pays for from every gateway's key cache; call once its change is committed. */
+export async function refreshSubscriptionKeys(deps: { sql: Pick<SqlStore, 'db'>; invalidateKey: InvalidateKey }, subscriptionId: string): Promise<void> {
+  const subscription = await findSubscriptionById(deps.sql.db, subscriptionId);
+  if (subscription) await invalidateAccountKeys(deps.sql.db, deps.invalidateKey, subscription.user_id);
+}
 
 /** Stripe's refusal as the API answers it: a declined card 402, a refused request 400 naming `field`, anything else 502. */
 export function stripeFailure(error: unknown, field: string): AppError {

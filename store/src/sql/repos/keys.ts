@@ -180,3 +180,12 @@ export async function listAccountKeys(db: Db, userId: string) {
     .where('k.revoked_at', 'is', null)
     .execute();
 }
+
+/**
+ * Drops every live key of the teams an account created from the key caches (`invalidate`:
+ * a gateway's cache, or the stores' `invalidateKey` from the worker), so a change of the
+ * subscription that pays for them (a card, a plan, a status) applies at their next request.
+ */
+export async function invalidateAccountKeys(db: Db, invalidate: (keyHash: string) => Promise<void>, userId: string): Promise<void> {
+  for (const key of await listAccountKeys(db, userId)) await invalidate(key.key_hash);
+}
