@@ -2,10 +2,12 @@
  * The usage calls of spec §7 that read the rollups, in every run mode: each answer's
  * totals equal the sums of the recorded events (GBP budget spend and USD list cost to the
  * micro-unit, tokens exactly), series have every day, distributions add up, the plan's
- * look-back is a 403 naming it, and roles and tenancy hold.
+ * look-back is a 403 naming it, roles and tenancy hold, and a new time zone moves the
+ * days recorded already onto its midnights.
  */
 import { randomUUID } from 'node:crypto';
-import { insertUsageEvents, type NewUsageEvent, upsertSubscription } from '@spendgate/store';
+import { findRollupRebuild, insertUsageEvents, type NewUsageEvent, upsertSubscription } from '@spendgate/store';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
@@ -179,6 +181,29 @@ for (const mode of testModes) {
       const outsiderTeam = await callApi(spendgate.url, 'POST', '/team/', { token: outsider.token, body: { name: 'Other', description: '' } });
       expect((await get('/usage/group/specific', { teamId: outsiderTeam.body.data.id, keyId: ids.keyA }, outsider.token)).status).toBe(404);
       expect((await get('/usage/group/specific', { groupId: ids.groupA, teamId: outsiderTeam.body.data.id }, admin.token)).status).toBe(404);
+    });
+
+    it('moves the recorded days to a new time zone: the daily series sums the events per local day, totals unchanged', async () => {
+      const db = spendgate.app.runtime.stores.sql.db;
+      const range = { teamId: ids.team, startDate: daysAgo(45) };
+      const totals = async () => {
+        const { requests, totalCost, totalCostUsd, totalTokens } = (await get('/usage/group/specific', range)).body.data;
+        return { requests, totalCost, totalCostUsd, totalTokens };
+      };
+      const before = await totals();
+      const changed = await callApi(spendgate.url, 'PATCH', `/team/${ids.team}`, { token: admin.token, body: { timeZone: 'America/Los_Angeles' } });
+      expect(changed.status).toBe(200);
+      await expect.poll(async () => (await findRollupRebuild(db, ids.team))?.rebuiltAt ?? null, { timeout: 60_000, interval: 100 }).not.toBeNull();
+
+      // The events at 00:30 UTC are on the day before in Los Angeles.
+      const { rows } = await sql<{ day: string; requests: string }>`
+        select to_char(occurred_at at time zone 'America/Los_Angeles', 'YYYY-MM-DD') as day, count(*) as requests
+        from usage_events where team_id = ${ids.team} group by 1 order by 1`.execute(db);
+      const series = await get('/usage/cost/group', range);
+      expect(series.status).toBe(200);
+      const days = series.body.data.series.filter((point: { requests: number }) => point.requests > 0).map((point: { date: string; requests: number }) => [point.date, point.requests]);
+      expect(days).toEqual(rows.map((row) => [row.day, Number(row.requests)]));
+      expect(await totals()).toEqual(before);
     });
   });
 }

@@ -11,6 +11,7 @@ export { demoFillJobId } from './jobs/demo-fill.ts';
 export { createInvoiceBuildProcessor } from './jobs/invoice-build.ts';
 export { createInvoiceCollectProcessor } from './jobs/invoice-collect.ts';
 export { registerJobs } from './jobs/registry.ts';
+export { rollupRebuildJobId } from './jobs/rollup-rebuild.ts';
 export {
   applyCheckoutSession,
   attachCard,

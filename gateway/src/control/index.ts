@@ -66,7 +66,7 @@ export async function createControlPlaneServices(deps: {
     platformAdminEmails: config.platformAdminEmails,
     google: config.google.clientId ? createGoogleVerifier({ clientId: config.google.clientId, jwksUrl: config.google.jwksUrl }) : undefined,
   });
-  const teams = createTeamService({ sql, access, plans, invitations, accounts, keyCache: deps.keyCache });
+  const teams = createTeamService({ sql, access, plans, invitations, accounts, keyCache: deps.keyCache, queue: deps.queue });
   // The price-catalog providers of Spendgate's own accounts: what optimised keys can be sent to.
   const operatorProviders = operatorAccounts(config.optimisedUpstreams).map((account) => account.adapter.catalogProvider);
   const checkSettings = createKeySettingsCheck({ catalog: deps.catalog, operatorProviders });

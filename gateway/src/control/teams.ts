@@ -19,6 +19,8 @@ import {
   insertTeam,
   insertTeamMember,
   insertVerifiedUser,
+  type JobPayloads,
+  type JobQueue,
   type KeyCache,
   listLiveKeys,
   listPendingTeamInvitations,
@@ -26,12 +28,14 @@ import {
   listTeamsOfUser,
   markEmailVerified,
   markInvitationAccepted,
+  requestRollupRebuild,
   revokeInvitation,
   type SqlStore,
   updateTeam,
   updateTeamMemberRole,
   writeAudit,
 } from '@spendgate/store';
+import { rollupRebuildJobId } from '@spendgate/worker';
 import { passwordProblem } from '../security/password-policy.ts';
 import { hashPassword, verifyPassword } from '../security/passwords.ts';
 import type { Access } from './access.ts';
@@ -46,6 +50,7 @@ export function createTeamService(deps: {
   invitations: Invitations;
   accounts: AccountService;
   keyCache: Pick<KeyCache<unknown>, 'invalidate'>;
+  queue: Pick<JobQueue<JobPayloads>, 'enqueue'>;
   now?: () => Date;
 }) {
   const { db } = deps.sql;
@@ -77,18 +82,24 @@ export function createTeamService(deps: {
 
     listTeams: (userId: string) => listTeamsOfUser(db, userId),
 
-    /** Renames a team or moves its budget windows to another time zone (team admins). */
+    /**
+     * Renames a team or moves its budget windows and daily usage to another time zone
+     * (team admins): a new zone has the rollup-rebuild job regroup the days already recorded.
+     */
     async updateTeam(userId: string, teamId: string, changes: { name?: string | undefined; description?: string | undefined; timeZone?: string | undefined }) {
       await deps.access.team(teamId, userId, 'team.settings.manage');
-      const team = await db.transaction().execute(async (trx) => {
+      const { team, rebuild } = await db.transaction().execute(async (trx) => {
+        const before = await findTeam(trx, teamId);
         const row = await updateTeam(trx, teamId, {
           ...(changes.name !== undefined && { name: changes.name }),
           ...(changes.description !== undefined && { description: changes.description }),
           ...(changes.timeZone !== undefined && { timeZone: changes.timeZone }),
         });
         await writeAudit(trx, { teamId, actorUserId: userId, action: 'team.updated', targetType: 'team', targetId: teamId, details: changes });
-        return row;
+        const zoneChanged = changes.timeZone !== undefined && changes.timeZone !== before?.time_zone;
+        return { team: row, rebuild: zoneChanged ? await requestRollupRebuild(trx, teamId, now()) : undefined };
       });
+      if (rebuild !== undefined) await deps.queue.enqueue('rollup-rebuild', { teamId }, { jobId: rollupRebuildJobId(teamId, rebuild.requestedAt, 0) });
       // Budget windows of every key follow the team's time zone.
       if (changes.timeZone !== undefined) {
         for (const key of await listLiveKeys(db, teamId, {})) await deps.keyCache.invalidate(key.key_hash);

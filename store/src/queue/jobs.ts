@@ -99,6 +99,11 @@ export interface DemoFillJob {
   teamId: string;
 }
 
+/** Regroups the next days of a team's daily rollups on its new time zone's midnights (its rebuild says which). */
+export interface RollupRebuildJob {
+  teamId: string;
+}
+
 export type JobPayloads = {
   meter: UsageBatchJob;
   mail: MailJob;
@@ -114,4 +119,5 @@ export type JobPayloads = {
   'gpu-rollup': GpuRollupJob;
   'gpu-scrape': GpuScrapeJob;
   'demo-fill': DemoFillJob;
+  'rollup-rebuild': RollupRebuildJob;
 };

@@ -512,6 +512,22 @@ export interface DemoFillsTable {
   filled_at: Date | null;
 }
 
+/**
+ * How far the rebuild of a team's daily rollups for its time zone has got (migration
+ * 20261128_0501): the rollup-rebuild job regroups `days` local days from `first_day`
+ * (a date in `time_zone`), a few at a time; `rebuilt_at` is set with the last.
+ */
+export interface RollupRebuildsTable {
+  team_id: string;
+  time_zone: string;
+  /** The first local day with usage, `YYYY-MM-DD` (read it as text). */
+  first_day: string;
+  days: number;
+  days_rebuilt: ColumnType<number, number | undefined, number>;
+  requested_at: Date;
+  rebuilt_at: Date | null;
+}
+
 export interface DemoFillGroup {
   groupId: string;
   keyIds: string[];
@@ -802,6 +818,7 @@ export interface Database {
   forecast_backtests: ForecastBacktestsTable;
   advisor_insights: AdvisorInsightsTable;
   demo_fills: DemoFillsTable;
+  rollup_rebuilds: RollupRebuildsTable;
   subscription_plans: SubscriptionPlansTable;
   subscriptions: SubscriptionsTable;
   subscription_plan_history: SubscriptionPlanHistoryTable;

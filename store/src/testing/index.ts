@@ -1,3 +1,4 @@
 // Helpers for tests that need real stores: per-file databases and Redis prefixes.
 export * from './redis.ts';
 export * from './sql.ts';
+export * from './usage-events.ts';

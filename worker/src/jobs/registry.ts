@@ -1,7 +1,7 @@
 /**
  * Every job the worker runs, in one table: its processor, how many run at once, how many
  * tries it gets, for a scheduled job how often it runs, and for a job that hands itself
- * on (demo-fill) what a restart left unfinished. A new job is a file beside this one, its
+ * on (demo-fill, rollup-rebuild) what a restart left unfinished. A new job is a file beside this one, its
  * payload in the job map (store/src/queue/jobs.ts) and a row here.
  * A failed try is retried after `backoffMs`, doubling with each further try.
  */
@@ -31,6 +31,7 @@ import { createMailProcessor } from './mail.ts';
 import { createMeterProcessor } from './meter.ts';
 import { createPruneProcessor } from './prune.ts';
 import { createReconcileUsageProcessor } from './reconcile-usage.ts';
+import { createRollupRebuildProcessor, unfinishedRollupRebuildDays } from './rollup-rebuild.ts';
 import { createStripeEventProcessor } from './stripe-event.ts';
 import type { InvalidateKey } from '../payments/billing.ts';
 
@@ -110,6 +111,14 @@ const JOBS: { [N in JobName]: JobDefinition<N> } = {
   'gpu-scrape': { createProcessor: createGpuScrapeProcessor, concurrency: 4, attempts: 1, backoffMs: 30_000, schedule: { everyMs: 30_000, payload: {} } },
   // One day of one demo team at a time, as the meter's batches go; a day that fails is tried again as a meter batch is.
   'demo-fill': { createProcessor: createDemoFillProcessor, concurrency: 1, attempts: DEFAULT_ATTEMPTS, backoffMs: 1_000, unfinished: unfinishedDemoDays },
+  // A week of one team's days at a time; a run that fails is tried again soon (its days are redone whole).
+  'rollup-rebuild': {
+    createProcessor: createRollupRebuildProcessor,
+    concurrency: 1,
+    attempts: DEFAULT_ATTEMPTS,
+    backoffMs: 1_000,
+    unfinished: unfinishedRollupRebuildDays,
+  },
 };
 
 async function registerJob<N extends JobName>(queue: JobQueue<JobPayloads>, name: N, deps: JobDeps): Promise<void> {

@@ -1,11 +1,13 @@
 // Usage rollups: the sums of the usage events per team, hour (UTC) or day (the team's
 // time zone), and dimension. The meter adds a batch's events to them in the statement
 // that records the events (usage.ts), so they agree with the events at every commit;
-// recomputeRollups rebuilds any window from the events, and reconcileRollups finds the
-// cells that disagree with the events and rebuilds their days.
+// recomputeRollups rebuilds any window from the events, reconcileRollups finds the
+// cells that disagree with the events and rebuilds their days, and rebuildNextRollupDays
+// regroups a team's days for the time zone it moved to.
 import { LATENCY_BUCKET_BOUNDS_MS, LATENCY_BUCKETS } from '@spendgate/core';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../schema.ts';
+import type { Db } from './db.ts';
 import { type UsageFilter, usageConditions } from './usage-filter.ts';
 
 /** What a rollup cell is keyed by, beside its team, grain and bucket. */
@@ -30,6 +32,9 @@ const MEASURES = [
   'latency_max_ms',
   'latency_histogram',
 ] as const;
+
+/** The measures a merge of cells sums. */
+const SUMMED_MEASURES = MEASURES.filter((column) => column !== 'latency_max_ms' && column !== 'latency_histogram');
 
 /**
  * The first level of a rollup: the events grouped once by hour, day, cell and latency
@@ -61,7 +66,7 @@ function eventGroups(source: RawBuilder<unknown>, where: RawBuilder<unknown> = s
 
 /** The cells' measures from event groups: sums, the maximum, and the groups' counts placed in their latency bucket. */
 const CELL_MEASURES = sql.join([
-  ...MEASURES.filter((column) => column !== 'latency_max_ms' && column !== 'latency_histogram').map((column) => sql`sum(${sql.ref(column)})`),
+  ...SUMMED_MEASURES.map((column) => sql`sum(${sql.ref(column)})`),
   sql`max(latency_max_ms)`,
   sql`array[${sql.join(Array.from({ length: LATENCY_BUCKETS }, (_, bucket) => sql`coalesce(sum(requests) filter (where latency_bucket = ${sql.lit(bucket)}), 0)`))}]::bigint[]`,
 ]);
@@ -316,4 +321,118 @@ export async function rollupDistribution(
     select ${column}::text as value, ${SUMS} from usage_rollups where ${matching(filter)}
     group by ${column} order by coalesce(sum(budget_spend_micros), 0) desc, coalesce(sum(requests), 0) desc, 1`.execute(db);
   return rows.map((row) => ({ value: row.value, sums: toSums(row) }));
+}
+
+/** The measures of many cells of one day merged into one cell: sums, the maximum, histograms added bucket by bucket. */
+const MERGED_MEASURES = sql.join([...SUMMED_MEASURES.map((column) => sql`sum(${sql.ref(column)})`), sql`max(latency_max_ms)`, sql`array[${HISTOGRAM_SUMS}]::bigint[]`]);
+
+/** Local days a rollup-rebuild job regroups in one transaction (usage_events is locked against writes while it runs). */
+export const REBUILD_DAYS_PER_RUN = 7;
+
+/**
+ * After a team's time zone changed (in `db`'s transaction), asks for its daily rollups to
+ * be regrouped on the new zone's midnights: from its first local day with usage to
+ * today. Answers what the rollup-rebuild job needs, or undefined when the team has no usage.
+ */
+export async function requestRollupRebuild(db: Db, teamId: string, at: Date): Promise<{ requestedAt: Date } | undefined> {
+  const { rows } = await sql<{ time_zone: string; first_day: string | null; days: number | null }>`
+    select teams.time_zone,
+      (min(date_trunc('day', hours.bucket_start, teams.time_zone)) at time zone teams.time_zone)::date::text as first_day,
+      ((max(date_trunc('day', hours.bucket_start, teams.time_zone)) at time zone teams.time_zone)::date
+        - (min(date_trunc('day', hours.bucket_start, teams.time_zone)) at time zone teams.time_zone)::date + 1) as days
+    from teams left join usage_rollups as hours on hours.team_id = teams.id and hours.grain = 'hour'
+    where teams.id = ${teamId} group by teams.time_zone`.execute(db);
+  const team = rows[0];
+  if (team?.first_day == null || team.days == null) {
+    await db.deleteFrom('rollup_rebuilds').where('team_id', '=', teamId).execute();
+    return undefined;
+  }
+  const rebuild = { time_zone: team.time_zone, first_day: team.first_day, days: Number(team.days), days_rebuilt: 0, requested_at: at, rebuilt_at: null };
+  await db
+    .insertInto('rollup_rebuilds')
+    .values({ team_id: teamId, ...rebuild })
+    .onConflict((conflict) => conflict.column('team_id').doUpdateSet(rebuild))
+    .execute();
+  return { requestedAt: at };
+}
+
+/** Rebuilds not finished (under way, or left by a restart). */
+export async function unfinishedRollupRebuilds(db: Kysely<Database>) {
+  return db.selectFrom('rollup_rebuilds').select(['team_id', 'requested_at', 'days_rebuilt']).where('rebuilt_at', 'is', null).orderBy('team_id').execute();
+}
+
+/** How far a team's rebuild has got. */
+export interface RollupRebuildProgress {
+  timeZone: string;
+  days: number;
+  daysRebuilt: number;
+  requestedAt: Date;
+  rebuiltAt: Date | null;
+}
+
+export async function findRollupRebuild(db: Db, teamId: string): Promise<RollupRebuildProgress | undefined> {
+  const row = await db.selectFrom('rollup_rebuilds').selectAll().where('team_id', '=', teamId).executeTakeFirst();
+  return row && { timeZone: row.time_zone, days: row.days, daysRebuilt: row.days_rebuilt, requestedAt: new Date(row.requested_at), rebuiltAt: row.rebuilt_at && new Date(row.rebuilt_at) };
+}
+
+/**
+ * Regroups the next REBUILD_DAYS_PER_RUN local days of a team's rebuild on its time
+ * zone's midnights, in one transaction with its progress, and answers the progress
+ * (undefined when there is nothing left to do). Idempotent: a run repeated after its
+ * commit moves on to the next days.
+ *
+ * The day cells are made from the hour cells (UTC hours, kept past the events'
+ * retention): a day of a whole-hour zone (DST included) is exactly its hours. In a zone
+ * whose midnight falls inside a UTC hour (India, Nepal, …) that hour is split between two
+ * days from its usage events when they all remain (their count is the hour's requests);
+ * past the events' retention the hour counts whole on the day it starts in. Totals never
+ * change. Day cells are deleted by where they start and hours regrouped by the day they
+ * fall in, the first run taking everything before its days and the last everything
+ * after, so each cell of the old zone goes and each hour counts once. New events wait
+ * while a run holds the lock; recorded after the change, they are on the new midnights.
+ */
+export async function rebuildNextRollupDays(db: Kysely<Database>, teamId: string): Promise<RollupRebuildProgress | undefined> {
+  return db.transaction().execute(async (trx) => {
+    await sql`lock table usage_events in share row exclusive mode`.execute(trx);
+    const rebuild = await trx.selectFrom('rollup_rebuilds').selectAll().where('team_id', '=', teamId).forUpdate().executeTakeFirst();
+    if (rebuild === undefined || rebuild.rebuilt_at !== null) return undefined;
+    const zone = rebuild.time_zone;
+    const until = Math.min(rebuild.days, rebuild.days_rebuilt + REBUILD_DAYS_PER_RUN);
+    const dayStart = (day: number) => sql`((${rebuild.first_day}::date + ${day}::integer)::timestamp at time zone ${zone})`;
+    const from = rebuild.days_rebuilt === 0 ? undefined : dayStart(rebuild.days_rebuilt);
+    const to = until === rebuild.days ? undefined : dayStart(until);
+    const within = (at: RawBuilder<unknown>) => sql<boolean>`${from === undefined ? sql`true` : sql`${at} >= ${from}`} and ${to === undefined ? sql`true` : sql`${at} < ${to}`}`;
+    const dayOf = (at: RawBuilder<unknown>) => sql`date_trunc('day', ${at}, ${zone})`;
+
+    await trx.deleteFrom('usage_rollups').where('team_id', '=', teamId).where('grain', '=', 'day').where(within(sql.ref('bucket_start'))).execute();
+    const hourEnd = sql`bucket_start + interval '1 hour' - interval '1 microsecond'`;
+    await sql`
+      with split_hours as (
+        select bucket_start as hour from usage_rollups
+        where team_id = ${teamId} and grain = 'hour' and ${dayOf(sql.ref('bucket_start'))} <> ${dayOf(hourEnd)}
+          and (${within(dayOf(sql.ref('bucket_start')))} or ${within(dayOf(hourEnd))})
+        group by bucket_start
+        having sum(requests) = (select count(*) from usage_events as events
+          where events.team_id = ${teamId} and events.occurred_at >= bucket_start and events.occurred_at < bucket_start + interval '1 hour')
+      ),
+      cells (${COLUMNS}) as (
+        select team_id, 'day', ${dayOf(sql.ref('bucket_start'))}, ${GROUP_DIMENSIONS}, ${sql.join(MEASURES.map((column) => sql.ref(column)))}
+        from usage_rollups
+        where team_id = ${teamId} and grain = 'hour' and ${within(dayOf(sql.ref('bucket_start')))}
+          and bucket_start not in (select hour from split_hours)
+        union all
+        ${rollupRowsOfEvents(
+          'day',
+          sql`events.team_id = ${teamId} and date_trunc('hour', events.occurred_at, 'UTC') in (select hour from split_hours)
+            and ${within(dayOf(sql.ref('events.occurred_at')))}`,
+        )}
+      )
+      insert into usage_rollups (${COLUMNS})
+      select team_id, 'day', bucket_start, ${GROUP_DIMENSIONS}, ${MERGED_MEASURES}
+      from cells group by team_id, bucket_start, ${GROUP_DIMENSIONS}`.execute(trx);
+
+    const rebuiltAt = until === rebuild.days ? new Date() : null;
+    await trx.updateTable('rollup_rebuilds').set({ days_rebuilt: until, rebuilt_at: rebuiltAt }).where('team_id', '=', teamId).execute();
+    return { timeZone: zone, days: rebuild.days, daysRebuilt: until, requestedAt: new Date(rebuild.requested_at), rebuiltAt };
+  });
 }
