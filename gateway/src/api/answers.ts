@@ -175,8 +175,8 @@ export const SubscriptionUsage = z.strictObject({
 
 export const Invoice = z.strictObject({
   id: z.guid(),
-  /** SG-000001 and on. */
-  number: z.string(),
+  /** Given when it is finalised, gap-free per year: SG-2026-000001 and on (earlier invoices keep their SG-000123); null for a draft. */
+  number: z.string().nullable(),
   status: z.enum(['draft', 'open', 'paid', 'void']),
   currency: z.literal('GBP'),
   periodStart: Timestamp,

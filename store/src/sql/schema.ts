@@ -318,8 +318,12 @@ export interface UsageRecordsTable {
 /** One billing period of a subscription, invoiced (unique per subscription and period start). */
 export interface InvoicesTable {
   id: string;
-  /** SG-000001 and on, one sequence. */
-  number: string;
+  /**
+   * Given when it is finalised (draft → open), gap-free per issuer and year: SG-2026-000001
+   * and on (invoice_number_counters); null for a draft. Invoices issued before migration
+   * 20261128_0101 keep their SG-000123.
+   */
+  number: ColumnType<string | null, string | null | undefined, string | null>;
   subscription_id: string;
   status: InvoiceStatus;
   currency: string;
@@ -336,6 +340,13 @@ export interface InvoicesTable {
   /** When the nightly proof last recounted it, and whether every line still equalled what it counts. */
   proof_checked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   proof_ok: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
+}
+
+/** The last invoice number given per issuer and year (migration 20261128_0101), taken in the transaction that finalises. */
+export interface InvoiceNumberCountersTable {
+  issuer: string;
+  year: number;
+  last_number: Int8;
 }
 
 /** A line of an invoice: what it counts is its kind, team, window and unit price (core's invoiceLineKey). */
@@ -825,6 +836,7 @@ export interface Database {
   payment_methods: PaymentMethodsTable;
   plan_units: PlanUnitsTable;
   invoices: InvoicesTable;
+  invoice_number_counters: InvoiceNumberCountersTable;
   invoice_lines: InvoiceLinesTable;
   usage_records: UsageRecordsTable;
   stripe_events: StripeEventsTable;

@@ -21,6 +21,7 @@ import {
   advanceBillingPeriod,
   cancelSubscription,
   endedTrials,
+  finalizeInvoice,
   insertInvoice,
   invoiceInput,
   type Logger,
@@ -65,7 +66,7 @@ export function createInvoiceBuildProcessor(deps: { sql: Pick<SqlStore, 'db'>; l
         ...invoice,
       });
       if (recorded.created) {
-        await moveInvoice(trx, recorded.id, 'open', at);
+        await finalizeInvoice(trx, recorded.id, at);
         if (invoice.totalPence === 0n) await moveInvoice(trx, recorded.id, 'paid', at);
       }
       const ends = subscription.status === 'canceled' || subscription.cancel_at_period_end;

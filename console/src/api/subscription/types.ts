@@ -111,7 +111,8 @@ export interface InvoiceLine {
 /** One invoice of GET /subscription/billing, newest period first. */
 export interface Invoice {
   id: string;
-  number: string;
+  /** Given when it is finalised, gap-free per year (SG-2026-000001); null for a draft. */
+  number: string | null;
   status: InvoiceStatus;
   currency: 'GBP';
   periodStart: string;

@@ -8,7 +8,7 @@ import { useState } from 'react';
 import { invoiceQuery, invoicesQuery } from '../../api/subscription/queries.ts';
 import type { Invoice, InvoiceLine, InvoiceLineKind, InvoiceStatus } from '../../api/subscription/types.ts';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
-import { invoiceCsv } from './invoice-csv.ts';
+import { invoiceCsv, invoiceName } from './invoice-csv.ts';
 import { billingDate, FAILED_TO_LOAD } from './PlanPanel.tsx';
 
 const STATUS_LABELS: Record<InvoiceStatus, string> = { draft: 'Draft', open: 'Due', paid: 'Paid', void: 'Void' };
@@ -62,14 +62,14 @@ function InvoiceRow({ invoice }: { invoice: Invoice }) {
   return (
     <li className="billing-list__item billing-list__item--invoice">
       <span>
-        <strong>{invoice.number}</strong> <span className="billing-list__sub">{period(invoice)}</span>
+        <strong>{invoiceName(invoice)}</strong> <span className="billing-list__sub">{period(invoice)}</span>
         <span className={`billing-status billing-status--${invoice.status}`}>{STATUS_LABELS[invoice.status]}</span>
       </span>
       <span className="billing-list__actions">
         <strong>{pounds(invoice.totalPence)}</strong>
         <button type="button" className="button button--ghost button--small" aria-expanded={open} aria-controls={linesId} onClick={() => setOpen(!open)}>
           {open ? 'Hide lines' : 'Show lines'}
-          <span className="visually-hidden"> of {invoice.number}</span>
+          <span className="visually-hidden"> of {invoiceName(invoice)}</span>
         </button>
       </span>
       {open && (
@@ -127,9 +127,9 @@ function InvoiceLines({ invoiceId }: { invoiceId: string }) {
   const detail = invoice.data;
   return (
     <>
-      <InvoiceLinesTable caption={`Lines of invoice ${detail.number}`} lines={detail.lines} totalPence={detail.totalPence} />
-      <a className="button button--ghost button--small" download={`${detail.number}.csv`} href={`data:text/csv;charset=utf-8,${encodeURIComponent(invoiceCsv(detail))}`}>
-        Download {detail.number} (CSV)
+      <InvoiceLinesTable caption={`Lines of invoice ${invoiceName(detail)}`} lines={detail.lines} totalPence={detail.totalPence} />
+      <a className="button button--ghost button--small" download={`${invoiceName(detail)}.csv`} href={`data:text/csv;charset=utf-8,${encodeURIComponent(invoiceCsv(detail))}`}>
+        Download {invoiceName(detail)} (CSV)
       </a>
     </>
   );

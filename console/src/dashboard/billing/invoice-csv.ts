@@ -4,7 +4,10 @@
  * with exact decimals, so a spreadsheet sums the lines to the total.
  */
 import { microsToDecimalString } from '@spendgate/core';
-import type { InvoiceDetail } from '../../api/subscription/types.ts';
+import type { Invoice, InvoiceDetail } from '../../api/subscription/types.ts';
+
+/** An invoice's number, given when it is finalised; a draft has none yet. */
+export const invoiceName = (invoice: Pick<Invoice, 'number'>) => invoice.number ?? 'Draft';
 
 /** Whole pence as pounds with two decimals (-1234 → "-12.34"). */
 function pounds(pence: number): string {
@@ -18,10 +21,11 @@ function cell(value: string): string {
 }
 
 export function invoiceCsv(invoice: InvoiceDetail): string {
+  const number = invoiceName(invoice);
   const rows = [
     ['Invoice', 'From', 'To', 'Kind', 'Description', 'Quantity', `Unit price (${invoice.currency})`, `Amount (${invoice.currency})`],
     ...invoice.lines.map((line) => [
-      invoice.number,
+      number,
       line.windowStart,
       line.windowEnd,
       line.kind,
@@ -30,7 +34,7 @@ export function invoiceCsv(invoice: InvoiceDetail): string {
       line.unitAmountMicros === null ? '' : microsToDecimalString(BigInt(line.unitAmountMicros)),
       pounds(line.amountPence),
     ]),
-    [invoice.number, invoice.periodStart, invoice.periodEnd, 'total', 'Total', '', '', pounds(invoice.totalPence)],
+    [number, invoice.periodStart, invoice.periodEnd, 'total', 'Total', '', '', pounds(invoice.totalPence)],
   ];
   return `${rows.map((row) => row.map(cell).join(',')).join('\r\n')}\r\n`;
 }

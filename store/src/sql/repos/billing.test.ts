@@ -1,7 +1,8 @@
 // Billing's store on PGlite and (when TEST_DATABASE_URL is set) PostgreSQL: the plan
 // history cut into segments, the plan units the repositories open and close, what a
 // period counted (demo teams left out), invoices recorded once per period with their
-// lines, and their moves draft → open → paid | void.
+// lines, and their moves draft → open → paid | void; numbers given at finalisation,
+// consecutive and without gaps however many finalise at once.
 import { randomUUID } from 'node:crypto';
 import { buildInvoice, planTerms } from '@spendgate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { recordInsight } from './advisor.ts';
 import {
   changeSubscriptionPlan,
   countCharges,
+  finalizeInvoice,
   findSubscriptionById,
   insertInvoice,
   invoiceInput,
@@ -174,20 +176,23 @@ for (const backend of sqlBackends) {
       expect(input.plans.map((segment) => segment.plan.slug)).toEqual(['developers', 'growth']);
     });
 
-    it('records one invoice per period with its lines, numbered, and moves it draft → open → paid, or to void', async () => {
+    it('records one invoice per period with its lines, and moves it draft → open (numbered then) → paid, or to void', async () => {
       const built = buildInvoice({ period: march, plans: [{ plan: planTerms('growth'), from: march.start, to: march.end }], teams: [] });
       const record = (id: string) => insertInvoice(store.db, { id, subscriptionId, periodStart: march.start, periodEnd: march.end, billedUntil: march.end, createdAt: march.end, ...built });
       const first = await record(randomUUID());
       const again = await record(randomUUID());
       expect([first.created, again.created, again.id]).toEqual([true, false, first.id]);
       const invoices = await listInvoices(store.db, subscriptionId);
-      expect(invoices.map((invoice) => [invoice.status, invoice.total_pence, invoice.number])).toEqual([['draft', 9_900n, expect.stringMatching(/^SG-\d{6}$/)]]);
+      expect(invoices.map((invoice) => [invoice.status, invoice.total_pence, invoice.number])).toEqual([['draft', 9_900n, null]]); // a draft has no number
       const lines = await listInvoiceLines(store.db, first.id);
       expect(lines.map((line) => [line.position, line.kind, line.plan_slug, line.amount_micros, line.amount_pence, line.proof_found_micros])).toEqual([[0, 'plan', 'growth', 99_000_000n, 9_900n, null]]);
 
+      const finalize = (invoiceId: string, when = at('2026-04-01T01:00:00Z')) => store.db.transaction().execute((trx) => finalizeInvoice(trx, invoiceId, when));
       expect(await moveInvoice(store.db, first.id, 'paid', new Date())).toBe(false); // not open yet
-      expect(await moveInvoice(store.db, first.id, 'open', new Date())).toBe(true);
-      expect(await moveInvoice(store.db, first.id, 'open', new Date())).toBe(false);
+      const number = await finalize(first.id);
+      expect(number).toMatch(/^SG-2026-\d{6}$/);
+      expect(await finalize(first.id)).toBeUndefined();
+      expect((await listInvoices(store.db, subscriptionId))[0]).toMatchObject({ status: 'open', number, finalized_at: at('2026-04-01T01:00:00Z') });
       expect(await moveInvoice(store.db, first.id, 'paid', new Date())).toBe(true);
       expect(await moveInvoice(store.db, first.id, 'void', new Date())).toBe(false); // a paid invoice stays paid
       expect((await listInvoices(store.db, subscriptionId))[0]!.paid_at).toBeInstanceOf(Date);
@@ -195,12 +200,46 @@ for (const backend of sqlBackends) {
       const april = { start: march.end, end: at('2026-05-01T00:00:00Z') };
       const voided = await insertInvoice(store.db, { id: randomUUID(), subscriptionId, periodStart: april.start, periodEnd: april.end, billedUntil: april.end, createdAt: april.end, lines: [], totalPence: 0n });
       expect(await moveInvoice(store.db, voided.id, 'void', new Date())).toBe(true);
-      const numbers = (await listInvoices(store.db, subscriptionId)).map((invoice) => invoice.number);
-      expect(new Set(numbers).size).toBe(2);
+      expect(await finalize(voided.id)).toBeUndefined();
+      expect((await listInvoices(store.db, subscriptionId)).map((invoice) => [invoice.status, invoice.number])).toEqual([
+        ['void', null],
+        ['paid', number],
+      ]);
 
       await recordInvoiceProof(store.db, { invoiceId: first.id, at: new Date(), ok: true, lines: [{ lineId: lines[0]!.id, quantity: 1n, amountMicros: 99_000_000n }] });
       expect((await listInvoiceLines(store.db, first.id))[0]!.proof_found_micros).toBe(99_000_000n);
       expect((await listInvoices(store.db, subscriptionId)).find((invoice) => invoice.id === first.id)!.proof_ok).toBe(true);
+    });
+
+    it('numbers invoices finalised at once consecutively, without duplicates, and a finalisation rolled back leaves no gap', async () => {
+      const year = 2031;
+      const drafts: string[] = [];
+      for (let month = 0; month < 24; month++) {
+        const start = new Date(Date.UTC(year, month, 1));
+        const end = new Date(Date.UTC(year, month + 1, 1));
+        const draft = await insertInvoice(store.db, { id: randomUUID(), subscriptionId, periodStart: start, periodEnd: end, billedUntil: end, createdAt: end, lines: [], totalPence: 0n });
+        drafts.push(draft.id);
+      }
+      const rolledBack = new Set(drafts.filter((_, index) => index % 3 === 0));
+      const finalisedAt = at(`${year}-06-01T00:00:00Z`);
+      const outcomes = await Promise.allSettled(
+        drafts.map((id) =>
+          store.db.transaction().execute(async (trx) => {
+            const number = await finalizeInvoice(trx, id, finalisedAt);
+            if (rolledBack.has(id)) throw new Error(`${number} rolled back`);
+            return number;
+          }),
+        ),
+      );
+      expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toHaveLength(rolledBack.size);
+      const stored = await store.db.selectFrom('invoices').select(['id', 'status', 'number']).where('id', 'in', drafts).execute();
+      const numbers = stored.filter((row) => row.number !== null).map((row) => row.number!);
+      expect(numbers.sort()).toEqual(Array.from({ length: drafts.length - rolledBack.size }, (_, index) => `SG-${year}-${String(index + 1).padStart(6, '0')}`));
+      for (const row of stored) expect([row.id, row.status, row.number === null]).toEqual([row.id, rolledBack.has(row.id) ? 'draft' : 'open', rolledBack.has(row.id)]);
+
+      // A draft finalised later takes the next number: the rolled-back ones gave theirs back.
+      const [later] = [...rolledBack];
+      expect(await store.db.transaction().execute((trx) => finalizeInvoice(trx, later!, finalisedAt))).toBe(`SG-${year}-${String(numbers.length + 1).padStart(6, '0')}`);
     });
   });
 }

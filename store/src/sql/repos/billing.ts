@@ -16,8 +16,8 @@ import {
   type TeamCounts,
   type UnitKind,
 } from '@spendgate/core';
-import { type RawBuilder, sql } from 'kysely';
-import type { InvoiceStatus, SubscriptionStatus } from '../schema.ts';
+import { type RawBuilder, sql, type Transaction } from 'kysely';
+import type { Database, InvoiceStatus, SubscriptionStatus } from '../schema.ts';
 import type { Db } from './db.ts';
 import { listPlanUnits } from './plan-units.ts';
 import { hasPaymentMethodOn, recordPlanInForce } from './plans.ts';
@@ -283,7 +283,6 @@ export async function insertInvoice(
     .insertInto('invoices')
     .values({
       id: invoice.id,
-      number: sql<string>`'SG-' || lpad(nextval('invoice_number_seq')::text, 6, '0')`,
       subscription_id: invoice.subscriptionId,
       status: 'draft',
       currency: 'GBP',
@@ -332,14 +331,38 @@ export async function insertInvoice(
   return { id: invoice.id, created: true };
 }
 
-const TRANSITIONS: Record<Exclude<InvoiceStatus, 'draft'>, { from: InvoiceStatus[]; stamp: 'finalized_at' | 'paid_at' | 'voided_at' }> = {
-  open: { from: ['draft'], stamp: 'finalized_at' },
+/** Who issues Spendgate's invoices: the prefix of their numbers. */
+const INVOICE_ISSUER = 'SG';
+
+/**
+ * Finalises a draft invoice (draft → open) and gives it the next number of its year,
+ * `SG-2026-000123`. The number comes from the issuer's counter row in the same transaction
+ * (which holds that row until it ends), so finalisations take consecutive numbers in the
+ * order they commit, and one rolled back gives its number back: no gaps, no duplicates.
+ * Answers the number, or undefined when the invoice is not a draft.
+ */
+export async function finalizeInvoice(trx: Transaction<Database>, invoiceId: string, at: Date): Promise<string | undefined> {
+  const draft = await trx.selectFrom('invoices').select('id').where('id', '=', invoiceId).where('status', '=', 'draft').forUpdate().executeTakeFirst();
+  if (!draft) return undefined;
+  const year = at.getUTCFullYear();
+  const counter = await trx
+    .insertInto('invoice_number_counters')
+    .values({ issuer: INVOICE_ISSUER, year, last_number: 1n })
+    .onConflict((oc) => oc.columns(['issuer', 'year']).doUpdateSet({ last_number: sql`invoice_number_counters.last_number + 1` }))
+    .returning('last_number')
+    .executeTakeFirstOrThrow();
+  const number = `${INVOICE_ISSUER}-${year}-${counter.last_number.toString().padStart(6, '0')}`;
+  await trx.updateTable('invoices').set({ status: 'open', number, finalized_at: at }).where('id', '=', invoiceId).execute();
+  return number;
+}
+
+const TRANSITIONS: Record<'paid' | 'void', { from: InvoiceStatus[]; stamp: 'paid_at' | 'voided_at' }> = {
   paid: { from: ['open'], stamp: 'paid_at' },
   void: { from: ['draft', 'open'], stamp: 'voided_at' },
 };
 
-/** Moves an invoice draft → open → paid, or a draft or open one to void; false when it is not in a state that allows it. */
-export async function moveInvoice(db: Db, invoiceId: string, to: Exclude<InvoiceStatus, 'draft'>, at: Date): Promise<boolean> {
+/** Moves an open invoice to paid, or a draft or open one to void; false when it is not in a state that allows it (finalizeInvoice opens a draft). */
+export async function moveInvoice(db: Db, invoiceId: string, to: 'paid' | 'void', at: Date): Promise<boolean> {
   const { from, stamp } = TRANSITIONS[to];
   const result = await db
     .updateTable('invoices')
