@@ -6,6 +6,7 @@
  *            the HTTP server hands these to proxy/index.ts before Fastify routes anything
  *   /api/*   control plane for the console, authenticated by session tokens
  *   /healthz alive; /readyz the stores answer
+ *   /metrics the gateway's own metrics (Prometheus), for the operator's METRICS_TOKEN
  *   /*       the console (static build), when built: its pages, and the 404 page with
  *            HTTP 404 at paths it has no page for
  * Every Fastify answer carries the browser-safety headers (security/browser-headers.ts).
@@ -18,6 +19,7 @@ import Fastify, { LogController } from 'fastify';
 import { controlPlane } from './api/index.ts';
 import { loadConsoleBuild, serveConsole } from './console.ts';
 import { createDrain } from './drain.ts';
+import { registerMetricsRoute } from './observability/metrics-route.ts';
 import { BODY_LIMIT_BYTES, DATA_PLANE_PREFIX, type DataPlaneHandler, dataPlane } from './proxy/index.ts';
 import { createRuntime, type Runtime, type RuntimeOptions } from './runtime.ts';
 import { browserSafetyHeaders } from './security/browser-headers.ts';
@@ -67,6 +69,8 @@ export async function buildApp(config: Config, options: RuntimeOptions & { logSt
     const ready = await runtime.stores.ready();
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable', mode: runtime.stores.mode });
   });
+
+  if (runtime.metrics && config.observability.metricsToken) registerMetricsRoute(app, runtime.metrics, config.observability.metricsToken);
 
   serveDataPlane = dataPlane({ ...runtime, log: app.log });
   app.decorate('dataPlane', serveDataPlane);

@@ -3,11 +3,25 @@
  * services built on them. In the embedded mode the worker's jobs run here too.
  */
 import { type PriceCatalog, priceCatalog } from '@spendgate/core';
-import { type Config, createEnvelope, createOutboundGuard, type HostResolver, type JobPayloads, openStores, type StoreOptions, type Stores, upsertCatalogVersions } from '@spendgate/store';
-import { registerJobs } from '@spendgate/worker';
+import {
+  type Config,
+  countUsageOutbox,
+  createEnvelope,
+  createOutboundGuard,
+  type HostResolver,
+  type JobPayloads,
+  openStores,
+  type StoreOptions,
+  type Stores,
+  upsertCatalogVersions,
+} from '@spendgate/store';
+import { JOB_NAMES, registerJobs } from '@spendgate/worker';
 import type { FastifyBaseLogger } from 'fastify';
 import { createPromptCapture } from './capture/prompt-capture.ts';
 import { createControlPlaneServices } from './control/index.ts';
+import { startOpenTelemetry } from './observability/opentelemetry.ts';
+import { createPrometheusMetrics } from './observability/prometheus.ts';
+import { combineObservers } from './observability/request-observer.ts';
 import { createBodyHasher } from './proxy/body-hash.ts';
 import { createMetering } from './proxy/metering.ts';
 import { createPrincipalService, type Principal } from './proxy/principals.ts';
@@ -60,6 +74,22 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
   const keyCache = await stores.createKeyCache<Principal>({ maxEntries: 10_000, ttlMs: 60_000 });
   const outbox = createUsageOutbox({ sql: stores.sql, queue: stores.queue, log: options.log });
   outbox.start();
+  const circuitNews = await stores.createBroadcast<CircuitNews>('upstream-health');
+  const health = createUpstreamHealth({ now: Date.now, news: circuitNews });
+  const { observability } = config;
+  const metrics = observability.metricsToken
+    ? createPrometheusMetrics({
+        modelLabels: observability.metricsModelLabels,
+        sources: {
+          circuits: health.circuits,
+          meterBacklog: async () => ({ gateway: metering.heldEvents(), outbox: await countUsageOutbox(stores.sql.db) }),
+          waitingJobs: async () => Object.fromEntries(await Promise.all(JOB_NAMES.map(async (name) => [name, await stores.queue.waitingJobs(name)]))),
+          onError: (error, source) => options.log.warn({ err: error }, `/metrics could not read the ${source}`),
+        },
+      })
+    : undefined;
+  const openTelemetry = observability.otel ? await startOpenTelemetry(observability.otel) : undefined;
+  const observer = combineObservers([metrics?.observer, openTelemetry?.observer]);
   const metering = createMetering({
     ...stores,
     outbox,
@@ -68,10 +98,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
     hashBodies: createBodyHasher(envelope),
     subscriptionUrl: `${config.publicUrl}/dashboard/settings/subscription`,
     ...(options.clock ? { now: options.clock } : {}),
+    observer,
   });
   const capture = createPromptCapture({ sql: stores.sql, envelope, log: options.log });
   const upstreams = createUpstreamResolver({ optimisedUpstreams: config.optimisedUpstreams, catalog });
-  const circuitNews = await stores.createBroadcast<CircuitNews>('upstream-health');
 
   return {
     config,
@@ -92,12 +122,17 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
     principals: createPrincipalService({ sql: stores.sql, envelope, cache: keyCache, outbound, captureRetentionDays: config.promptCaptureRetentionDays }),
     catalog,
     upstreams,
-    router: createRouter({ upstreams, catalog, health: createUpstreamHealth({ now: Date.now, news: circuitNews }) }),
+    router: createRouter({ upstreams, catalog, health }),
     metering,
+    /** /metrics' registry when METRICS_TOKEN is set. */
+    metrics,
+    /** What the data plane tells /metrics and OpenTelemetry; undefined when both are off. */
+    observer,
     capture,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     close: async () => {
       await metering.settled();
+      await openTelemetry?.close();
       await capture.close();
       await outbox.stop();
       await outbound.dispatcher.destroy();

@@ -124,6 +124,17 @@ const EnvSchema = z.object({
         ),
       ),
     ),
+  /** The operator's token for GET /metrics (Authorization: Bearer); without it there is no /metrics and nothing is counted. Secret: never logged. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Distinct models /metrics names per process; later ones are counted as `other`. */
+  METRICS_MODEL_LABELS: integer(1, 1000).default(50),
+  /** OTLP/HTTP receiver of traces and metrics (the standard variables): OpenTelemetry is off without one. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:']).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url(['http:', 'https:']).optional(),
+  OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: url(['http:', 'https:']).optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default('spendgate'),
+  /** Milliseconds between two exports of the OpenTelemetry metrics. */
+  OTEL_METRIC_EXPORT_INTERVAL: integer(100, 3_600_000).default(60_000),
   /** Accounts (verified emails) that may edit site content such as FAQs. */
   PLATFORM_ADMIN_EMAILS: z
     .string()
@@ -155,9 +166,20 @@ export interface Config {
   stripe: StripeConfig;
   google: { clientId: string | undefined; jwksUrl: string };
   platformAdminEmails: string[];
+  /** The gateway's own observability: /metrics (on when it has a token) and OpenTelemetry (on when it has an endpoint). */
+  observability: ObservabilityConfig;
   /** Operator upstreams serving optimised keys, by provider id. Secret: never logged. */
   optimisedUpstreams: Record<string, { apiKey: string; baseUrl?: string | undefined; apiVersion?: string | undefined }>;
   secrets: { jwtSecret: string; masterKey: Buffer };
+}
+
+export interface ObservabilityConfig {
+  /** Bearer token of GET /metrics; undefined: no /metrics (404) and no counting on the hot path. Secret: never logged. */
+  metricsToken: string | undefined;
+  /** Distinct model names /metrics labels per process before it counts the rest as `other`. */
+  metricsModelLabels: number;
+  /** Where OTLP/HTTP spans and metrics go; undefined when OpenTelemetry is off. */
+  otel: { tracesUrl: string | undefined; metricsUrl: string | undefined; serviceName: string; metricExportIntervalMs: number } | undefined;
 }
 
 export interface StripeConfig {
@@ -174,7 +196,7 @@ export interface MailConfig {
 export class ConfigError extends Error {}
 
 /** Variables whose value a configuration error never repeats. */
-const SECRET_VARIABLES = new Set(['JWT_SECRET', 'MASTER_KEY', 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET']);
+const SECRET_VARIABLES = new Set(['JWT_SECRET', 'MASTER_KEY', 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'METRICS_TOKEN']);
 
 /** Parses the environment; throws ConfigError naming the first wrong variable (never a secret's value). */
 export function parseEnv(env: NodeJS.ProcessEnv) {
@@ -186,6 +208,23 @@ export function parseEnv(env: NodeJS.ProcessEnv) {
     throw new ConfigError(`Invalid configuration: ${name} ${issue.message}${got}`);
   }
   return result.data;
+}
+
+/**
+ * OTLP/HTTP's URLs by the standard variables: a signal's own endpoint as it is, else the
+ * general endpoint with `/v1/traces` or `/v1/metrics`; undefined when none is set.
+ */
+function otelEndpoints(parsed: ReturnType<typeof parseEnv>): ObservabilityConfig['otel'] {
+  const base = parsed.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, '');
+  const tracesUrl = parsed.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base && `${base}/v1/traces`);
+  const metricsUrl = parsed.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT ?? (base && `${base}/v1/metrics`);
+  if (!tracesUrl && !metricsUrl) return undefined;
+  return {
+    tracesUrl,
+    metricsUrl,
+    serviceName: parsed.OTEL_SERVICE_NAME,
+    metricExportIntervalMs: parsed.OTEL_METRIC_EXPORT_INTERVAL,
+  };
 }
 
 interface StoredSecrets {
@@ -234,6 +273,11 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     stripe: { apiUrl: parsed.STRIPE_API_URL.replace(/\/+$/, ''), secretKey: parsed.STRIPE_SECRET_KEY, webhookSecret: parsed.STRIPE_WEBHOOK_SECRET },
     google: { clientId: parsed.GOOGLE_CLIENT_ID, jwksUrl: parsed.GOOGLE_JWKS_URL },
     platformAdminEmails: parsed.PLATFORM_ADMIN_EMAILS,
+    observability: {
+      metricsToken: parsed.METRICS_TOKEN,
+      metricsModelLabels: parsed.METRICS_MODEL_LABELS,
+      otel: otelEndpoints(parsed),
+    },
     optimisedUpstreams: parsed.OPTIMISED_UPSTREAMS,
     secrets: {
       jwtSecret: parsed.JWT_SECRET ?? stored!.jwtSecret,

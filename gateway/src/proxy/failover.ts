@@ -11,6 +11,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseRetryAfterMs, retryDelayMs, UpstreamError } from '@spendgate/core';
+import type { RequestObserver } from '../observability/request-observer.ts';
 import type { Attempt, UpstreamHealth } from './routing.ts';
 import type { UpstreamResponse } from './upstream.ts';
 
@@ -28,6 +29,8 @@ export interface FailoverOptions {
   startedAt: number;
   /** Why the attempts were chosen; failures are appended to it. */
   reason: string;
+  /** Told of each failed try (/metrics' upstream errors). */
+  observer?: Pick<RequestObserver, 'upstreamFailed'> | undefined;
   now?: () => number;
   random?: () => number;
   wait?: (ms: number) => Promise<unknown>;
@@ -104,7 +107,9 @@ export async function forwardWithFailover<A extends Attempt>(
         return { attempt, response: last.response, route: routeOf(options.reason, attempt.model, failures) };
       }
       health.failed(attempt);
-      failures.push(failureOf(attempt.model, last));
+      const failure = failureOf(attempt.model, last);
+      failures.push(failure);
+      options.observer?.upstreamFailed(attempt.upstream.adapter.catalogProvider, attempt.model, failure.what);
       if (retry >= MAX_RETRIES_PER_ATTEMPT || !health.allows(attempt)) break;
       const retryAfter = last.response?.headers['retry-after'];
       const retryAfterMs = parseRetryAfterMs(typeof retryAfter === 'string' ? retryAfter : undefined, now());

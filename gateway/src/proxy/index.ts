@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PriceCatalog } from '@spendgate/core';
-import { AppError, NotFoundError, UnauthorizedError, ValidationError } from '@spendgate/core';
+import { AppError, NotFoundError, UnauthorizedError, UpstreamError, ValidationError } from '@spendgate/core';
 import type { FastifyBaseLogger } from 'fastify';
 import { parseJsonBody } from '../json-body.ts';
 import { type WireFormatId, wireFormats } from '../providers/formats/index.ts';
@@ -45,6 +45,9 @@ const isJson = (contentType: string | undefined) => /^application\/([\w.+-]+\+)?
 
 const NO_BYTES = Buffer.alloc(0);
 
+/** The route label of a request to no route. */
+const UNKNOWN_ROUTE = 'unknown';
+
 const tooLarge = () => new AppError(413, 'body_too_large', 'Request body is too large');
 
 /** The body's bytes; past the limit, refused (the rest is discarded as it arrives). */
@@ -77,7 +80,7 @@ async function readJsonBody(request: IncomingMessage): Promise<{ bytes: Buffer; 
 export function dataPlane(deps: RelayDeps & { principals: PrincipalService; catalog: PriceCatalog; log: FastifyBaseLogger }): DataPlaneHandler {
   const routes = dataPlaneRoutes(deps);
 
-  const answerError = (error: unknown, format: WireFormatId, response: ServerResponse) => {
+  const answerError = (error: unknown, route: DataPlaneRoute | undefined, format: WireFormatId, response: ServerResponse) => {
     const wire = wireFormats[format];
     if (response.headersSent) {
       // Too late to answer: the stream has started; cut it.
@@ -85,11 +88,14 @@ export function dataPlane(deps: RelayDeps & { principals: PrincipalService; cata
       return;
     }
     if (error instanceof AppError) {
+      // A provider's failure was recorded (and observed) by metering; anything else the gateway refused itself.
+      if (!(error instanceof UpstreamError)) deps.observer?.requestRefused(route?.endpoint ?? UNKNOWN_ROUTE, error.statusCode, error.code);
       const param = error instanceof ValidationError ? error.field : null;
       return sendJson(response, error.statusCode, wire.errorBody(error.statusCode, error.message, error.code, param), error.headers);
     }
     const requestId = randomUUID();
     deps.log.error({ err: error, requestId }, 'unexpected error on the data plane');
+    deps.observer?.requestRefused(route?.endpoint ?? UNKNOWN_ROUTE, 500, 'internal_error');
     return sendJson(response, 500, wire.errorBody(500, `Internal error (request ${requestId})`, 'internal_error'));
   };
 
@@ -125,7 +131,7 @@ export function dataPlane(deps: RelayDeps & { principals: PrincipalService; cata
     // Without a route, errors are answered in the format its SDK would read.
     const format = route?.format ?? (request.headers['anthropic-version'] ? 'anthropic' : 'openai');
     const work: Promise<void> = serve(request, response, route)
-      .catch((error: unknown) => answerError(error, format, response))
+      .catch((error: unknown) => answerError(error, route, format, response))
       .finally(() => running.delete(work));
     running.add(work);
   };

@@ -48,6 +48,7 @@ import {
   type UsageEventJob,
 } from '@spendgate/store';
 import type { FastifyBaseLogger } from 'fastify';
+import type { RequestObserver } from '../observability/request-observer.ts';
 import { catalogFor } from '../team-prices.ts';
 import type { BodyHasher } from './body-hash.ts';
 import type { Principal } from './principals.ts';
@@ -107,6 +108,8 @@ export interface MeteredRequest {
   requestedModel: string;
   /** The output limit the request asked for per answer (max_tokens by surface), under the key's cap; undefined when none. */
   requestedOutputTokens: number | undefined;
+  /** When the provider's answer began and the caller's first byte left (ms since the epoch); set by the relay. */
+  firstByteAt: number | undefined;
 }
 
 /** What a request used and how it ended, as the data plane knows it when it is over. */
@@ -205,9 +208,13 @@ export function createMetering(deps: {
   subscriptionUrl: string;
   /** The clock the subscription's access rule reads (trial ends); tests set it. */
   now?: () => Date;
+  /** The gateway's own observability, told of every request recorded and every budget refusal; undefined when off. */
+  observer?: RequestObserver | undefined;
 }) {
   const now = deps.now ?? (() => new Date());
   let queueBackoffUntil = 0;
+  /** Usage events gathered or on their way to the queue (or outbox): the gateway's part of the meter's backlog. */
+  let eventsHeld = 0;
   /** Bookkeeping of recorded requests still under way. */
   const inFlight = new Set<Promise<void>>();
 
@@ -284,10 +291,15 @@ export function createMetering(deps: {
     gathering = undefined;
     // Each body is hashed once, on later turns of the event loop than the request that recorded it, so no answer waits for it.
     track(
-      deps.hashBodies(events.map((event, index) => ({ teamId: event.teamId, body: bodies[index]! }))).then((hashes) => {
-        for (let index = 0; index < events.length; index++) events[index]!.bodyHmac = hashes[index]!;
-        return sendBatch(events);
-      }),
+      deps
+        .hashBodies(events.map((event, index) => ({ teamId: event.teamId, body: bodies[index]! })))
+        .then((hashes) => {
+          for (let index = 0; index < events.length; index++) events[index]!.bodyHmac = hashes[index]!;
+          return sendBatch(events);
+        })
+        .finally(() => {
+          eventsHeld -= events.length;
+        }),
     );
   }
 
@@ -295,6 +307,7 @@ export function createMetering(deps: {
     gathering ??= { events: [], bodies: [], timer: setTimeout(sendGathered, BATCH_WAIT_MS) };
     gathering.events.push(job);
     gathering.bodies.push(body);
+    eventsHeld += 1;
     if (gathering.events.length >= MAX_BATCH) sendGathered();
   }
 
@@ -312,6 +325,12 @@ export function createMetering(deps: {
     if (!access.keys[principal.kind]) throw new AppError(402, 'payment_required', `${access.stoppedBecause} Add a payment method at ${deps.subscriptionUrl}`);
   };
 
+  /** A budget's refusal of `request`, told to the observer. */
+  const refusedByBudget = (request: MeteredRequest, refusal: AppError): AppError => {
+    deps.observer?.budgetRefused(request.principal.plan.slug, request.endpoint, refusal.code);
+    return refusal;
+  };
+
   /** The team's own prices when they price the model, else the list prices. */
   const pricesFor = (principal: Principal, provider: string, model: string, at: Date): PriceCatalog => catalogFor(principal.priceOverrides, deps.catalog, provider, model, at);
   const hasPrice = (principal: Principal, provider: string, model: string, at: Date): boolean =>
@@ -325,139 +344,144 @@ export function createMetering(deps: {
     at: request.startedAt,
   });
 
-  return {
-    /**
-     * Counts the request on the key's rate limits and reserves its worst-case spend (GBP)
-     * on every budget that applies, and answers what is left on the tightest hard one.
-     * Throws the refusal: 402 `payment_required` for an optimised or BYOM key whose
-     * subscription has stopped them; 429 over a rate limit; 400 for an unpriced model the team
-     * forbids; 402 when a hard budget applies and a candidate model has no price (its cost
-     * could not be bounded), or when not even `MIN_ANSWER_TOKENS` of output fit.
-     *
-     * The worst case is the dearest candidate with the prompt's tokens and the caller's
-     * output limit, or the model's maximum output (`ASSUMED_MAX_OUTPUT_TOKENS` when not
-     * known: under a hard budget the provider is then sent that limit). The prompt is
-     * first taken at its byte bound (no prompt has more tokens than bytes), which costs
-     * nothing to know; it is counted (with a margin for other tokenizers) when that bound
-     * does not fit, or when what is left
-     * would not cover `NEAR_CAP_REQUESTS` more such reservations, and the reservation
-     * then made on the count. When the worst case does not fit a hard budget, the output
-     * limit is lowered to what the budget affords (`outputCap`).
-     */
-    async admit(request: MeteredRequest, estimate: AdmissionEstimate): Promise<Admission> {
-      const { principal, startedAt } = request;
-      refuseStoppedKey(principal);
-      const rateHeaders = await admitRate(principal, estimate.promptTokens);
+  /**
+   * Counts the request on the key's rate limits and reserves its worst-case spend (GBP)
+   * on every budget that applies, and answers what is left on the tightest hard one.
+   * Throws the refusal: 402 `payment_required` for an optimised or BYOM key whose
+   * subscription has stopped them; 429 over a rate limit; 400 for an unpriced model the team
+   * forbids; 402 when a hard budget applies and a candidate model has no price (its cost
+   * could not be bounded), or when not even `MIN_ANSWER_TOKENS` of output fit.
+   *
+   * The worst case is the dearest candidate with the prompt's tokens and the caller's
+   * output limit, or the model's maximum output (`ASSUMED_MAX_OUTPUT_TOKENS` when not
+   * known: under a hard budget the provider is then sent that limit). The prompt is
+   * first taken at its byte bound (no prompt has more tokens than bytes), which costs
+   * nothing to know; it is counted (with a margin for other tokenizers) when that bound
+   * does not fit, or when what is left
+   * would not cover `NEAR_CAP_REQUESTS` more such reservations, and the reservation
+   * then made on the count. When the worst case does not fit a hard budget, the output
+   * limit is lowered to what the budget affords (`outputCap`).
+   */
+  async function admitRequest(request: MeteredRequest, estimate: AdmissionEstimate): Promise<Admission> {
+    const { principal, startedAt } = request;
+    refuseStoppedKey(principal);
+    const rateHeaders = await admitRate(principal, estimate.promptTokens);
+    for (const { provider, model } of estimate.candidates) {
+      if (!principal.allowUnpricedModels && !hasPrice(principal, provider, model, startedAt)) {
+        throw new AppError(400, 'model_unpriced', `Model "${model}" has no price and this team does not allow unpriced models`);
+      }
+    }
+    const scopes = budgetScopes(principal, startedAt);
+    const unlimited = { remainingMicros: undefined, rateLimitHeaders: rateHeaders, downgradeBudgetId: undefined, outputCap: undefined };
+    if (scopes.length === 0) return unlimited;
+    const hardBudget = scopes.find(({ limitMicros }) => limitMicros !== null)?.budget;
+
+    // Output per choice: at most the caller's limit and the model's maximum (assumed when not known).
+    const outputOf = (model: string) => {
+      const modelMax = maxOutputTokensOf(model);
+      if (estimate.maxOutputTokens === undefined) return modelMax ?? ASSUMED_MAX_OUTPUT_TOKENS;
+      return modelMax === undefined ? estimate.maxOutputTokens : Math.min(estimate.maxOutputTokens, modelMax);
+    };
+    let outputCap: Admission['outputCap'];
+    if (hardBudget && estimate.maxOutputTokens === undefined && estimate.candidates.some(({ model }) => maxOutputTokensOf(model) === undefined)) {
+      outputCap = { tokens: ASSUMED_MAX_OUTPUT_TOKENS, reason: 'model-limit-unknown' };
+    }
+    /** The dearest candidate's worst case with this prompt and output per choice; undefined when it cannot be bounded. */
+    const worstCase = (promptTokens: number, outputPerChoice: (model: string) => number) => {
+      let dearest: { micros: bigint; model: string } | undefined;
       for (const { provider, model } of estimate.candidates) {
-        if (!principal.allowUnpricedModels && !hasPrice(principal, provider, model, startedAt)) {
-          throw new AppError(400, 'model_unpriced', `Model "${model}" has no price and this team does not allow unpriced models`);
+        const usage = plainUsage(promptTokens, outputPerChoice(model) * estimate.choices);
+        const micros = worstCaseSpendMicros(pricesFor(principal, provider, model, startedAt), toPrice(request, provider, model, usage));
+        if (micros === undefined) {
+          if (hardBudget) throw refusedByBudget(request, unboundedRefusal(hardBudget, model));
+          continue;
         }
+        if (!dearest || micros > dearest.micros) dearest = { micros, model };
       }
-      const scopes = budgetScopes(principal, startedAt);
-      const unlimited = { remainingMicros: undefined, rateLimitHeaders: rateHeaders, downgradeBudgetId: undefined, outputCap: undefined };
-      if (scopes.length === 0) return unlimited;
-      const hardBudget = scopes.find(({ limitMicros }) => limitMicros !== null)?.budget;
-
-      // Output per choice: at most the caller's limit and the model's maximum (assumed when not known).
-      const outputOf = (model: string) => {
-        const modelMax = maxOutputTokensOf(model);
-        if (estimate.maxOutputTokens === undefined) return modelMax ?? ASSUMED_MAX_OUTPUT_TOKENS;
-        return modelMax === undefined ? estimate.maxOutputTokens : Math.min(estimate.maxOutputTokens, modelMax);
-      };
-      let outputCap: Admission['outputCap'];
-      if (hardBudget && estimate.maxOutputTokens === undefined && estimate.candidates.some(({ model }) => maxOutputTokensOf(model) === undefined)) {
-        outputCap = { tokens: ASSUMED_MAX_OUTPUT_TOKENS, reason: 'model-limit-unknown' };
-      }
-      /** The dearest candidate's worst case with this prompt and output per choice; undefined when it cannot be bounded. */
-      const worstCase = (promptTokens: number, outputPerChoice: (model: string) => number) => {
-        let dearest: { micros: bigint; model: string } | undefined;
-        for (const { provider, model } of estimate.candidates) {
-          const usage = plainUsage(promptTokens, outputPerChoice(model) * estimate.choices);
-          const micros = worstCaseSpendMicros(pricesFor(principal, provider, model, startedAt), toPrice(request, provider, model, usage));
-          if (micros === undefined) {
-            if (hardBudget) throw unboundedRefusal(hardBudget, model);
-            continue;
-          }
-          if (!dearest || micros > dearest.micros) dearest = { micros, model };
-        }
-        return dearest?.micros ?? 0n;
-      };
-      const reserve = (amountMicros: bigint) => deps.ledger.reserve({ reservationId: request.requestId, scopes, amountMicros });
-      /** The hard budget's headroom after this admission, or before it for a refusal. */
-      const tightestLeft = (result: Awaited<ReturnType<typeof reserve>>): bigint | undefined => {
-        if (!result.ok) return result.limitMicros - result.spentMicros - result.reservedMicros;
-        let left: bigint | undefined;
-        scopes.forEach(({ limitMicros }, index) => {
-          if (limitMicros === null) return;
-          const { spentMicros, reservedMicros } = result.balances[index]!;
-          const scopeLeft = limitMicros - spentMicros - reservedMicros;
-          if (left === undefined || scopeLeft < left) left = scopeLeft;
-        });
-        return left;
-      };
-
-      let admission: Awaited<ReturnType<typeof reserve>>;
-      try {
-        const fullOutput = (model: string) => outputCap?.tokens ?? outputOf(model);
-        const countedPrompt = async () => promptWithMargin(await estimate.promptTokens());
-        let prompt = estimate.promptTokenBound ?? (await countedPrompt());
-        let amount = worstCase(prompt, fullOutput);
-        admission = await reserve(amount);
-        if (estimate.promptTokenBound !== undefined) {
-          const left = tightestLeft(admission);
-          const nearCap = !admission.ok || (left !== undefined && left < amount * NEAR_CAP_REQUESTS);
-          if (nearCap) {
-            const counted = await countedPrompt();
-            if (counted < prompt) {
-              prompt = counted;
-              amount = worstCase(prompt, fullOutput);
-              if (admission.ok) await deps.ledger.release(request.requestId);
-              admission = await reserve(amount);
-            }
-          }
-        }
-        // The hard budget cannot cover the worst case: send the provider what it affords.
-        for (let tries = 0; !admission.ok && tries < MAX_CAP_TRIES && estimate.maxOutputTokens !== 0; tries++) {
-          const left = tightestLeft(admission)!;
-          const fits = (perChoice: number) => worstCase(prompt, () => perChoice) <= left;
-          const ceiling = Math.min(...estimate.candidates.map(({ model }) => fullOutput(model)));
-          if (ceiling <= MIN_ANSWER_TOKENS || !fits(MIN_ANSWER_TOKENS)) break;
-          let low = MIN_ANSWER_TOKENS;
-          let high = ceiling - 1;
-          while (low < high) {
-            const middle = Math.ceil((low + high) / 2);
-            if (fits(middle)) low = middle;
-            else high = middle - 1;
-          }
-          outputCap = { tokens: low, reason: 'budget' };
-          admission = await reserve(worstCase(prompt, () => low));
-        }
-      } catch (error) {
-        if (!(error instanceof LedgerUnavailableError)) throw error;
-        if (hardBudget) {
-          throw new AppError(503, 'budget_unavailable', 'Budgets cannot be checked right now, so requests on keys with a hard budget are refused; try again shortly');
-        }
-        deps.log.warn({ requestId: request.requestId }, 'spend ledger unreachable; admitting a request without a hard budget unreserved');
-        request.unreserved = true;
-        return unlimited;
-      }
-      if (!admission.ok) {
-        const refused = scopes.find((candidate) => candidate.scope === admission.scope)!;
-        throw budgetRefusal(refused.budget, admission.spentMicros + admission.reservedMicros, startedAt, principal.timeZone);
-      }
-      // What is left on the tightest hard budget once this request's reservation is counted.
-      let downgradeBudgetId: string | undefined;
-      scopes.forEach(({ budget }, index) => {
-        if (budget.mode === 'downgrade' && admission.balances[index]!.spentMicros >= budget.amountMicros) downgradeBudgetId ??= budget.id;
+      return dearest?.micros ?? 0n;
+    };
+    const reserve = (amountMicros: bigint) => deps.ledger.reserve({ reservationId: request.requestId, scopes, amountMicros });
+    /** The hard budget's headroom after this admission, or before it for a refusal. */
+    const tightestLeft = (result: Awaited<ReturnType<typeof reserve>>): bigint | undefined => {
+      if (!result.ok) return result.limitMicros - result.spentMicros - result.reservedMicros;
+      let left: bigint | undefined;
+      scopes.forEach(({ limitMicros }, index) => {
+        if (limitMicros === null) return;
+        const { spentMicros, reservedMicros } = result.balances[index]!;
+        const scopeLeft = limitMicros - spentMicros - reservedMicros;
+        if (left === undefined || scopeLeft < left) left = scopeLeft;
       });
-      const remainingMicros = tightestLeft(admission);
-      return {
-        remainingMicros: remainingMicros === undefined ? undefined : remainingMicros < 0n ? 0n : remainingMicros,
-        rateLimitHeaders: rateHeaders,
-        downgradeBudgetId,
-        outputCap,
-      };
-    },
+      return left;
+    };
+
+    let admission: Awaited<ReturnType<typeof reserve>>;
+    try {
+      const fullOutput = (model: string) => outputCap?.tokens ?? outputOf(model);
+      const countedPrompt = async () => promptWithMargin(await estimate.promptTokens());
+      let prompt = estimate.promptTokenBound ?? (await countedPrompt());
+      let amount = worstCase(prompt, fullOutput);
+      admission = await reserve(amount);
+      if (estimate.promptTokenBound !== undefined) {
+        const left = tightestLeft(admission);
+        const nearCap = !admission.ok || (left !== undefined && left < amount * NEAR_CAP_REQUESTS);
+        if (nearCap) {
+          const counted = await countedPrompt();
+          if (counted < prompt) {
+            prompt = counted;
+            amount = worstCase(prompt, fullOutput);
+            if (admission.ok) await deps.ledger.release(request.requestId);
+            admission = await reserve(amount);
+          }
+        }
+      }
+      // The hard budget cannot cover the worst case: send the provider what it affords.
+      for (let tries = 0; !admission.ok && tries < MAX_CAP_TRIES && estimate.maxOutputTokens !== 0; tries++) {
+        const left = tightestLeft(admission)!;
+        const fits = (perChoice: number) => worstCase(prompt, () => perChoice) <= left;
+        const ceiling = Math.min(...estimate.candidates.map(({ model }) => fullOutput(model)));
+        if (ceiling <= MIN_ANSWER_TOKENS || !fits(MIN_ANSWER_TOKENS)) break;
+        let low = MIN_ANSWER_TOKENS;
+        let high = ceiling - 1;
+        while (low < high) {
+          const middle = Math.ceil((low + high) / 2);
+          if (fits(middle)) low = middle;
+          else high = middle - 1;
+        }
+        outputCap = { tokens: low, reason: 'budget' };
+        admission = await reserve(worstCase(prompt, () => low));
+      }
+    } catch (error) {
+      if (!(error instanceof LedgerUnavailableError)) throw error;
+      if (hardBudget) {
+        throw refusedByBudget(
+          request,
+          new AppError(503, 'budget_unavailable', 'Budgets cannot be checked right now, so requests on keys with a hard budget are refused; try again shortly'),
+        );
+      }
+      deps.log.warn({ requestId: request.requestId }, 'spend ledger unreachable; admitting a request without a hard budget unreserved');
+      request.unreserved = true;
+      return unlimited;
+    }
+    if (!admission.ok) {
+      const refused = scopes.find((candidate) => candidate.scope === admission.scope)!;
+      throw refusedByBudget(request, budgetRefusal(refused.budget, admission.spentMicros + admission.reservedMicros, startedAt, principal.timeZone));
+    }
+    // What is left on the tightest hard budget once this request's reservation is counted.
+    let downgradeBudgetId: string | undefined;
+    scopes.forEach(({ budget }, index) => {
+      if (budget.mode === 'downgrade' && admission.balances[index]!.spentMicros >= budget.amountMicros) downgradeBudgetId ??= budget.id;
+    });
+    const remainingMicros = tightestLeft(admission);
+    return {
+      remainingMicros: remainingMicros === undefined ? undefined : remainingMicros < 0n ? 0n : remainingMicros,
+      rateLimitHeaders: rateHeaders,
+      downgradeBudgetId,
+      outputCap,
+    };
+  }
+
+  return {
+    admit: admitRequest,
 
     /** Counts a request that reaches no provider (count_tokens answered here) on the key's rate limits. */
     admitRate,
@@ -537,6 +561,7 @@ export function createMetering(deps: {
           }),
         );
       }
+      deps.observer?.requestEnded(request, outcome, cost.status === 'priced' ? cost.totalMicros : undefined);
       return cost;
     },
 
@@ -553,6 +578,9 @@ export function createMetering(deps: {
         ),
       );
     },
+
+    /** Usage events this gateway holds that no queue (or outbox) has yet: gathered, or being hashed and handed over. */
+    heldEvents: () => eventsHeld,
 
     /** Resolves once every recording started so far is settled and delivered (before shutdown). */
     async settled(): Promise<void> {

@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { PromptCapture } from '../capture/prompt-capture.ts';
+import type { RequestObserver } from '../observability/request-observer.ts';
 import { AppError, emptyUsage, microsToDecimalString, plainUsage, type RequestNeeds, type UpstreamError } from '@spendgate/core';
 import {
   type Operation,
@@ -62,6 +63,8 @@ export interface RelayDeps {
   upstreams: UpstreamResolver;
   router: Router;
   upstreamTimeoutMs: number;
+  /** The gateway's own observability (upstream failures here; the rest through metering); undefined when off. */
+  observer: RequestObserver | undefined;
 }
 
 /** One attempt made ready to send: its formats, translator, target and URL. */
@@ -163,6 +166,7 @@ export async function relay(principal: Principal, response: ServerResponse, call
     bodyBytes: call.bodyBytes,
     requestedModel: call.model,
     requestedOutputTokens: maxOutputTokens || undefined,
+    firstByteAt: undefined,
   };
   const { remainingMicros, rateLimitHeaders, downgradeBudgetId, outputCap } = await deps.metering.admit(metered, {
     candidates: exchanges.map((exchange) => ({ provider: exchange.upstream.adapter.catalogProvider, model: exchange.model })),
@@ -207,6 +211,7 @@ export async function relay(principal: Principal, response: ServerResponse, call
       timeoutMs,
       startedAt: startedAt.getTime(),
       reason: plan.reason,
+      observer: deps.observer,
     },
   ).catch(async (error: unknown) => {
     // Refused before reaching any provider (e.g. a request the translator cannot carry).
@@ -214,6 +219,7 @@ export async function relay(principal: Principal, response: ServerResponse, call
     throw error;
   });
   const served = forwarded.attempt;
+  if ('response' in forwarded) metered.firstByteAt = Date.now();
   metered.provider = served.upstream.adapter.catalogProvider;
   metered.connectionId = served.upstream.connectionId;
 

@@ -27,6 +27,8 @@ export interface RouteExchange<Body> {
 export interface DataPlaneRoute<Body = unknown> {
   /** The wire format the route's callers speak; errors are answered in it. */
   format: WireFormatId;
+  /** The surface's name in usage events and metrics, e.g. `chat.completions`. */
+  endpoint: string;
   /**
    * The request body's schema (POST routes). It checks and never changes: a body nothing
    * else changes goes to the provider as the caller's bytes, so a default or transform
@@ -37,7 +39,7 @@ export interface DataPlaneRoute<Body = unknown> {
 }
 
 /** What a route says of its call; the caller's format, the body (and its bytes) and its model come from the route. */
-type RouteCall = Omit<RelayCall, 'caller' | 'body' | 'bodyBytes' | 'model' | 'promptTokenBound' | 'choices'> & {
+type RouteCall = Omit<RelayCall, 'caller' | 'endpoint' | 'body' | 'bodyBytes' | 'model' | 'promptTokenBound' | 'choices'> & {
   /** Images in the prompt: its byte bound adds their tokens. */
   images?: number;
   choices?: number;
@@ -196,11 +198,13 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
   /** A route whose body names a model; its handler relays the body in the route's format. */
   const relayed = <S extends z.ZodType<{ model: string }>>(
     format: WireFormatId,
+    endpoint: string,
     schema: S,
     handle: (exchange: RouteExchange<z.output<S>>, relay: (call: RouteCall) => Promise<void>) => Promise<void>,
   ): DataPlaneRoute =>
     ({
       format,
+      endpoint,
       body: schema,
       handle: (exchange: RouteExchange<z.output<S>>) =>
         handle(exchange, (call) =>
@@ -210,7 +214,7 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
             {
               caller: format,
               operation: call.operation,
-              endpoint: call.endpoint,
+              endpoint,
               body: exchange.body,
               bodyBytes: exchange.bodyBytes,
               model: exchange.body.model,
@@ -229,10 +233,9 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
   return new Map<string, DataPlaneRoute>([
     [
       'POST /chat/completions',
-      relayed('openai', ChatCompletionBody, ({ body }, relay) =>
+      relayed('openai', 'chat.completions', ChatCompletionBody, ({ body }, relay) =>
         relay({
           operation: 'chat',
-          endpoint: 'chat.completions',
           stream: body.stream === true,
           promptTokens: countedOnce(() => estimatePromptTokens(body.messages, undefined, body.tools ?? undefined)),
           images: imagesIn(body.messages),
@@ -243,10 +246,9 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
     ],
     [
       'POST /messages',
-      relayed('anthropic', MessagesBody, ({ body }, relay) =>
+      relayed('anthropic', 'messages', MessagesBody, ({ body }, relay) =>
         relay({
           operation: 'chat',
-          endpoint: 'messages',
           stream: body.stream === true,
           promptTokens: countedOnce(() => estimatePromptTokens(body.messages, body.system ?? undefined, body.tools ?? undefined)),
           images: imagesIn(body.messages),
@@ -256,7 +258,7 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
     ],
     [
       'POST /messages/count_tokens',
-      relayed('anthropic', CountTokensBody, async ({ principal, body, response }, relay) => {
+      relayed('anthropic', 'messages.count_tokens', CountTokensBody, async ({ principal, body, response }, relay) => {
         const promptTokens = countedOnce(() => estimatePromptTokens(body.messages, body.system ?? undefined, body.tools ?? undefined));
         const override = modelOverrideFor(principal, body.model);
         const upstream = deps.upstreams.resolve(principal, override?.with ?? body.model, new Date(), override?.connectionId);
@@ -265,15 +267,14 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
           const rateLimitHeaders = await deps.metering.admitRate(principal, promptTokens);
           return sendJson(response, 200, { input_tokens: await promptTokens() }, rateLimitHeaders);
         }
-        return relay({ operation: 'count_tokens', endpoint: 'messages.count_tokens', stream: false, promptTokens, maxOutputTokens: 0 });
+        return relay({ operation: 'count_tokens', stream: false, promptTokens, maxOutputTokens: 0 });
       }),
     ],
     [
       'POST /embeddings',
-      relayed('openai', EmbeddingsBody, ({ body }, relay) =>
+      relayed('openai', 'embeddings', EmbeddingsBody, ({ body }, relay) =>
         relay({
           operation: 'embeddings',
-          endpoint: 'embeddings',
           stream: false,
           promptTokens: countedOnce(() => estimateInputTokens(body.input)),
           maxOutputTokens: 0,
@@ -282,11 +283,10 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
     ],
     [
       'POST /responses',
-      relayed('openai', ResponsesBody, ({ body }, relay) => {
+      relayed('openai', 'responses', ResponsesBody, ({ body }, relay) => {
         const input = typeof body.input === 'string' ? [{ content: body.input }] : body.input;
         return relay({
           operation: 'responses',
-          endpoint: 'responses',
           stream: body.stream === true,
           promptTokens: countedOnce(() => estimatePromptTokens(input, body.instructions ?? undefined, body.tools ?? undefined)),
           images: imagesIn(input),
@@ -299,6 +299,7 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
       'GET /models',
       {
         format: 'openai',
+        endpoint: 'models',
         handle: async ({ principal, request, response }) => {
           const now = new Date();
           const models = deps.upstreams.modelsFor(principal, now);

@@ -73,6 +73,8 @@ const isCircuitNews = (news: unknown): news is CircuitNews =>
 export function createUpstreamHealth(deps: { now: () => number; breaker?: BreakerOptions; news?: Broadcast<CircuitNews> }) {
   const breakers = new Map<string, CircuitBreaker>();
   const latencies = new Map<string, LatencyAverage>();
+  /** The provider of each circuit tried here (a circuit known only from news has none). */
+  const providers = new Map<string, string>();
   const keyOf = ({ upstream, model }: Attempt) => `${upstream.connectionId ?? upstream.adapter.id}/${model}`;
   /** The entry of `map` for a circuit, created on first use. */
   const entryOf = <T>(map: Map<string, T>, circuit: string, create: () => T): T => {
@@ -92,7 +94,11 @@ export function createUpstreamHealth(deps: { now: () => number; breaker?: Breake
   return {
     /** False while the attempt's circuit is open (or its half-open probe is out). */
     allows: (attempt: Attempt) => breakers.get(keyOf(attempt))?.allows(deps.now()) ?? true,
-    started: (attempt: Attempt) => breakerOf(keyOf(attempt)).started(deps.now()),
+    started(attempt: Attempt) {
+      const circuit = keyOf(attempt);
+      if (!providers.has(circuit)) entryOf(providers, circuit, () => attempt.upstream.adapter.catalogProvider);
+      breakerOf(circuit).started(deps.now());
+    },
     succeeded(attempt: Attempt, latencyMs: number) {
       const circuit = keyOf(attempt);
       if (breakerOf(circuit).succeeded()) deps.news?.publish({ circuit, open: false });
@@ -103,6 +109,9 @@ export function createUpstreamHealth(deps: { now: () => number; breaker?: Breake
       if (breakerOf(circuit).failed(deps.now())) deps.news?.publish({ circuit, open: true });
     },
     latencyMs: (attempt: Attempt) => latencies.get(keyOf(attempt))?.valueMs(),
+    /** Every circuit's provider and state now (for /metrics). */
+    circuits: () =>
+      [...breakers].map(([circuit, breaker]) => ({ provider: providers.get(circuit) ?? 'unknown', state: breaker.state(deps.now()) })),
   };
 }
 

@@ -29,7 +29,7 @@
  * workers (waiting for running jobs), then the queues, then these connections.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
+import { type Job, type JobType, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import {
   DEFAULT_BACKOFF_MS,
@@ -59,7 +59,8 @@ const PER_JOB_BACKOFF = 'per-job';
  */
 const STALLED_JOB_RECOVERY = { lockDuration: 5_000, stalledInterval: 5_000, maxStalledCount: MAX_ATTEMPTS };
 const DRAIN_POLL_MS = 20;
-const UNFINISHED_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
+const WAITING_STATES = ['waiting', 'delayed', 'prioritized', 'waiting-children'] as const;
+const UNFINISHED_STATES = [...WAITING_STATES, 'active'] as const;
 
 /** Maps a caller's job id to one BullMQ accepts; `fromBullJobId` reverses it. */
 function toBullJobId(jobId: string): string {
@@ -94,6 +95,8 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
     removeOnFail: KEEP_FAILED_JOBS,
   };
   const queues = new Map<string, Queue>();
+  /** Queues opened only to count their jobs (/metrics): `drain` does not wait for them. */
+  const countedQueues = new Map<string, Queue>();
   /** Names this process scheduled: each has one delayed job waiting for its next turn. */
   const scheduledNames = new Set<string>();
   const workers = new Map<string, Worker>();
@@ -107,25 +110,31 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
     if (closing !== undefined) throw new Error('the job queue is closed');
   }
 
+  function openQueue(name: string): Queue {
+    if (producerConnection === undefined) {
+      // Producers fail fast while Redis is away (the caller keeps the job elsewhere)
+      // rather than queueing in memory; only the very first connection is waited for.
+      const opened = openConnection(connection, { enableOfflineQueue: false });
+      producerReady = new Promise((resolve) => opened.once('ready', () => resolve()));
+      producerConnection = opened;
+    }
+    const queue = new Queue(name, { connection: producerConnection, prefix });
+    queue.on('error', (error) => onError(error, `queue ${name}`));
+    return queue;
+  }
+
   function queueFor(name: string): Queue {
     let queue = queues.get(name);
     if (queue === undefined) {
-      if (producerConnection === undefined) {
-        // Producers fail fast while Redis is away (the caller keeps the job elsewhere)
-        // rather than queueing in memory; only the very first connection is waited for.
-        const opened = openConnection(connection, { enableOfflineQueue: false });
-        producerReady = new Promise((resolve) => opened.once('ready', () => resolve()));
-        producerConnection = opened;
-      }
-      queue = new Queue(name, { connection: producerConnection, prefix });
-      queue.on('error', (error) => onError(error, `queue ${name}`));
+      queue = openQueue(name);
       queues.set(name, queue);
     }
     return queue;
   }
 
-  async function unfinishedJobCount(name: string, queue: Queue): Promise<number> {
-    const { delayed = 0, ...others } = await queue.getJobCounts(...UNFINISHED_STATES);
+  /** Jobs of `name` in `states`, less the delayed job that is a schedule's next turn. */
+  async function jobCount(name: string, queue: Queue, states: readonly JobType[]): Promise<number> {
+    const { delayed = 0, ...others } = await queue.getJobCounts(...states);
     const nextTurns = scheduledNames.has(name) ? 1 : await queue.getJobSchedulersCount();
     return Object.values(others).reduce((sum, count) => sum + count, Math.max(0, delayed - nextTurns));
   }
@@ -182,16 +191,27 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
 
     async drain() {
       for (;;) {
-        const counts = await Promise.all([...queues].map(([name, queue]) => unfinishedJobCount(name, queue)));
+        const counts = await Promise.all([...queues].map(([name, queue]) => jobCount(name, queue, UNFINISHED_STATES)));
         if (counts.every((count) => count === 0)) return;
         await sleep(DRAIN_POLL_MS);
       }
     },
 
+    async waitingJobs(name) {
+      assertOpen();
+      let queue = queues.get(name) ?? countedQueues.get(name);
+      if (queue === undefined) {
+        queue = openQueue(name);
+        countedQueues.set(name, queue);
+      }
+      await producerReady;
+      return jobCount(name, queue, WAITING_STATES);
+    },
+
     close() {
       closing ??= (async () => {
         await Promise.all([...workers.values()].map((worker) => worker.close()));
-        await Promise.all([...queues.values()].map((queue) => queue.close()));
+        await Promise.all([...queues.values(), ...countedQueues.values()].map((queue) => queue.close()));
         // Nothing is pending once workers and queues are closed. disconnect(), unlike quit(),
         // cannot fail: closing during a Redis outage must not throw.
         producerConnection?.disconnect();

@@ -180,6 +180,12 @@ export function createInProcessQueue<M extends JobMap>(options: QueueOptions = {
       return new Promise((resolve) => drainWaiters.push(resolve));
     },
 
+    async waitingJobs(name) {
+      let pending = 0;
+      for (const pendingName of pendingJobKeys.values()) if (pendingName === name) pending += 1;
+      return pending - (processors.get(name)?.running ?? 0);
+    },
+
     drainForShutdown() {
       if (onlyResumablePending()) return Promise.resolve();
       return new Promise((resolve) => shutdownWaiters.push(resolve));

@@ -191,6 +191,32 @@ for (const implementation of IMPLEMENTATIONS) {
       expect(mostAtOnce).toBe(3);
     });
 
+    it('counts the jobs waiting per name, not those running', async () => {
+      const { queue } = openQueue();
+      for (let i = 0; i < 5; i += 1) await queue.enqueue('meter', { requestId: `req_${i}`, costMicros: i }, { jobId: `waiting-${i}` });
+      expect(await queue.waitingJobs('meter')).toBe(5);
+      expect(await queue.waitingJobs('mail')).toBe(0);
+
+      let running = 0;
+      let release: () => void = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      queue.process(
+        'meter',
+        async () => {
+          running += 1;
+          await released;
+        },
+        { concurrency: 2 },
+      );
+      await expect.poll(() => running).toBe(2);
+      expect(await queue.waitingJobs('meter')).toBe(3);
+      release();
+      await queue.drain();
+      expect(await queue.waitingJobs('meter')).toBe(0);
+    });
+
     it('refuses a second processor for one job name and out-of-range options', async () => {
       const { queue } = openQueue();
       queue.process('mail', async () => {});

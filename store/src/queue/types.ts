@@ -49,5 +49,7 @@ export interface JobQueue<M extends JobMap> {
    * a schedule's next turn does not count until it is due.
    */
   drain(): Promise<void>;
+  /** Jobs of this name waiting to run — queued or waiting for a retry, not running, a schedule's next turn not counted (/metrics' queue depth). */
+  waitingJobs(name: keyof M & string): Promise<number>;
   close(): Promise<void>;
 }

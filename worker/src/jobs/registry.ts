@@ -121,6 +121,9 @@ const JOBS: { [N in JobName]: JobDefinition<N> } = {
   },
 };
 
+/** Every job's name: the queues there are (a gateway's /metrics counts their waiting jobs). */
+export const JOB_NAMES = Object.keys(JOBS) as JobName[];
+
 async function registerJob<N extends JobName>(queue: JobQueue<JobPayloads>, name: N, deps: JobDeps): Promise<void> {
   const job: JobDefinition<N> = JOBS[name];
   queue.process(name, job.createProcessor(deps), { concurrency: job.concurrency, attempts: job.attempts, backoffMs: job.backoffMs, resumable: job.unfinished !== undefined });
@@ -130,5 +133,5 @@ async function registerJob<N extends JobName>(queue: JobQueue<JobPayloads>, name
 
 /** Consumes every job of the table on `queue`, and starts the schedules. */
 export async function registerJobs(queue: JobQueue<JobPayloads>, deps: JobDeps): Promise<void> {
-  for (const name of Object.keys(JOBS) as JobName[]) await registerJob(queue, name, deps);
+  for (const name of JOB_NAMES) await registerJob(queue, name, deps);
 }

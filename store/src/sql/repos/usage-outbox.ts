@@ -18,3 +18,9 @@ export async function listUsageOutbox(db: Db, limit: number) {
 export async function deleteUsageOutbox(db: Db, requestIds: string[]): Promise<void> {
   if (requestIds.length > 0) await db.deleteFrom('usage_outbox').where('request_id', 'in', requestIds).execute();
 }
+
+/** Usage events kept in the outbox, waiting for the queue (/metrics' meter backlog). */
+export async function countUsageOutbox(db: Db): Promise<number> {
+  const row = await db.selectFrom('usage_outbox').select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow();
+  return Number(row.count);
+}
