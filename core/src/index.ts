@@ -182,6 +182,7 @@ export {
   type AlertChannel,
   FREE_TRIAL_DAYS,
   gpuAnalyticsRefusal,
+  singleSignOnRefusal,
   PLANS,
   type PlanSlug,
   type PlanTerms,
@@ -238,3 +239,4 @@ export {
   subscriptionAccess,
 } from './subscription-access.ts';
 export { addUsage, emptyUsage, plainUsage, totalTokens, type Usage, validateUsage } from './usage.ts';
+export { emailDomain, PUBLIC_MAIL_DOMAINS, SSO_REQUIRED_MESSAGE, type SsoMapping, ssoRoles } from './sso.ts';

@@ -50,6 +50,8 @@ export interface PlanTerms {
   alertChannels: readonly AlertChannel[];
   /** GPU infrastructure analytics and idle resource detection (Enterprise). */
   gpuAnalytics: boolean;
+  /** Single sign-on through the team's own OIDC identity provider (Enterprise). */
+  singleSignOn: boolean;
   support: 'community' | 'priority' | 'dedicated';
   /** How optimised keys weigh cost, speed and accuracy when a key sets no weights. */
   routingWeights: RoutingWeights;
@@ -78,6 +80,7 @@ const developersTerms = {
   extraSeatTiers: [{ upTo: null, monthlyMicros: GBP('10') }],
   alertChannels: ['email'],
   gpuAnalytics: false,
+  singleSignOn: false,
   support: 'community',
   routingWeights: { cost: 0.6, speed: 0.2, accuracy: 0.2 },
   footnotes: [],
@@ -111,6 +114,7 @@ export const PLANS: readonly PlanTerms[] = [
     ],
     alertChannels: ['email'],
     gpuAnalytics: false,
+    singleSignOn: false,
     support: 'priority',
     routingWeights: { cost: 0.5, speed: 0.2, accuracy: 0.3 },
     footnotes: [
@@ -138,6 +142,7 @@ export const PLANS: readonly PlanTerms[] = [
     extraSeatTiers: null,
     alertChannels: ['email', 'slack', 'teams', 'sms'],
     gpuAnalytics: true,
+    singleSignOn: true,
     support: 'dedicated',
     routingWeights: { cost: 0.4, speed: 0.2, accuracy: 0.4 },
     footnotes: [],
@@ -155,6 +160,9 @@ export function planTerms(slug: PlanSlug): PlanTerms {
 
 /** What a team on another plan is told of GPU analytics: by the API's 403, and by the console before it asks. */
 export const gpuAnalyticsRefusal = (terms: Pick<PlanTerms, 'name'>) => `GPU infrastructure analytics is part of the Enterprise plan; the ${terms.name} plan does not include it`;
+
+/** What a team on another plan is told of single sign-on: by the API's 403, and by the console before it asks. */
+export const singleSignOnRefusal = (terms: Pick<PlanTerms, 'name'>) => `Single sign-on is part of the Enterprise plan; the ${terms.name} plan does not include it`;
 
 /** What the seat numbered `seat` (1 = the first) costs a month: 0 when included, null when the plan prices seats by arrangement. */
 export function seatMonthlyMicros(terms: PlanTerms, seat: number): bigint | null {

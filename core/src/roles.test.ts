@@ -35,6 +35,7 @@ const EXPECTED: Record<Action, string> = {
   'budget.manage': 'AFFFFH',
   'gpu.view': 'AAAAAH',
   'gpu.manage': 'AFFFFH',
+  'sso.manage': 'AFFFFH',
 };
 
 const LETTER = { allowed: 'A', forbidden: 'F', hidden: 'H' } as const;

@@ -36,6 +36,7 @@ export const PERMISSIONS = {
   'budget.manage': { scope: 'team', roles: ['ADMIN'] },
   'gpu.view': { scope: 'team', roles: ['ADMIN', 'MEMBER'] },
   'gpu.manage': { scope: 'team', roles: ['ADMIN'] },
+  'sso.manage': { scope: 'team', roles: ['ADMIN'] },
   'group.create': { scope: 'team', roles: ['ADMIN', 'MEMBER'] },
   'group.view': { scope: 'group', roles: ['ADMIN', 'MAINTAINER', 'OBSERVER'] },
   'group.update': { scope: 'group', roles: ['ADMIN', 'MAINTAINER'] },

@@ -1008,3 +1008,30 @@ export const PromptCaptureView = z.discriminatedUnion('captured', [
     response: z.strictObject({ ...CapturedText, streamed: z.boolean() }),
   }),
 ]);
+
+// Single sign-on
+
+const SsoMapping = z.strictObject({ idpGroup: z.string(), teamRole: z.enum(['ADMIN', 'MEMBER']), groupId: z.guid().nullable(), groupRole: z.enum(['ADMIN', 'MAINTAINER', 'OBSERVER']).nullable() });
+
+/** A team's identity provider as admins see it: never its client secret. */
+export const SsoSettings = z.strictObject({
+  provider: z
+    .strictObject({
+      teamId: z.guid(),
+      issuer: z.string(),
+      clientId: z.string(),
+      clientSecretSet: z.literal(true),
+      domains: z.array(z.string()),
+      enforced: z.boolean(),
+      groupsClaim: z.string(),
+      defaultTeamRole: z.enum(['ADMIN', 'MEMBER']).nullable(),
+      mappings: z.array(SsoMapping),
+      /** What to register with the IdP as the client's redirect URI. */
+      redirectUri: z.string(),
+      updatedAt: Timestamp,
+    })
+    .nullable(),
+});
+
+/** Where the browser goes to sign in at the identity provider. */
+export const SsoStart = z.strictObject({ url: z.string() });

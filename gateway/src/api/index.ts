@@ -26,6 +26,7 @@ import { gpuRoutes } from './routes/gpu.ts';
 import { pricingRoutes } from './routes/pricing.ts';
 import { promptCaptureRoutes } from './routes/prompt-capture.ts';
 import { providerRoutes } from './routes/provider.ts';
+import { ssoSettingsRoutes, ssoSignInRoutes } from './routes/sso.ts';
 import { subscriptionRoutes } from './routes/subscription.ts';
 import { groupRoutes } from './routes/synthetic-group.ts';
 import { teamRoutes } from './routes/team.ts';
@@ -71,6 +72,8 @@ export const controlPlane =
     await app.register(faqRoutes(deps.services, platformAdmin), { prefix: '/admin/faqs' });
     await app.register(contactFormRoutes(deps.services), { prefix: '/contact-form' });
     await app.register(authRoutes(deps.services), { prefix: '/auth' });
+    await app.register(ssoSignInRoutes(deps.services), { prefix: '/auth/sso' });
+    await app.register(ssoSettingsRoutes(deps.services), { prefix: '/sso' });
     await app.register(teamRoutes(deps.services), { prefix: '/team' });
     await app.register(providerRoutes(deps.services), { prefix: '/provider' });
     await app.register(groupRoutes(deps.services), { prefix: '/synthetic-group' });

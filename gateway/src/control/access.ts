@@ -17,6 +17,7 @@ const FORBIDDEN: Partial<Record<Action, string>> = {
   'pricing.manage': 'Only team admins can change pricing',
   'budget.manage': 'Only team admins can manage budgets',
   'gpu.manage': 'Only team admins can manage GPU settings, keys and exporters',
+  'sso.manage': 'Only team admins can configure single sign-on',
   'group.update': 'Only group admins and maintainers can edit the group',
   'group.delete': 'Only group admins can delete the group',
   'group.members.manage': 'Only group admins can manage members and invitations',

@@ -10,12 +10,15 @@
  * password and sessions end). Answers that tell whether an address has an account are
  * rate limited together per address and client.
  *
+ * An address whose domain signs in through its team's identity provider, enforced, may not
+ * sign in, register or reset a password with a password (403 `sso_required`).
+ *
  * One-time codes: 6 digits, HMAC-hashed, single use, 10 minutes, 5 tries; sending is
  * rate limited per account and address, and so are sign-in and code checks.
  */
 import { randomUUID } from 'node:crypto';
 import type { PlanSlug } from '@spendgate/core';
-import { AppError, ConflictError, UnauthorizedError, ValidationError } from '@spendgate/core';
+import { AppError, ConflictError, emailDomain, SSO_REQUIRED_MESSAGE, UnauthorizedError, ValidationError } from '@spendgate/core';
 import type { Mailer } from '@spendgate/store';
 import {
   consumeOtp,
@@ -23,6 +26,7 @@ import {
   findLiveOtp,
   findSubscriptionPlan,
   findUserByEmail,
+  findSsoProviderForDomain,
   findUserByGoogleSubject,
   findUserById,
   insertOtp,
@@ -150,6 +154,12 @@ export function createAccountService(deps: {
       });
   }
 
+  /** Refuses password sign-in, registration and reset for an address whose domain's IdP is enforced (on a plan with SSO). */
+  async function refuseIfSsoEnforced(email: string): Promise<void> {
+    const provider = await findSsoProviderForDomain(db, emailDomain(email));
+    if (provider?.enforced && (await deps.plans.teamTerms(provider.team_id)).terms.singleSignOn) throw new AppError(403, 'sso_required', SSO_REQUIRED_MESSAGE);
+  }
+
   async function sendCode(email: string, purpose: OtpPurpose, ip: string): Promise<void> {
     await deps.limiter.hit('otp-send', { account: email, ip });
     await mailCode(email, purpose);
@@ -214,6 +224,7 @@ export function createAccountService(deps: {
      */
     async register(input: { email: string; password: string; name: string }, ip: string, planId?: string) {
       await deps.limiter.hit('account-lookup', { account: input.email, ip });
+      await refuseIfSsoEnforced(input.email);
       await checkPassword(input.password, input.email);
       if (await findUserByEmail(db, input.email)) throw new ConflictError('An account with this email already exists');
       const planSlug = await planSlugFor(planId);
@@ -228,6 +239,7 @@ export function createAccountService(deps: {
 
     async login(input: { email: string; password: string }, ip: string) {
       await deps.limiter.hit('login', { account: input.email, ip });
+      await refuseIfSsoEnforced(input.email);
       const user = await findUserByEmail(db, input.email);
       const valid = user
         ? await verifyPassword(user.password_hash, input.password)
@@ -265,6 +277,9 @@ export function createAccountService(deps: {
       const user = await findUserById(db, userId);
       return user !== undefined && user.email_verified_at !== null && deps.platformAdminEmails.includes(user.email);
     },
+
+    /** A new account a team's identity provider vouches for: e-mail verified, no password, on the free trial. */
+    createSsoAccount: (identity: { email: string; name: string }) => createAccount({ email: identity.email, name: identity.name, passwordHash: null, verified: true }, 'free-trial'),
 
     /** A fresh session for an account another service has just signed in (e.g. by invitation). */
     sessionFor: async (userId: string) => session(await requireUser(userId)),
@@ -308,6 +323,7 @@ export function createAccountService(deps: {
     /** Sends a code to confirm an email that is about to register. */
     async sendRegisterCode(email: string, ip: string) {
       await deps.limiter.hit('account-lookup', { account: email, ip });
+      await refuseIfSsoEnforced(email);
       if (await findUserByEmail(db, email)) throw new ConflictError('An account with this email already exists');
       await sendCode(email, 'register', ip);
     },
@@ -335,6 +351,7 @@ export function createAccountService(deps: {
 
     /** Forgot password, step 1: a reset code to the account's email (the answer is the same for unknown emails). */
     async sendPasswordResetCode(email: string, ip: string) {
+      await refuseIfSsoEnforced(email);
       const user = await findUserByEmail(db, email);
       if (user) await sendCode(email, 'reset-password', ip);
       else await deps.limiter.hit('otp-send', { account: email, ip });
@@ -342,6 +359,7 @@ export function createAccountService(deps: {
 
     /** Forgot password, step 2: the code and a new password; signs in (older sessions end). */
     async resetPassword(input: { email: string; otp: string; newPassword: string }, ip: string) {
+      await refuseIfSsoEnforced(input.email);
       const user = await findUserByEmail(db, input.email);
       if (!user) {
         await deps.limiter.hit('otp-verify', { account: input.email, ip });

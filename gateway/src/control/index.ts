@@ -27,6 +27,7 @@ import { createPlanService } from './plans.ts';
 import { createPricingService } from './price-overrides.ts';
 import { createPromptCaptureService } from './prompt-captures.ts';
 import { createSiteContentService } from './site-content.ts';
+import { createSsoService } from './sso.ts';
 import { createSubscriptionService } from './subscriptions.ts';
 import { createTeamService } from './teams.ts';
 import { createUsageService } from './usage.ts';
@@ -98,6 +99,18 @@ export async function createControlPlaneServices(deps: {
     alerts: createAlertService({ sql, access, plans, envelope: deps.envelope, outbound: deps.outbound, queue: deps.queue }),
     gpu: createGpuService({ sql, access, plans, outbound: deps.outbound, queue: deps.queue }),
     site: createSiteContentService({ sql }),
+    sso: createSsoService({
+      sql,
+      access,
+      plans,
+      envelope: deps.envelope,
+      outbound: deps.outbound,
+      accounts,
+      teams,
+      limiter,
+      publicUrl: config.publicUrl,
+      stateKey: config.secrets.jwtSecret,
+    }),
     subscriptions,
     demo: createDemoService({ sql, queue: deps.queue }),
     payments: createPaymentService({

@@ -805,6 +805,48 @@ export interface GpuPricesTable {
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
+/** How one IdP group maps: to a team role, and optionally to a role in one of the team's groups. */
+export interface SsoRoleMapping {
+  idpGroup: string;
+  teamRole: TeamRole;
+  groupId: string | null;
+  groupRole: GroupRole | null;
+}
+
+/** A team's OIDC identity provider (one per team). */
+export interface SsoProvidersTable {
+  id: string;
+  team_id: string;
+  issuer: string;
+  client_id: string;
+  /** The client secret, sealed with the team's data key. */
+  secret_ciphertext: Uint8Array;
+  secret_key_version: number;
+  enforced: boolean;
+  /** The ID-token claim that lists the person's IdP groups. */
+  groups_claim: string;
+  /** The team role of someone in no mapped group; null lets only mapped groups in. */
+  default_team_role: TeamRole | null;
+  role_mappings: Json<SsoRoleMapping[]>;
+  updated_by: string;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+/** An e-mail domain an IdP owns (lower case). */
+export interface SsoDomainsTable {
+  domain: string;
+  provider_id: string;
+}
+
+/** A sign-in through an IdP under way: its state's hash, taken once at the callback. */
+export interface SsoSignInsTable {
+  state_hash: string;
+  provider_id: string;
+  expires_at: Date;
+  called_back_at: Date | null;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   users: UsersTable;
   teams: TeamsTable;
@@ -854,6 +896,9 @@ export interface Database {
   group_capture_settings: GroupCaptureSettingsTable;
   prompt_captures: PromptCapturesTable;
   team_advisor_wording: TeamAdvisorWordingTable;
+  sso_providers: SsoProvidersTable;
+  sso_domains: SsoDomainsTable;
+  sso_sign_ins: SsoSignInsTable;
   gpu_clusters: GpuClustersTable;
   gpu_scrape_targets: GpuScrapeTargetsTable;
   gpu_ingest_keys: GpuIngestKeysTable;

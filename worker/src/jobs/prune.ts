@@ -6,7 +6,8 @@
 // retention (USAGE_EVENT_RETENTION_DAYS; their rollups stay, so totals, series and
 // distributions keep every day), and captured prompts once they expire (each at its
 // capture time plus its team's retention), and raw GPU samples past GPU_SAMPLE_RETENTION_HOURS
-// (their classified minutes stay). Deleting twice deletes nothing more.
+// (their classified minutes stay), and single sign-ins a day after they expired (a state lives
+// 10 minutes). Deleting twice deletes nothing more.
 import {
   deleteDeliveredMailBefore,
   deleteExpiredPromptCaptures,
@@ -15,6 +16,7 @@ import {
   deleteOtpsCreatedBefore,
   deleteUsageEventsBefore,
   type Logger,
+  pruneSsoSignIns,
   type SqlStore,
 } from '@spendgate/store';
 
@@ -22,6 +24,7 @@ const DAY_MS = 24 * 3_600_000;
 export const OTP_RETENTION_MS = DAY_MS;
 export const RATE_LIMIT_RETENTION_MS = DAY_MS;
 export const DELIVERED_MAIL_RETENTION_MS = 7 * DAY_MS;
+export const SSO_SIGN_IN_RETENTION_MS = DAY_MS;
 
 export function createPruneProcessor(deps: { sql: Pick<SqlStore, 'db'>; log: Logger; usageEventRetentionDays: number; gpuSampleRetentionHours: number }) {
   return async (): Promise<void> => {
@@ -33,6 +36,7 @@ export function createPruneProcessor(deps: { sql: Pick<SqlStore, 'db'>; log: Log
       usageEvents: await deleteUsageEventsBefore(deps.sql.db, new Date(at - deps.usageEventRetentionDays * DAY_MS)),
       promptCaptures: await deleteExpiredPromptCaptures(deps.sql.db, new Date(at)),
       gpuSamples: await deleteGpuSamplesBefore(deps.sql.db, new Date(at - deps.gpuSampleRetentionHours * 3_600_000)),
+      ssoSignIns: await pruneSsoSignIns(deps.sql.db, new Date(at - SSO_SIGN_IN_RETENTION_MS)),
     };
     deps.log.info({ deleted }, 'prune: deleted what is past its retention');
   };

@@ -1,0 +1,89 @@
+// Single sign-on: a team's identity provider, the e-mail domains it owns, and sign-ins under
+// way (each state taken once, atomically, at the callback).
+import type { Insertable } from 'kysely';
+import type { SsoProvidersTable } from '../schema.ts';
+import type { Db } from './db.ts';
+
+/** What sealing an IdP's client secret binds it to (the team's data key, as connection secrets are). */
+export const ssoSecretScope = (teamId: string, providerId: string, version: number) => ({ teamId, connectionId: `sso-provider:${providerId}`, version });
+
+export async function findSsoProvider(db: Db, teamId: string) {
+  return db.selectFrom('sso_providers').selectAll().where('team_id', '=', teamId).executeTakeFirst();
+}
+
+export async function findSsoProviderById(db: Db, providerId: string) {
+  return db.selectFrom('sso_providers').selectAll().where('id', '=', providerId).executeTakeFirst();
+}
+
+/** The IdP that owns an e-mail domain, if any. */
+export async function findSsoProviderForDomain(db: Db, domain: string) {
+  return db
+    .selectFrom('sso_domains')
+    .innerJoin('sso_providers', 'sso_providers.id', 'sso_domains.provider_id')
+    .selectAll('sso_providers')
+    .where('sso_domains.domain', '=', domain.toLowerCase())
+    .executeTakeFirst();
+}
+
+export async function listSsoDomains(db: Db, providerId: string): Promise<string[]> {
+  const rows = await db.selectFrom('sso_domains').select('domain').where('provider_id', '=', providerId).orderBy('domain').execute();
+  return rows.map((row) => row.domain);
+}
+
+/** Which of these domains another IdP already owns. */
+export async function ssoDomainsOwnedElsewhere(db: Db, providerId: string, domains: readonly string[]): Promise<string[]> {
+  if (domains.length === 0) return [];
+  const rows = await db.selectFrom('sso_domains').select('domain').where('domain', 'in', domains).where('provider_id', '<>', providerId).orderBy('domain').execute();
+  return rows.map((row) => row.domain);
+}
+
+/** Creates or replaces the team's IdP (one per team); its id stays once made. */
+export async function upsertSsoProvider(db: Db, provider: Insertable<SsoProvidersTable>) {
+  const { id: _id, team_id: _team, ...changes } = provider;
+  return db
+    .insertInto('sso_providers')
+    .values(provider)
+    .onConflict((oc) => oc.column('team_id').doUpdateSet({ ...changes, updated_at: new Date() }))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The IdP's domains become exactly these (a domain another IdP owns fails on its key). */
+export async function replaceSsoDomains(db: Db, providerId: string, domains: readonly string[]): Promise<void> {
+  await db.deleteFrom('sso_domains').where('provider_id', '=', providerId).execute();
+  if (domains.length > 0) await db.insertInto('sso_domains').values(domains.map((domain) => ({ domain, provider_id: providerId }))).execute();
+}
+
+export async function deleteSsoProvider(db: Db, teamId: string): Promise<boolean> {
+  const result = await db.deleteFrom('sso_providers').where('team_id', '=', teamId).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export async function insertSsoSignIn(db: Db, signIn: { stateHash: string; providerId: string; expiresAt: Date }): Promise<void> {
+  await db.insertInto('sso_sign_ins').values({ state_hash: signIn.stateHash, provider_id: signIn.providerId, expires_at: signIn.expiresAt }).execute();
+}
+
+/** Takes a live sign-in's state once: its IdP, or undefined when unknown, expired or already used. */
+export async function takeSsoSignIn(db: Db, stateHash: string, now: Date) {
+  return db
+    .updateTable('sso_sign_ins')
+    .set({ called_back_at: now })
+    .where('state_hash', '=', stateHash)
+    .where('called_back_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning(['provider_id'])
+    .executeTakeFirst();
+}
+
+/** Forgets sign-ins that expired before `before`. */
+export async function pruneSsoSignIns(db: Db, before: Date): Promise<number> {
+  const result = await db.deleteFrom('sso_sign_ins').where('expires_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Which of these ids are groups of the team. */
+export async function teamGroupIds(db: Db, teamId: string, groupIds: readonly string[]): Promise<Set<string>> {
+  if (groupIds.length === 0) return new Set();
+  const rows = await db.selectFrom('synthetic_groups').select('id').where('team_id', '=', teamId).where('id', 'in', groupIds).execute();
+  return new Set(rows.map((row) => row.id));
+}
