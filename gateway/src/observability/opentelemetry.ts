@@ -13,7 +13,7 @@
 import type { ObservabilityConfig } from '@spendgate/store';
 import type { ObservedOutcome, ObservedRequest, RequestObserver } from './request-observer.ts';
 
-/** The convention's names this module emits (checked against the published conventions in opentelemetry.test.ts). */
+/** The conventions' names this module emits (checked against the published conventions in opentelemetry.test.ts). */
 export const GEN_AI = {
   tokenUsageMetric: 'gen_ai.client.token.usage',
   operationDurationMetric: 'gen_ai.client.operation.duration',
@@ -29,7 +29,10 @@ export const GEN_AI = {
   errorType: 'error.type',
 } as const;
 
-/** `gen_ai.operation.name` of each data-plane surface (the conventions' well-known values; count_tokens has none and keeps its own). */
+/** An operation the conventions have no value for, named as the provider names it (as they advise). */
+export const CUSTOM_OPERATIONS = new Set(['count_tokens']);
+
+/** `gen_ai.operation.name` of each data-plane surface: the conventions' well-known values, else one of CUSTOM_OPERATIONS. */
 export const OPERATION_NAMES: Readonly<Record<string, string>> = {
   'chat.completions': 'chat',
   messages: 'chat',
@@ -52,8 +55,8 @@ export const PROVIDER_NAMES: Readonly<Record<string, string>> = {
 };
 
 /** The conventions' advised bucket boundaries. */
-const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
-const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
+export const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
+export const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
 
 const INSTRUMENTATION_SCOPE = 'spendgate-gateway';
 
