@@ -13,9 +13,9 @@ describe('budget windows (UTC calendar)', () => {
   });
 
   it('gives each window its own ledger counter', () => {
-    expect(budgetLedgerScope({ id: 'b1' }, budgetWindowAt('month', at))).toBe('budget:b1:2026-11-01');
-    expect(budgetLedgerScope({ id: 'b1' }, budgetWindowAt('week', new Date('2026-11-23T00:00:00Z')))).toBe('budget:b1:2026-11-23');
-    expect(budgetLedgerScope({ id: 'b1' }, budgetWindowAt('total', at))).toBe('budget:b1:total');
+    expect(budgetLedgerScope('t1', { id: 'b1' }, budgetWindowAt('month', at))).toBe('budget:{t1}:b1:2026-11-01');
+    expect(budgetLedgerScope('t1', { id: 'b1' }, budgetWindowAt('week', new Date('2026-11-23T00:00:00Z')))).toBe('budget:{t1}:b1:2026-11-23');
+    expect(budgetLedgerScope('t1', { id: 'b1' }, budgetWindowAt('total', at))).toBe('budget:{t1}:b1:total');
   });
 });
 
@@ -52,7 +52,7 @@ describe('budget windows in the team’s time zone', () => {
       end: new Date('2026-12-31T11:00:00Z'),
       label: '2026-12-01',
     });
-    expect(budgetLedgerScope({ id: 'b1' }, budgetWindowAt('month', new Date('2026-11-30T20:00:00Z'), 'Pacific/Auckland'))).toBe('budget:b1:2026-12-01');
+    expect(budgetLedgerScope('t1', { id: 'b1' }, budgetWindowAt('month', new Date('2026-11-30T20:00:00Z'), 'Pacific/Auckland'))).toBe('budget:{t1}:b1:2026-12-01');
   });
 
   it('answers the next window once the current one has ended', () => {

@@ -127,7 +127,11 @@ function computeWindow(window: Exclude<BudgetWindow, 'total'>, at: Date, timeZon
   return Object.freeze({ start: localMidnight(first, timeZone), end: localMidnight(next, timeZone), label: first.toISOString().slice(0, 10) });
 }
 
-/** The spend-ledger counter of a budget in one of its windows. */
-export function budgetLedgerScope(budget: Pick<Budget, 'id'>, window: BudgetWindowSpan): string {
-  return `budget:${budget.id}:${window.label}`;
+/**
+ * The spend-ledger counter of a team's budget in one of its windows. The team is its
+ * Redis Cluster hash tag (`{…}`), so that every counter a request reserves on (its key's,
+ * group's and team's budgets) lives in one slot and the ledger's scripts stay atomic.
+ */
+export function budgetLedgerScope(teamId: string, budget: Pick<Budget, 'id'>, window: BudgetWindowSpan): string {
+  return `budget:{${teamId}}:${budget.id}:${window.label}`;
 }

@@ -5,7 +5,9 @@
  * must stay within the cap plus one request's worst case, and exactly the admitted
  * requests reach the provider and are recorded as usage events.
  * Embedded: one gateway on the in-process ledger. Scaled: the test's gateway and a
- * second gateway process on one PostgreSQL database and Redis ledger, 100 requests each.
+ * second gateway process on one PostgreSQL database and Redis ledger, 100 requests each;
+ * once on TEST_REDIS_URL's server and, when TEST_REDIS_CLUSTER_URL is set, once on a
+ * Redis Cluster.
  * Even rounds first authenticate the key on every gateway (GET /v1/models spends
  * nothing), so the 200 requests reach the ledger together; odd rounds start cold, so
  * they reach it spread over 200 look-ups of the new key and settles interleave with
@@ -25,10 +27,11 @@
  * more output than it was allowed); the spend recorded stays within the cap plus one
  * worst case.
  */
+import { redisClusterUrl } from '@spendgate/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
 import { type GatewayProcess, startGatewayProcess } from '../support/gateway-process.ts';
-import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
+import { callApi, type RunningSpendgate, startSpendgate, type TestMode, testModes } from '../support/spendgate.ts';
 import { recordedEvents, signUpTeam, type Tenant } from './tenant.ts';
 
 const ROUNDS = 20;
@@ -77,8 +80,13 @@ async function authenticateKey(gatewayUrl: string, apiKey: string): Promise<void
 
 const microsToPounds = (micros: number) => (micros / 1_000_000).toFixed(6);
 
-for (const mode of testModes) {
-  describe(`budget admission under ${REQUESTS_PER_ROUND} concurrent requests (${mode})`, () => {
+const runs: { mode: TestMode; label: string; redisUrl?: string }[] = [
+  ...testModes.map((mode) => ({ mode, label: mode })),
+  ...(testModes.includes('scaled') && redisClusterUrl ? [{ mode: 'scaled' as const, label: 'scaled, Redis Cluster', redisUrl: redisClusterUrl }] : []),
+];
+
+for (const { mode, label: runLabel, redisUrl } of runs) {
+  describe(`budget admission under ${REQUESTS_PER_ROUND} concurrent requests (${runLabel})`, () => {
     let fake: FakeOpenAI;
     let spendgate: RunningSpendgate;
     let secondGateway: GatewayProcess | undefined;
@@ -89,7 +97,7 @@ for (const mode of testModes) {
     beforeAll(async () => {
       fake = await startFakeOpenAI();
       fake.controlHeaders['x-fake-usage'] = JSON.stringify({ prompt_tokens: 8, completion_tokens: 120 });
-      spendgate = await startSpendgate(mode, 'budget-concurrency');
+      spendgate = await startSpendgate(mode, 'budget-concurrency', redisUrl ? { redisUrl } : {});
       if (mode === 'scaled') secondGateway = await startGatewayProcess(spendgate.peer!);
       gatewayUrls = secondGateway ? [spendgate.url, secondGateway.url] : [spendgate.url];
       tenant = await signUpTeam(spendgate.url, 'budget-concurrency@example.com');

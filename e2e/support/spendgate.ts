@@ -2,7 +2,8 @@
  * Starts a whole Spendgate (gateway + API + in-process or BullMQ worker) for a test,
  * listening on 127.0.0.1:0, in either run mode:
  *   embedded — a clone of the migrated PGlite template, in-process stores;
- *   scaled   — a fresh PostgreSQL database and a Redis prefix of its own.
+ *   scaled   — a fresh PostgreSQL database and a Redis prefix of its own (on TEST_REDIS_URL,
+ *              or another Redis such as TEST_REDIS_CLUSTER_URL's cluster: `redisUrl`).
  * `testModes` is ['embedded'], plus 'scaled' when TEST_DATABASE_URL and TEST_REDIS_URL are set.
  * A scaled Spendgate says in `peer` how another gateway process joins it (gateway-process.ts).
  */
@@ -88,6 +89,8 @@ export interface StartOptions {
   resolveHost?: (hostname: string) => Promise<string[]>;
   /** The clock trials and subscriptions are read on (e.g. to move past a trial's end). */
   clock?: () => Date;
+  /** Scaled mode: the Redis to run on (default TEST_REDIS_URL), e.g. TEST_REDIS_CLUSTER_URL's cluster. */
+  redisUrl?: string;
 }
 
 const running = new Map<string, RunningSpendgate>();
@@ -101,6 +104,7 @@ export function runningAt(url: string): RunningSpendgate {
 
 export async function startSpendgate(mode: TestMode, name: string, options: StartOptions = {}): Promise<RunningSpendgate> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'spendgate-e2e-'));
+  const redisUrl = options.redisUrl ?? process.env.TEST_REDIS_URL;
   const env = {
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
@@ -108,7 +112,7 @@ export async function startSpendgate(mode: TestMode, name: string, options: Star
     MASTER_KEY: randomBytes(32).toString('base64'),
     UPSTREAM_ALLOWED_HOSTS: '127.0.0.1',
     CONSOLE_DIR: options.consoleDir ?? path.join(dataDir, 'no-console'),
-    ...(mode === 'scaled' ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
+    ...(mode === 'scaled' ? { REDIS_URL: redisUrl } : {}),
     ...options.env,
   };
   const config = await loadConfig(env);
@@ -151,9 +155,9 @@ export async function startSpendgate(mode: TestMode, name: string, options: Star
       await stop();
       await sql.close();
       if (mode === 'scaled') {
-        const redis = connectTestRedis();
-        await deleteKeysWithPrefix(redis, redisPrefix);
-        await deleteKeysWithPrefix(redis, `${redisPrefix}-queue`);
+        const redis = connectTestRedis(redisUrl);
+        // The queue's prefix, on a cluster a hash tag: `{<prefix>-queue}`.
+        for (const prefix of [redisPrefix, `{${redisPrefix}-queue}`]) await deleteKeysWithPrefix(redis, prefix);
         redis.disconnect();
       }
       await rm(dataDir, { recursive: true, force: true });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseEnv } from './config.ts';
+import { parseRedisUrl } from './redis-connection.ts';
 
 describe('configuration', () => {
   const dirs: string[] = [];
@@ -24,6 +25,7 @@ describe('configuration', () => {
     [{ PORT: '70000' }, 'Invalid configuration: PORT must be a whole number from 0 to 65535 (got "70000")'],
     [{ DATABASE_URL: 'mysql://x' }, 'Invalid configuration: DATABASE_URL must be a URL starting with postgres:// or postgresql://'],
     [{ REDIS_URL: 'nope' }, 'Invalid configuration: REDIS_URL'],
+    [{ REDIS_URL: 'redis+cluster://127.0.0.1' }, 'Invalid configuration: REDIS_URL must be a URL starting with redis:// or rediss://, or redis+cluster://host:port[,host:port…]'],
     [{ MASTER_KEY: 'c2hvcnQ=' }, 'Invalid configuration: MASTER_KEY must be 32 bytes, base64-encoded'],
     [{ JWT_SECRET: 'short' }, 'Invalid configuration: JWT_SECRET must be at least 32 characters'],
     [{ LOG_LEVEL: 'loud' }, 'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent'],
@@ -31,6 +33,20 @@ describe('configuration', () => {
   ])('stops on %j with one line naming the variable', (env, message) => {
     expect(() => parseEnv(env)).toThrow(ConfigError);
     expect(() => parseEnv(env)).toThrow(message);
+  });
+
+  it('reads REDIS_URL as one Redis server or the nodes of a Redis Cluster', () => {
+    expect(parseEnv({ REDIS_URL: 'redis+cluster://127.0.0.1:7100,[::1]:7101' }).REDIS_URL).toBe('redis+cluster://127.0.0.1:7100,[::1]:7101');
+    expect(parseRedisUrl('redis://127.0.0.1:6379/2')).toEqual({ kind: 'server', url: 'redis://127.0.0.1:6379/2' });
+    expect(parseRedisUrl('redis+cluster://sg:p%40ss@10.0.0.1:6379,10.0.0.2:6380')).toEqual({
+      kind: 'cluster',
+      nodes: [{ host: '10.0.0.1', port: 6379 }, { host: '10.0.0.2', port: 6380 }],
+      username: 'sg',
+      password: 'p@ss',
+    });
+    for (const wrong of ['redis+cluster://', 'redis+cluster://10.0.0.1:6379/0', 'redis+cluster://10.0.0.1:6379,', 'http://10.0.0.1:6379']) {
+      expect(parseRedisUrl(wrong), wrong).toBeUndefined();
+    }
   });
 
   it("names a wrong secret without repeating it, and reads Stripe's settings", () => {

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { parseRedisUrl } from './redis-connection.ts';
 
 const url = (protocols: string[]) =>
   z.string().refine((value) => {
@@ -56,7 +57,10 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
-  REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  REDIS_URL: z
+    .string()
+    .refine((value) => parseRedisUrl(value) !== undefined, 'must be a URL starting with redis:// or rediss://, or redis+cluster://host:port[,host:port…]')
+    .optional(),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'must be one of fatal, error, warn, info, debug, trace, silent',

@@ -10,6 +10,7 @@ export * from './open.ts';
 export * from './outbound/outbound-url.ts';
 export * from './queue/index.ts';
 export * from './ratelimit/index.ts';
+export { CLUSTER_URL_PROTOCOL, connectRedis, isCluster, parseRedisUrl, type RedisConnection } from './redis-connection.ts';
 export * from './secrets/envelope.ts';
 export * from './sql/connect.ts';
 export * from './sql/migrate.ts';

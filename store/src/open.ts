@@ -2,10 +2,10 @@
  * Opens every store for a configuration, in the run mode it names:
  * embedded (PGlite + in-process ledger, key cache and queue) or scaled
  * (PostgreSQL + Redis ledger, Redis-invalidated key cache, BullMQ queue, Redis pub/sub
- * broadcasts between the gateways).
+ * broadcasts between the gateways), on one Redis server or a Redis Cluster
+ * (`redis+cluster://…`, see redis-connection.ts).
  * Migrations run here, so every process starts on the latest schema.
  */
-import { Redis } from 'ioredis';
 import { type Broadcast, createInProcessBroadcast, createRedisBroadcast } from './broadcast/index.ts';
 import type { Config } from './config.ts';
 import { createInProcessKeyCache, createRedisKeyCache } from './keycache/index.ts';
@@ -16,6 +16,7 @@ import { type Logger, sharedLogger } from './logger.ts';
 import { createBullQueue, createInProcessQueue } from './queue/index.ts';
 import type { JobMap, JobQueue } from './queue/types.ts';
 import { createInProcessRateLimiter, createRedisRateLimiter, type RateLimiter } from './ratelimit/index.ts';
+import { connectRedis, duplicateConnection, type RedisConnection } from './redis-connection.ts';
 import { openSqlStore, type SqlStore, sqlLocationFor } from './sql/connect.ts';
 import { ensureUsagePartitions, migrateToLatest } from './sql/migrate.ts';
 
@@ -56,7 +57,7 @@ export interface Stores<M extends JobMap> {
 }
 
 export interface StoreOptions {
-  /** Prefix of every Redis key and queue name (tests give each file its own). */
+  /** Prefix of every Redis key and queue name (tests give each file its own); it holds no `{`. */
   redisPrefix?: string;
   /** An already opened SQL store to use instead of the configured one; its opener closes it. */
   sql?: SqlStore;
@@ -115,10 +116,10 @@ export async function openStores<M extends JobMap>(
   }
 
   const prefix = options.redisPrefix ?? 'spendgate';
-  const redis = new Redis(config.redisUrl, { lazyConnect: false });
+  const redis = connectRedis(config.redisUrl);
   // The ledger's (and rate limiter's) own connection fails fast while Redis is away instead of queueing commands.
   // It also reconnects every half second at most, so budgets are checked again soon after Redis is back.
-  const ledgerRedis = new Redis(config.redisUrl, {
+  const ledgerRedis = connectRedis(config.redisUrl, {
     enableOfflineQueue: false,
     commandTimeout: LEDGER_COMMAND_TIMEOUT_MS,
     retryStrategy: (attempt) => Math.min(attempt * 50, 500),
@@ -132,7 +133,7 @@ export async function openStores<M extends JobMap>(
   const rateLimiter = createRedisRateLimiter({ redis: ledgerRedis, prefix: `${prefix}:ratelimit` });
   const queue = createBullQueue<M>({ connection: { url: config.redisUrl }, prefix: `${prefix}-queue`, log });
   /** What each key cache and broadcast subscribed with, closed with the stores. */
-  const subscriptions: { close(): Promise<void>; subscriber: Redis }[] = [];
+  const subscriptions: { close(): Promise<void>; subscriber: RedisConnection }[] = [];
   const keyInvalidations = `${prefix}:key-invalidations`;
   return {
     mode: 'scaled',
@@ -141,7 +142,7 @@ export async function openStores<M extends JobMap>(
     rateLimiter,
     queue,
     createKeyCache: async <V>(cacheOptions: KeyCacheOptions) => {
-      const subscriber = redis.duplicate();
+      const subscriber = duplicateConnection(redis);
       const cache = await createRedisKeyCache<V>({
         redis,
         subscriber,
@@ -155,7 +156,7 @@ export async function openStores<M extends JobMap>(
       await redis.publish(keyInvalidations, keyHash);
     },
     createBroadcast: async <T>(name: string) => {
-      const subscriber = redis.duplicate();
+      const subscriber = duplicateConnection(redis);
       // Published on the ledger's connection, which fails fast while Redis is away: no stale news sent late.
       const broadcast = await createRedisBroadcast<T>({ redis: ledgerRedis, subscriber, channel: `${prefix}:${name}` });
       subscriptions.push({ close: () => broadcast.close(), subscriber });

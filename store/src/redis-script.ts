@@ -3,7 +3,8 @@
 // know them (NOSCRIPT), so each call normally ships only the hash.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { type Redis, ReplyError } from 'ioredis';
+import { ReplyError } from 'ioredis';
+import type { RedisConnection } from './redis-connection.ts';
 
 export interface LuaScript {
   source: string;
@@ -25,7 +26,7 @@ export function luaScript(...parts: string[]): LuaScript {
   return { source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
-export async function runScript(redis: Redis, script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
+export async function runScript(redis: RedisConnection, script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
   try {
     return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
   } catch (error) {

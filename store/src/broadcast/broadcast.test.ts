@@ -1,8 +1,8 @@
-// Broadcasts: the Redis one (when TEST_REDIS_URL is set) carries news between processes
+// Broadcasts: the Redis one (on each Redis target set: TEST_REDIS_URL, TEST_REDIS_CLUSTER_URL) carries news between processes
 // that each subscribed with their own connection; the in-process one has no one to tell.
-import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { connectTestRedis, redisUrl, uniquePrefix } from '../testing/redis.ts';
+import type { RedisConnection } from '../redis-connection.ts';
+import { connectTestRedis, redisTargets, uniquePrefix } from '../testing/redis.ts';
 import { createInProcessBroadcast } from './in-process-broadcast.ts';
 import { createRedisBroadcast } from './redis-broadcast.ts';
 
@@ -18,10 +18,10 @@ describe('in-process broadcast', () => {
   });
 });
 
-describe.skipIf(redisUrl === undefined)('redis broadcast', () => {
-  const connections: Redis[] = [];
+for (const { name, url } of redisTargets) describe(`${name} broadcast`, () => {
+  const connections: RedisConnection[] = [];
   const open = () => {
-    const connection = connectTestRedis();
+    const connection = connectTestRedis(url);
     connections.push(connection);
     return connection;
   };
@@ -60,7 +60,7 @@ describe.skipIf(redisUrl === undefined)('redis broadcast', () => {
   });
 
   it('drops news it cannot send instead of throwing or queueing it', async () => {
-    const publisher = connectTestRedis(); // not quit after the tests: it is closed here
+    const publisher = connectTestRedis(url); // not quit after the tests: it is closed here
     publisher.disconnect();
     const broadcast = await createRedisBroadcast<{ circuit: string }>({ redis: publisher, subscriber: open(), channel: uniquePrefix('broadcast') });
     expect(() => broadcast.publish({ circuit: 'x' })).not.toThrow();

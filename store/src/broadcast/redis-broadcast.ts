@@ -9,12 +9,12 @@
  * `close` unsubscribes but does not quit them.
  */
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis-connection.ts';
 import type { Broadcast } from './types.ts';
 
 export interface RedisBroadcastOptions {
-  redis: Redis;
-  subscriber: Redis;
+  redis: RedisConnection;
+  subscriber: RedisConnection;
   /** Pub/sub channel shared by every process of the deployment, e.g. `sg:upstream-health`. */
   channel: string;
 }

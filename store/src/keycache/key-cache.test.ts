@@ -1,9 +1,10 @@
 // One contract suite for every KeyCache: the in-process cache always, the Redis cache
-// when TEST_REDIS_URL is set (plus its cross-gateway invalidation). Both run on a fake
+// on each Redis target set (TEST_REDIS_URL, TEST_REDIS_CLUSTER_URL; plus its
+// cross-gateway invalidation). Both run on a fake
 // clock, since expiry is local to each process.
-import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { connectTestRedis, redisUrl, uniquePrefix } from '../testing/redis.ts';
+import type { RedisConnection } from '../redis-connection.ts';
+import { connectTestRedis, redisTargets, uniquePrefix } from '../testing/redis.ts';
 import { createInProcessKeyCache } from './in-process-key-cache.ts';
 import { createRedisKeyCache } from './redis-key-cache.ts';
 import type { KeyCache, KeyCacheOptions } from './types.ts';
@@ -32,9 +33,9 @@ function fakeClock() {
   };
 }
 
-const redisConnections: Redis[] = [];
-function openRedis(): Redis {
-  const connection = connectTestRedis();
+const redisConnections: RedisConnection[] = [];
+function openRedis(url: string): RedisConnection {
+  const connection = connectTestRedis(url);
   redisConnections.push(connection);
   return connection;
 }
@@ -55,13 +56,13 @@ const IMPLEMENTATIONS: KeyCacheImplementation[] = [
     },
   },
 ];
-if (redisUrl !== undefined) {
+for (const { name, url } of redisTargets) {
   IMPLEMENTATIONS.push({
-    name: 'redis key cache',
+    name: `${name} key cache`,
     async create(options) {
       const { clock, elapse } = fakeClock();
       const cache = await createRedisKeyCache<Principal>(
-        { redis: openRedis(), subscriber: openRedis(), channel: nextChannel(), ...options },
+        { redis: openRedis(url), subscriber: openRedis(url), channel: nextChannel(), ...options },
         clock,
       );
       return { cache, elapse };
@@ -136,10 +137,10 @@ for (const implementation of IMPLEMENTATIONS) {
   });
 }
 
-describe.skipIf(redisUrl === undefined)('redis key cache across gateways', () => {
+for (const { name, url } of redisTargets) describe(`${name} key cache across gateways`, () => {
   const options = { maxEntries: 100, ttlMs: 60_000 };
   const openGateway = (channel: string) =>
-    createRedisKeyCache<Principal>({ redis: openRedis(), subscriber: openRedis(), channel, ...options });
+    createRedisKeyCache<Principal>({ redis: openRedis(url), subscriber: openRedis(url), channel, ...options });
 
   it('removes an invalidated entry from every gateway on the channel, and only there', async () => {
     const channel = nextChannel();
@@ -177,9 +178,9 @@ describe.skipIf(redisUrl === undefined)('redis key cache across gateways', () =>
   });
 
   it('forgets every entry when its subscriber reconnects, since invalidations may have been missed', async () => {
-    const subscriber = openRedis();
+    const subscriber = openRedis(url);
     const cache = await createRedisKeyCache<Principal>({
-      redis: openRedis(),
+      redis: openRedis(url),
       subscriber,
       channel: nextChannel(),
       ...options,

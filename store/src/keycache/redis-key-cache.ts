@@ -6,22 +6,25 @@
  *
  * A message published while a subscriber is disconnected is lost, so when the
  * subscriber connects again (ioredis re-subscribes by itself) the cache forgets every
- * entry rather than serve one that may have been revoked meanwhile. Entries still
+ * entry rather than serve one that may have been revoked meanwhile. On a Redis Cluster
+ * (where a message published on any node reaches the subscribers of every node) the
+ * subscriber moves to another node when its node goes; the cache forgets every entry
+ * when the cluster loses a node too (`-node`). Entries still
  * expire after `ttlMs`, which bounds staleness if a message is lost some other way.
  *
  * `subscriber` is a connection given over to subscriptions (ioredis allows no other
  * commands on it); one cache per channel and subscriber. Both connections belong to the
  * caller: `close` unsubscribes but does not quit them.
  */
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis-connection.ts';
 import { createLru } from './lru.ts';
 import type { KeyCache, KeyCacheOptions } from './types.ts';
 
 export interface RedisKeyCacheOptions extends KeyCacheOptions {
   /** Publishes invalidations. */
-  redis: Redis;
+  redis: RedisConnection;
   /** Receives invalidations; a connection used for subscriptions only. */
-  subscriber: Redis;
+  subscriber: RedisConnection;
   /** Pub/sub channel shared by every gateway, e.g. `sg:key-invalidations`. */
   channel: string;
 }
@@ -49,9 +52,11 @@ export async function createRedisKeyCache<V>(
   const stopListening = () => {
     subscriber.off('message', onMessage);
     subscriber.off('ready', onReconnect);
+    subscriber.off('-node', onReconnect);
   };
   subscriber.on('message', onMessage);
   subscriber.on('ready', onReconnect);
+  subscriber.on('-node', onReconnect);
   try {
     await subscriber.subscribe(channel);
   } catch (error) {

@@ -10,7 +10,7 @@ import { sumBudgetSpend } from '../sql/repos/usage.ts';
 export function budgetCounter(sql: SqlStore, teamId: string, timeZone: string, budget: Budget, at: Date) {
   const window = budgetWindowAt(budget.window, at, timeZone);
   return {
-    scope: budgetLedgerScope(budget, window),
+    scope: budgetLedgerScope(teamId, budget, window),
     seed: () => sumBudgetSpend(sql.db, { teamId, scope: budget.scope, scopeId: budget.scopeId, from: window.start, to: window.end }),
   };
 }

@@ -9,8 +9,8 @@
  * call the ledger must answer as the reference does (the same admission, or the same
  * refusal: first refusing scope, its limit, spent and reserved) and show the same
  * balance on every scope; and a limited scope to which only admissions have added must
- * hold no more than its limit. The Redis ledger runs when TEST_REDIS_URL is set, with
- * and without leases, with fewer runs and no expiry: it keeps Redis server time, and
+ * hold no more than its limit. The Redis ledger runs on each Redis target set
+ * (TEST_REDIS_URL, TEST_REDIS_CLUSTER_URL), with and without leases, with fewer runs and no expiry: it keeps Redis server time, and
  * nothing expires within the default ttl of its reservations.
  *
  * Leases are also tested as two gateways sharing budgets: two leased ledgers on one key
@@ -20,16 +20,17 @@
  * exactly the spend settled and the amounts still reserved.
  */
 import fc from 'fast-check';
-import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectTestRedis, deleteKeysWithPrefix, redisUrl, uniquePrefix } from '../testing/redis.ts';
+import type { RedisConnection } from '../redis-connection.ts';
+import { connectTestRedis, deleteKeysWithPrefix, redisTargets, uniquePrefix } from '../testing/redis.ts';
 import { createInProcessLedger } from './in-process-ledger.ts';
 import { createRedisLedger } from './redis-ledger.ts';
 import type { ReserveRequest, ReserveResult, ScopeBalance, SpendLedger } from './types.ts';
 import { DEFAULT_RESERVATION_TTL_MS, MAX_MICROS } from './validation.ts';
 
 const START_MS = Date.UTC(2026, 10, 1);
-const SCOPES = ['budget:key-1:total', 'budget:group-1:2026-11-01', 'budget:team-1:2026-11-01'] as const;
+/** One team's budgets, as budgetLedgerScope names them: its hash tag puts them in one Redis Cluster slot. */
+const SCOPES = ['budget:{team-1}:key-1:total', 'budget:{team-1}:group-1:2026-11-01', 'budget:{team-1}:team-1:2026-11-01'] as const;
 /** Few ids, so reservations are re-reserved, settled twice, settled after release… */
 const RESERVATION_IDS = ['r1', 'r2', 'r3', 'r4', 'r5'] as const;
 
@@ -132,7 +133,7 @@ interface LedgerImplementation {
   create(): LedgerUnderTest;
 }
 
-const redis = redisUrl === undefined ? undefined : connectTestRedis();
+const redisConnections = redisTargets.map((target) => ({ ...target, redis: connectTestRedis(target.url) }));
 const redisPrefix = uniquePrefix('ledger-property');
 let redisLedgerCount = 0;
 
@@ -153,10 +154,10 @@ const IMPLEMENTATIONS: LedgerImplementation[] = [
     },
   },
 ];
-if (redis !== undefined) {
+for (const { name, redis } of redisConnections) {
   IMPLEMENTATIONS.push(
     {
-      name: 'redis ledger without leases',
+      name: `${name} ledger without leases`,
       fakeClock: false,
       numRuns: 150,
       maxCommands: 40,
@@ -166,7 +167,7 @@ if (redis !== undefined) {
       },
     },
     {
-      name: 'redis ledger with leases',
+      name: `${name} ledger with leases`,
       fakeClock: false,
       numRuns: 150,
       maxCommands: 40,
@@ -179,9 +180,10 @@ if (redis !== undefined) {
 }
 
 afterAll(async () => {
-  if (redis === undefined) return;
-  await deleteKeysWithPrefix(redis, redisPrefix);
-  await redis.quit();
+  for (const { redis } of redisConnections) {
+    await deleteKeysWithPrefix(redis, redisPrefix);
+    await redis.quit();
+  }
 });
 
 const reservationId = fc.constantFrom(...RESERVATION_IDS);
@@ -308,9 +310,9 @@ const twoGatewayRuns = fc.record({
   ),
 });
 
-if (redis !== undefined) {
-  describe('two leased redis ledgers sharing budgets', () => {
-    const connections: Redis[] = [];
+for (const { name, url } of redisTargets) {
+  describe(`two leased ${name} ledgers sharing budgets`, () => {
+    const connections: RedisConnection[] = [];
     afterAll(() => Promise.all(connections.map((connection) => connection.quit())));
 
     it('keep every limit between them and count exactly what was settled and is still held', async () => {
@@ -318,7 +320,7 @@ if (redis !== undefined) {
         fc.asyncProperty(twoGatewayRuns, async ({ limits, leaseOptions, batches }) => {
           redisLedgerCount += 1;
           const prefix = `${redisPrefix}:${redisLedgerCount}`;
-          while (connections.length < 2) connections.push(connectTestRedis());
+          while (connections.length < 2) connections.push(connectTestRedis(url));
           const gateways = connections.map((connection) => createRedisLedger({ redis: connection, prefix, leases: leaseOptions }));
           const limitOf = new Map<string, bigint | null>(SCOPES.map((scope, index) => [scope, limits[index] ?? null]));
           const held = new Map<string, { gateway: number; scopes: string[]; amountMicros: bigint }>();

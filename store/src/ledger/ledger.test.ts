@@ -1,14 +1,15 @@
 // One contract suite for every SpendLedger: the in-process ledger always, the Redis
-// ledger with and without budget leases when TEST_REDIS_URL is set. The in-process
+// ledger with and without budget leases on each Redis target set (TEST_REDIS_URL,
+// TEST_REDIS_CLUSTER_URL). The in-process
 // ledger runs on a fake clock; the Redis ledger uses Redis server time, so its `elapse`
 // really waits. Then what only leases do: admit without a script per request, flush
 // spend, share a budget between two gateways, outlive a dead gateway only by their short
 // hold, which a live gateway renews.
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { connectTestRedis, deleteKeysWithPrefix, redisUrl, uniquePrefix } from '../testing/redis.ts';
+import { connectRedis, type RedisConnection } from '../redis-connection.ts';
+import { connectTestRedis, deleteKeysWithPrefix, redisTargets, uniquePrefix } from '../testing/redis.ts';
 import { createInProcessLedger } from './in-process-ledger.ts';
 import { createRedisLedger } from './redis-ledger.ts';
 import { LedgerUnavailableError, type ScopeLimit, type SpendLedger } from './types.ts';
@@ -24,7 +25,7 @@ interface LedgerImplementation {
   create(): LedgerUnderTest;
 }
 
-const redis = redisUrl === undefined ? undefined : connectTestRedis();
+const redisConnections = redisTargets.map((target) => ({ ...target, redis: connectTestRedis(target.url) }));
 const redisPrefix = uniquePrefix('ledger');
 let redisLedgerCount = 0;
 
@@ -42,10 +43,10 @@ const IMPLEMENTATIONS: LedgerImplementation[] = [
     },
   },
 ];
-if (redis !== undefined) {
+for (const { name, redis } of redisConnections) {
   IMPLEMENTATIONS.push(
     {
-      name: 'redis ledger without leases',
+      name: `${name} ledger without leases`,
       create() {
         redisLedgerCount += 1;
         return {
@@ -55,7 +56,7 @@ if (redis !== undefined) {
       },
     },
     {
-      name: 'redis ledger with leases',
+      name: `${name} ledger with leases`,
       create() {
         redisLedgerCount += 1;
         return {
@@ -67,13 +68,12 @@ if (redis !== undefined) {
   );
 }
 
-const outageRedisUrl = redisUrl;
-if (outageRedisUrl !== undefined) {
+for (const { name, url } of redisTargets) {
   for (const leases of [false, undefined] as const) {
-    describe(`redis ledger ${leases === false ? 'without' : 'with'} leases when Redis is unreachable`, () => {
+    describe(`${name} ledger ${leases === false ? 'without' : 'with'} leases when Redis is unreachable`, () => {
       // A connection of its own, as the gateway opens it: no offline queue, so commands
       // fail at once while it is down.
-      const connection = new Redis(outageRedisUrl, { enableOfflineQueue: false, commandTimeout: 250, lazyConnect: true });
+      const connection = connectRedis(url, { enableOfflineQueue: false, commandTimeout: 250, lazyConnect: true });
       const prefix = `${redisPrefix}:outage:${leases === false ? 'plain' : 'leased'}`;
       afterAll(() => connection.quit().catch(() => undefined));
 
@@ -121,7 +121,7 @@ if (outageRedisUrl !== undefined) {
 }
 
 /** `redis` as a ledger sees it, counting the scripts sent through it. */
-function countingScripts(redis: Redis) {
+function countingScripts(redis: RedisConnection) {
   let scripts = 0;
   const counting = new Proxy(redis, {
     get(target, property) {
@@ -137,11 +137,11 @@ function countingScripts(redis: Redis) {
   return { redis: counting, scripts: () => scripts };
 }
 
-if (redis !== undefined) {
-  describe('redis ledger leases', () => {
-    const connections: Redis[] = [];
+for (const { name, url, redis } of redisConnections) {
+  describe(`${name} ledger leases`, () => {
+    const connections: RedisConnection[] = [];
     const connect = () => {
-      const connection = connectTestRedis();
+      const connection = connectTestRedis(url);
       connections.push(connection);
       return connection;
     };
@@ -219,7 +219,9 @@ if (redis !== undefined) {
 
     it('lets the budget a dead gateway leased go once its hold lapses, long before the ttl', async () => {
       const prefix = newPrefix();
-      const doomed = connect();
+      // As the gateway opens it: no offline queue (on a cluster, a disconnected one would keep the dead gateway's last update waiting).
+      const doomed = connectRedis(url, { enableOfflineQueue: false });
+      await once(doomed, 'ready');
       const dying = createRedisLedger({ redis: doomed, prefix, leases: { holdMs: 300 } });
       const scopes = [{ scope: TEAM, limitMicros: 1_000n }];
       const reservedAt = performance.now();
@@ -297,14 +299,16 @@ if (redis !== undefined) {
 }
 
 afterAll(async () => {
-  if (redis === undefined) return;
-  await deleteKeysWithPrefix(redis, redisPrefix);
-  await redis.quit();
+  for (const { redis } of redisConnections) {
+    await deleteKeysWithPrefix(redis, redisPrefix);
+    await redis.quit();
+  }
 });
 
-const KEY = 'key:k1:2026-11';
-const GROUP = 'group:g1:2026-11';
-const TEAM = 'team:t1:2026-11';
+// One team's scopes: its hash tag puts them in one Redis Cluster slot, as budgetLedgerScope does.
+const KEY = 'key:{t1}:k1:2026-11';
+const GROUP = 'group:{t1}:g1:2026-11';
+const TEAM = 'team:{t1}:2026-11';
 
 function limits(key: bigint | null, group: bigint | null, team: bigint | null): ScopeLimit[] {
   return [

@@ -2,19 +2,19 @@
  * Redis SpendLedger for the scaled mode: every gateway shares the counters, and each
  * change is one Lua script, so concurrent requests never overshoot a limit.
  *
- * Keys (P = prefix, S = scope, R = reservation id):
+ * Keys (P = prefix, S = scope, R = reservation id, T = the hash tag of the scopes, below):
  *   P:scope:S        hash  spent, reserved (integer micros as strings) and one field
  *                          `hold:R` = amount per live reservation on the scope
  *   P:expiry:S       zset  R scored by the hold's expiry (ms, Redis server time): one
  *                          ttl after reserve; for a lease, its hold time (10 s by
  *                          default) after reserve and after each update, but never
  *                          more than one ttl after reserve
- *   P:reservation:R  string  the reservation's scopes as JSON; expires 2 × ttl after
+ *   P:reservation:T:R  string  the reservation's scopes as JSON; expires 2 × ttl after
  *                          reserve (one ttl as a hold, one more so a late settle still
  *                          records the spend); a lease's also 2 × ttl after each update
- *   P:reservation:R:spent  string  for a lease (R = `lease:<uuid>`, see redis-leases.ts):
+ *   P:reservation:T:R:spent  string  for a lease (R = `lease:<uuid>`, see redis-leases.ts):
  *                          the spend it has moved into spent so far; expires with the record
- *   P:spent:R        string  marks that the unreserved spend of R (see `spend` below) is
+ *   P:spent:T:R      string  marks that the unreserved spend of R (see `spend` below) is
  *                          in spent; expires 2 × the default ttl (10 minutes) after SPEND
  *
  * Every script but SEED and SPEND first drops the expired holds of each scope it touches
@@ -29,9 +29,20 @@
  * Counters change with HINCRBY on decimal strings (exact 64-bit integers); only the limit
  * check goes through Lua numbers (doubles), exact while spent + reserved + amount stays
  * below 2^53 micros — `validation.ts` keeps each amount and limit below it. Time is the
- * Redis server's TIME, so gateways with skewed clocks agree on expiry. The scripts touch
- * several scopes at once: on Redis Cluster all of them must share a slot (a hash tag
- * such as the team in the prefix); today the ledger targets one Redis primary.
+ * Redis server's TIME, so gateways with skewed clocks agree on expiry.
+ *
+ * Redis Cluster: each script touches several scopes and a record at once, so all of
+ * them must hash to one slot. A scope names its slot with a hash tag, as Redis reads
+ * one: its first `{…}` (a budget's counter carries its team's, `budgetLedgerScope`), so
+ * every scope a request reserves on (key, group, team) shares the team's slot. The
+ * scopes given together must carry the same tag (else the ledger throws); their
+ * reservation's record and spend marker carry it too (T above; without a tag the keys
+ * are P:reservation:R and P:spent:R). A scope without a tag is its own tag (its keys
+ * are P:scope:{S} and P:expiry:{S}), so reading it works on a cluster; reserving on
+ * it needs one Redis server. The prefix must hold no `{`. A reservation's
+ * record is found through its scopes, which this process remembers from reserve to
+ * settle; one it no longer remembers (past 100,000 unfinished) is found only when its
+ * scopes carry no tag, and otherwise expires with its ttl.
  *
  * Seeding: a scope hash carries `seeded` once its counter was started from the
  * database. `reserve` (and `read`) given scopes with a seed answer which of them are not
@@ -59,15 +70,16 @@
  * it, or admitted unreserved during it — still reaches the counters.
  * The ledger does not close the connection it is given.
  */
-import { type Redis, ReplyError } from 'ioredis';
+import { ReplyError } from 'ioredis';
 import { type Logger, sharedLogger } from '../logger.ts';
+import { isFailoverReply, type RedisConnection } from '../redis-connection.ts';
 import { type LuaScript, luaScript, readLuaFile, runScript } from '../redis-script.ts';
 import { createLeasedLedger, type LeaseOptions } from './redis-leases.ts';
 import { LedgerUnavailableError, type ReserveRequest, type ReserveResult, type ScopeBalance, type ScopeLimit, type SeedSpend, type SpendLedger } from './types.ts';
 import { assertValidMicros, SPEND_REMEMBERED_MS, validateReserveRequest, validateScopes } from './validation.ts';
 
 export interface RedisLedgerOptions {
-  redis: Redis;
+  redis: RedisConnection;
   /** Start of every key the ledger writes, e.g. `sg:ledger`. */
   prefix: string;
   /** How often settlements kept during an outage are tried again (default 1 s). */
@@ -141,12 +153,12 @@ const RECORD_CHANGED = -1;
 /** Unfinished reservations whose scopes a gateway keeps in memory to settle in one round trip. */
 const MAX_RESERVATIONS_REMEMBERED = 100_000;
 
-/** Runs a script; an unreachable Redis (not a script error) becomes LedgerUnavailableError. */
-async function runLedgerScript(redis: Redis, script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
+/** Runs a script; an unreachable Redis (not a script error; on a cluster, also a failover under way) becomes LedgerUnavailableError. */
+async function runLedgerScript(redis: RedisConnection, script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
   try {
     return await runScript(redis, script, keys, args);
   } catch (error) {
-    if (error instanceof ReplyError) throw error;
+    if (error instanceof ReplyError && !isFailoverReply(error as Error)) throw error;
     throw new LedgerUnavailableError({ cause: error });
   }
 }
@@ -182,7 +194,7 @@ export type ReserveReply =
  * connection when the step runs (Redis runs one connection's commands in order).
  */
 export interface RedisLedgerSteps {
-  redis: Redis;
+  redis: RedisConnection;
   /** Reserves `amountMicros`, or with `lease` holds up to `wantedMicros` for `holdMs` (see RESERVE). */
   reserve(
     reservationId: string,
@@ -213,9 +225,38 @@ export interface RedisLedgerSteps {
   ): Promise<{ balances: ScopeBalance[]; holding: boolean } | undefined>;
 }
 
-function createRedisLedgerSteps(redis: Redis, prefix: string): RedisLedgerSteps {
-  const reservationKey = (reservationId: string) => `${prefix}:reservation:${reservationId}`;
-  const scopeKeys = (scope: string) => [`${prefix}:scope:${scope}`, `${prefix}:expiry:${scope}`];
+/** A key's hash tag as Redis Cluster reads it: its first `{…}` with something inside, or '' when it has none. */
+export function hashTagOf(name: string): string {
+  const open = name.indexOf('{');
+  const close = open === -1 ? -1 : name.indexOf('}', open + 1);
+  return close > open + 1 ? name.slice(open, close + 1) : '';
+}
+
+/** The hash tag the scopes of one reservation share (see the top of this file). */
+function sharedHashTag(scopes: readonly string[]): string {
+  const tag = hashTagOf(scopes[0] ?? '');
+  const other = scopes.find((scope) => hashTagOf(scope) !== tag);
+  if (other !== undefined) throw new Error(`the scopes of one reservation must share one hash tag: ${JSON.stringify(scopes[0])} and ${JSON.stringify(other)} do not`);
+  return tag;
+}
+
+/** The ledger's keys under `prefix` (see the top of this file). */
+function ledgerKeys(prefix: string) {
+  const tagged = (tag: string) => (tag === '' ? '' : `${tag}:`);
+  return {
+    reservation: (reservationId: string, tag: string) => `${prefix}:reservation:${tagged(tag)}${reservationId}`,
+    spent: (reservationId: string, tag: string) => `${prefix}:spent:${tagged(tag)}${reservationId}`,
+    /** A scope's hash and expiry zset: a scope without a tag is its own, so that its two keys share a slot. */
+    scope: (scope: string) => {
+      const name = hashTagOf(scope) === '' ? `{${scope}}` : scope;
+      return [`${prefix}:scope:${name}`, `${prefix}:expiry:${name}`];
+    },
+  };
+}
+
+function createRedisLedgerSteps(redis: RedisConnection, prefix: string): RedisLedgerSteps {
+  const keys = ledgerKeys(prefix);
+  const scopeKeys = keys.scope;
 
   /** Seedings under way in this process: a burst of requests on a new scope asks the database once. */
   const seeding = new Map<string, Promise<void>>();
@@ -244,8 +285,9 @@ function createRedisLedgerSteps(redis: Redis, prefix: string): RedisLedgerSteps 
         ...scopes.map(({ seed }) => (seed === undefined ? '' : '1')),
       ];
       if (lease !== undefined) args.push(lease.wantedMicros.toString(), String(lease.headroomShare), String(lease.holdMs));
-      const keys = [reservationKey(reservationId), ...scopes.flatMap(({ scope }) => scopeKeys(scope))];
-      const reply = (await runLedgerScript(redis, RESERVE, keys, args)) as [number, ...unknown[]];
+      const scopeNames = scopes.map(({ scope }) => scope);
+      const scriptKeys = [keys.reservation(reservationId, sharedHashTag(scopeNames)), ...scopeNames.flatMap(scopeKeys)];
+      const reply = (await runLedgerScript(redis, RESERVE, scriptKeys, args)) as [number, ...unknown[]];
       if (reply[0] === 1) return { outcome: 'admitted', balances: balancesOf(reply, scopes.length, 1), heldMicros: toMicros(reply[2 * scopes.length + 1]) };
       if (reply[0] === 2) return { outcome: 'unseeded', scopeIndexes: (reply.slice(1) as number[]).map((scopeNumber) => scopeNumber - 1) };
       const [, scopeNumber, spent, reserved] = reply as [number, number?, string?, string?];
@@ -269,15 +311,17 @@ function createRedisLedgerSteps(redis: Redis, prefix: string): RedisLedgerSteps 
     },
 
     async spend(reservationId, scopes, actualMicros) {
-      const keys = [`${prefix}:spent:${reservationId}`, ...scopes.map(({ scope }) => scopeKeys(scope)[0]!)];
+      const scopeNames = scopes.map(({ scope }) => scope);
+      const scriptKeys = [keys.spent(reservationId, sharedHashTag(scopeNames)), ...scopeNames.map((scope) => scopeKeys(scope)[0]!)];
       const args = [actualMicros.toString(), String(SPEND_REMEMBERED_MS), ...scopes.map(({ onlyIfSeeded }) => (onlyIfSeeded ? '1' : ''))];
-      await runLedgerScript(redis, SPEND, keys, args);
+      await runLedgerScript(redis, SPEND, scriptKeys, args);
     },
 
     async updateLease(leaseId, scopes, settledMicros, holdMicros, finish, holdMs, recordMs) {
-      const keys = [reservationKey(leaseId), `${reservationKey(leaseId)}:spent`, ...scopes.flatMap(scopeKeys)];
+      const record = keys.reservation(leaseId, sharedHashTag(scopes));
+      const scriptKeys = [record, `${record}:spent`, ...scopes.flatMap(scopeKeys)];
       const args = [leaseId, settledMicros.toString(), holdMicros.toString(), finish ? '1' : '', String(holdMs), String(recordMs)];
-      const reply = (await runLedgerScript(redis, UPDATE_LEASE, keys, args)) as unknown[];
+      const reply = (await runLedgerScript(redis, UPDATE_LEASE, scriptKeys, args)) as unknown[];
       if (reply[0] !== 1) return undefined;
       return { balances: balancesOf(reply, scopes.length, 1), holding: reply[2 * scopes.length + 1] === 1 };
     },
@@ -297,13 +341,13 @@ export function createRedisLedger({ redis, prefix, retryMs = 1_000, leases = {},
 
 /** A change the plain ledger keeps while Redis is unreachable. */
 type DeferredChange =
-  | { kind: 'finish'; reservationId: string; actualMicros: bigint | null }
+  /** `scopesJson`: the reservation's scopes as this process reserved them, when it remembers them. */
+  | { kind: 'finish'; reservationId: string; actualMicros: bigint | null; scopesJson: string | undefined }
   | { kind: 'spend'; reservationId: string; scopes: readonly SpendScope[]; actualMicros: bigint };
 
 function createPlainRedisLedger(steps: RedisLedgerSteps, prefix: string, retryMs: number, log: Logger): SpendLedger {
   const { redis } = steps;
-  const reservationKey = (reservationId: string) => `${prefix}:reservation:${reservationId}`;
-  const scopeKeys = (scope: string) => [`${prefix}:scope:${scope}`, `${prefix}:expiry:${scope}`];
+  const keys = ledgerKeys(prefix);
   /**
    * Changes Redis could not take yet, oldest first, by kind and reservation id: a later
    * settle or release of an id replaces the one kept, but not its unreserved spend.
@@ -323,12 +367,12 @@ function createPlainRedisLedger(steps: RedisLedgerSteps, prefix: string, retryMs
   /**
    * Settles or releases: the FINISH script needs the reservation's scope keys, which this
    * process knows when it made the reservation (one round trip) and otherwise reads from
-   * the record first. A record that changed meanwhile is read again.
+   * the record first (an untagged one: see the top of this file). A record that changed
+   * meanwhile is read again.
    */
-  async function finish(reservationId: string, actualMicros: bigint | null): Promise<void> {
-    const recordKey = reservationKey(reservationId);
-    let scopesJson = reservedHere.get(reservationId);
-    reservedHere.delete(reservationId);
+  async function finish(reservationId: string, actualMicros: bigint | null, rememberedScopesJson: string | undefined): Promise<void> {
+    let scopesJson = rememberedScopesJson;
+    const recordKey = keys.reservation(reservationId, scopesJson === undefined ? '' : sharedHashTag(JSON.parse(scopesJson) as string[]));
     for (;;) {
       if (scopesJson === undefined) {
         const stored = await redis.get(recordKey).catch((error: unknown) => {
@@ -341,7 +385,7 @@ function createPlainRedisLedger(steps: RedisLedgerSteps, prefix: string, retryMs
       const outcome = await runLedgerScript(
         redis,
         FINISH,
-        [recordKey, ...scopes.flatMap(scopeKeys)],
+        [recordKey, ...scopes.flatMap(keys.scope)],
         [reservationId, scopesJson, actualMicros === null ? '' : actualMicros.toString()],
       );
       if (outcome !== RECORD_CHANGED) return;
@@ -349,9 +393,17 @@ function createPlainRedisLedger(steps: RedisLedgerSteps, prefix: string, retryMs
     }
   }
 
+  /** A settle or release of `reservationId`, with its scopes when this process remembers them (it forgets them here). */
+  function finishing(reservationId: string, actualMicros: bigint | null): DeferredChange {
+    const kept = deferred.get(`finish:${reservationId}`);
+    const scopesJson = reservedHere.get(reservationId) ?? (kept?.kind === 'finish' ? kept.scopesJson : undefined);
+    reservedHere.delete(reservationId);
+    return { kind: 'finish', reservationId, actualMicros, scopesJson };
+  }
+
   function apply(change: DeferredChange): Promise<void> {
     if (change.kind === 'spend') return steps.spend(change.reservationId, change.scopes, change.actualMicros);
-    return finish(change.reservationId, change.actualMicros);
+    return finish(change.reservationId, change.actualMicros, change.scopesJson);
   }
 
   async function retryDeferred(): Promise<void> {
@@ -406,11 +458,11 @@ function createPlainRedisLedger(steps: RedisLedgerSteps, prefix: string, retryMs
 
     async settle(reservationId: string, actualMicros: bigint): Promise<void> {
       assertValidMicros('actualMicros', actualMicros);
-      await applyOrDefer({ kind: 'finish', reservationId, actualMicros });
+      await applyOrDefer(finishing(reservationId, actualMicros));
     },
 
     async release(reservationId: string): Promise<void> {
-      await applyOrDefer({ kind: 'finish', reservationId, actualMicros: null });
+      await applyOrDefer(finishing(reservationId, null));
     },
 
     async spend(reservationId: string, scopes: readonly ScopeLimit[], actualMicros: bigint): Promise<void> {

@@ -30,7 +30,6 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Job, type JobType, Queue, UnrecoverableError, Worker } from 'bullmq';
-import { Redis, type RedisOptions } from 'ioredis';
 import {
   DEFAULT_BACKOFF_MS,
   MAX_ATTEMPTS,
@@ -39,12 +38,13 @@ import {
   resolveProcessOptions,
   validateSchedule,
 } from './options.ts';
+import { type ConnectOptions, clusterQueuePrefix, connectRedis, parseRedisUrl, type RedisConnection } from '../redis-connection.ts';
 import type { JobHandler, JobMap, JobQueue } from './types.ts';
 
 export interface BullQueueOptions extends QueueOptions {
-  /** A Redis URL, or ioredis options. */
-  connection: { url: string } | RedisOptions;
-  /** Start of every BullMQ key, e.g. `sg:queue`. */
+  /** A Redis URL (a cluster's too: see redis-connection.ts). */
+  connection: { url: string };
+  /** Start of every BullMQ key, e.g. `sg:queue`; on a cluster, wrapped in a hash tag (`{sg:queue}`), as BullMQ asks. */
   prefix: string;
 }
 
@@ -72,11 +72,6 @@ function fromBullJobId(bullJobId: string): string {
   return bullJobId.replace(/^%i/, '').replace(/%(25|3A)/g, (sequence) => (sequence === '%25' ? '%' : ':'));
 }
 
-function openConnection(connection: BullQueueOptions['connection'], overrides: RedisOptions): Redis {
-  if ('url' in connection && typeof connection.url === 'string') return new Redis(connection.url, overrides);
-  return new Redis({ ...connection, ...overrides });
-}
-
 /**
  * @example
  * type Jobs = { meter: UsageEvent; mail: OutboxMessage };
@@ -85,7 +80,9 @@ function openConnection(connection: BullQueueOptions['connection'], overrides: R
  * await queue.enqueue('meter', event, { jobId: `usage:${event.requestId}` });
  */
 export function createBullQueue<M extends JobMap>(options: BullQueueOptions): JobQueue<M> {
-  const { connection, prefix, backoffMs = DEFAULT_BACKOFF_MS } = options;
+  const { connection, backoffMs = DEFAULT_BACKOFF_MS } = options;
+  const prefix = parseRedisUrl(connection.url)?.kind === 'cluster' ? clusterQueuePrefix(options.prefix) : options.prefix;
+  const openConnection = (overrides: ConnectOptions) => connectRedis(connection.url, overrides);
   const onError = resolveErrorReporter(options);
   const jobOptions = {
     attempts: MAX_ATTEMPTS,
@@ -100,10 +97,10 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
   /** Names this process scheduled: each has one delayed job waiting for its next turn. */
   const scheduledNames = new Set<string>();
   const workers = new Map<string, Worker>();
-  let producerConnection: Redis | undefined;
+  let producerConnection: RedisConnection | undefined;
   /** Resolves when the producer connection is first ready; enqueues before that wait for it. */
   let producerReady: Promise<void> | undefined;
-  let workerConnection: Redis | undefined;
+  let workerConnection: RedisConnection | undefined;
   let closing: Promise<void> | undefined;
 
   function assertOpen(): void {
@@ -114,7 +111,7 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
     if (producerConnection === undefined) {
       // Producers fail fast while Redis is away (the caller keeps the job elsewhere)
       // rather than queueing in memory; only the very first connection is waited for.
-      const opened = openConnection(connection, { enableOfflineQueue: false });
+      const opened = openConnection({ enableOfflineQueue: false });
       producerReady = new Promise((resolve) => opened.once('ready', () => resolve()));
       producerConnection = opened;
     }
@@ -163,7 +160,7 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
       const { concurrency, attempts, backoffMs: firstRetryMs } = resolveProcessOptions(processOptions, backoffMs);
       const typedHandler = handler as JobHandler<unknown>;
       queueFor(name);
-      workerConnection ??= openConnection(connection, { maxRetriesPerRequest: null });
+      workerConnection ??= openConnection({ maxRetriesPerRequest: null });
       const worker = new Worker(
         name,
         async (job: Job) => {

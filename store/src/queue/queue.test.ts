@@ -1,8 +1,8 @@
 // One contract suite for every JobQueue: the in-process queue always, the BullMQ queue
-// when TEST_REDIS_URL is set. Each test gets its own queue (and BullMQ key prefix).
+// on each Redis target set (TEST_REDIS_URL, TEST_REDIS_CLUSTER_URL). Each test gets its own queue (and BullMQ key prefix).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { connectTestRedis, deleteKeysWithPrefix, redisUrl, uniquePrefix } from '../testing/redis.ts';
+import { connectTestRedis, deleteKeysWithPrefix, redisTargets, uniquePrefix } from '../testing/redis.ts';
 import { createBullQueue } from './bull-queue.ts';
 import { createInProcessQueue } from './in-process-queue.ts';
 import type { QueueOptions } from './options.ts';
@@ -25,10 +25,9 @@ let bullQueueCount = 0;
 const IMPLEMENTATIONS: QueueImplementation[] = [
   { name: 'in-process queue', create: (options) => createInProcessQueue<TestJobs>(options) },
 ];
-if (redisUrl !== undefined) {
-  const url = redisUrl;
+for (const { name, url } of redisTargets) {
   IMPLEMENTATIONS.push({
-    name: 'bullmq queue',
+    name: `bullmq queue on ${name}`,
     create(options) {
       bullQueueCount += 1;
       return createBullQueue<TestJobs>({ connection: { url }, prefix: `${bullPrefix}:${bullQueueCount}`, ...options });
@@ -41,10 +40,12 @@ afterEach(async () => {
   await Promise.all(openQueues.splice(0).map((queue) => queue.close()));
 });
 afterAll(async () => {
-  if (redisUrl === undefined) return;
-  const redis = connectTestRedis();
-  await deleteKeysWithPrefix(redis, bullPrefix);
-  await redis.quit();
+  for (const { url } of redisTargets) {
+    const redis = connectTestRedis(url);
+    // On a cluster the prefix is a hash tag: `{<prefix>}`.
+    for (const prefix of [bullPrefix, `{${bullPrefix}`]) await deleteKeysWithPrefix(redis, prefix);
+    await redis.quit();
+  }
 });
 
 interface ReportedError {
@@ -304,11 +305,11 @@ for (const implementation of IMPLEMENTATIONS) {
   });
 }
 
-describe.skipIf(redisUrl === undefined)('bullmq queues of two processes', () => {
+for (const { name, url } of redisTargets) describe(`bullmq queues of two processes on ${name}`, () => {
   it('drains in the process that did not make a schedule, not waiting for its next turn', async () => {
     const prefix = `${bullPrefix}:shared`;
-    const worker = createBullQueue<TestJobs>({ connection: { url: redisUrl! }, prefix, backoffMs: 10 });
-    const gateway = createBullQueue<TestJobs>({ connection: { url: redisUrl! }, prefix, backoffMs: 10 });
+    const worker = createBullQueue<TestJobs>({ connection: { url }, prefix, backoffMs: 10 });
+    const gateway = createBullQueue<TestJobs>({ connection: { url }, prefix, backoffMs: 10 });
     openQueues.push(worker, gateway);
     const runs: string[] = [];
     worker.process('mail', async ({ to }) => {

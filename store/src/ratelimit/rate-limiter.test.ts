@@ -1,11 +1,11 @@
 // One contract suite for every RateLimiter: the in-process limiter always, the Redis
-// limiter when TEST_REDIS_URL is set. The in-process limiter runs on a fake clock with
+// limiter on each Redis target set (TEST_REDIS_URL, TEST_REDIS_CLUSTER_URL). The in-process limiter runs on a fake clock with
 // the one-minute window; the Redis limiter uses Redis server time, so its tests that
 // move time use a 1.2 s window and really wait. Exact retry-after values are checked
 // on the fake clock, below the contract suite.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectTestRedis, deleteKeysWithPrefix, redisUrl, uniquePrefix } from '../testing/redis.ts';
+import { connectTestRedis, deleteKeysWithPrefix, redisTargets, uniquePrefix } from '../testing/redis.ts';
 import { createInProcessRateLimiter } from './in-process-rate-limiter.ts';
 import { createRedisRateLimiter } from './redis-rate-limiter.ts';
 import type { RateDecision, RateLimiter } from './types.ts';
@@ -29,7 +29,7 @@ interface LimiterImplementation {
   createWithWindow(windowMs: number): RateLimiter;
 }
 
-const redis = redisUrl === undefined ? undefined : connectTestRedis();
+const redisConnections = redisTargets.map((target) => ({ ...target, redis: connectTestRedis(target.url) }));
 const redisPrefix = uniquePrefix('ratelimit');
 let redisLimiterCount = 0;
 const nextRedisPrefix = () => {
@@ -61,7 +61,7 @@ const IMPLEMENTATIONS: LimiterImplementation[] = [
     createWithWindow: (windowMs) => createInProcessRateLimiter({ windowMs }),
   },
 ];
-if (redis !== undefined) {
+for (const { name, redis } of redisConnections) {
   const redisUnderTest = (windowMs?: number): LimiterUnderTest => ({
     limiter: createRedisRateLimiter({ redis, prefix: nextRedisPrefix(), windowMs }),
     windowMs: windowMs ?? 60_000,
@@ -69,7 +69,7 @@ if (redis !== undefined) {
     now: () => performance.now(),
   });
   IMPLEMENTATIONS.push({
-    name: 'redis rate limiter',
+    name: `${name} rate limiter`,
     create: () => redisUnderTest(),
     createShort: () => redisUnderTest(1_200),
     createWithWindow: (windowMs) => createRedisRateLimiter({ redis, prefix: nextRedisPrefix(), windowMs }),
@@ -77,9 +77,10 @@ if (redis !== undefined) {
 }
 
 afterAll(async () => {
-  if (redis === undefined) return;
-  await deleteKeysWithPrefix(redis, redisPrefix);
-  await redis.quit();
+  for (const { redis } of redisConnections) {
+    await deleteKeysWithPrefix(redis, redisPrefix);
+    await redis.quit();
+  }
 });
 
 /** The longest wait a window can ask for: a request counts for up to 61/60 of it. */
@@ -373,11 +374,11 @@ describe('in-process rate limiter on a fake clock', () => {
   });
 });
 
-describe.runIf(redis !== undefined)('redis rate limiter keys', () => {
+for (const { name, redis } of redisConnections) describe(`${name} rate limiter keys`, () => {
   it('are shared by every limiter on the prefix and expire once their window has passed', async () => {
     const prefix = nextRedisPrefix();
-    const first = createRedisRateLimiter({ redis: redis!, prefix, windowMs: 1_200 });
-    const second = createRedisRateLimiter({ redis: redis!, prefix, windowMs: 1_200 });
+    const first = createRedisRateLimiter({ redis, prefix, windowMs: 1_200 });
+    const second = createRedisRateLimiter({ redis, prefix, windowMs: 1_200 });
     await first.admit('key-1', { requestsPerMinute: 2 }, 0);
     await second.addTokens('key-1', 10);
     expect(await second.admit('key-1', { requestsPerMinute: 2, tokensPerMinute: 10 }, 0)).toMatchObject({
@@ -387,10 +388,10 @@ describe.runIf(redis !== undefined)('redis rate limiter keys', () => {
     });
     expect(await first.admit('key-1', { requestsPerMinute: 2 }, 0)).toMatchObject({ ok: false, limit: 'requests' });
 
-    const ttl = await redis!.pttl(`${prefix}:key-1`);
+    const ttl = await redis.pttl(`${prefix}:key-1`);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(1_220);
     await sleep(ttl + 50);
-    expect(await redis!.exists(`${prefix}:key-1`)).toBe(0);
+    expect(await redis.exists(`${prefix}:key-1`)).toBe(0);
   });
 });

@@ -17,7 +17,7 @@
  * whether to admit when the limiter cannot answer. The limiter does not close the
  * connection it is given. See `types.ts` for the rules.
  */
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis-connection.ts';
 import { luaScript, readLuaFile, runScript } from '../redis-script.ts';
 import type { RateDecision, RateLimiter, RateLimits } from './types.ts';
 import {
@@ -31,7 +31,7 @@ import {
 } from './window.ts';
 
 export interface RedisRateLimiterOptions {
-  redis: Redis;
+  redis: RedisConnection;
   /** Start of every key the limiter writes, e.g. `sg:ratelimit`. */
   prefix: string;
   /** Length of the sliding window (default a minute); a positive multiple of 60. */
