@@ -167,6 +167,7 @@ export {
   latencyPercentile,
   mergeLatencyHistograms,
 } from './latency-histogram.ts';
+export { REDACTED, redactSecrets } from './audit.ts';
 export {
   addMoney,
   type Currency,
@@ -180,6 +181,7 @@ export {
 } from './money.ts';
 export {
   type AlertChannel,
+  auditLogRefusal,
   FREE_TRIAL_DAYS,
   gpuAnalyticsRefusal,
   singleSignOnRefusal,

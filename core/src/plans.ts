@@ -52,6 +52,8 @@ export interface PlanTerms {
   gpuAnalytics: boolean;
   /** Single sign-on through the team's own OIDC identity provider (Enterprise). */
   singleSignOn: boolean;
+  /** Reading, exporting and verifying the audit log (Enterprise: "RBAC with audit logs"); every plan writes it. */
+  auditLog: boolean;
   support: 'community' | 'priority' | 'dedicated';
   /** How optimised keys weigh cost, speed and accuracy when a key sets no weights. */
   routingWeights: RoutingWeights;
@@ -81,6 +83,7 @@ const developersTerms = {
   alertChannels: ['email'],
   gpuAnalytics: false,
   singleSignOn: false,
+  auditLog: false,
   support: 'community',
   routingWeights: { cost: 0.6, speed: 0.2, accuracy: 0.2 },
   footnotes: [],
@@ -115,6 +118,7 @@ export const PLANS: readonly PlanTerms[] = [
     alertChannels: ['email'],
     gpuAnalytics: false,
     singleSignOn: false,
+    auditLog: false,
     support: 'priority',
     routingWeights: { cost: 0.5, speed: 0.2, accuracy: 0.3 },
     footnotes: [
@@ -143,6 +147,7 @@ export const PLANS: readonly PlanTerms[] = [
     alertChannels: ['email', 'slack', 'teams', 'sms'],
     gpuAnalytics: true,
     singleSignOn: true,
+    auditLog: true,
     support: 'dedicated',
     routingWeights: { cost: 0.4, speed: 0.2, accuracy: 0.4 },
     footnotes: [],
@@ -163,6 +168,8 @@ export const gpuAnalyticsRefusal = (terms: Pick<PlanTerms, 'name'>) => `GPU infr
 
 /** What a team on another plan is told of single sign-on: by the API's 403, and by the console before it asks. */
 export const singleSignOnRefusal = (terms: Pick<PlanTerms, 'name'>) => `Single sign-on is part of the Enterprise plan; the ${terms.name} plan does not include it`;
+/** What a team on another plan is told of the audit log: by the API's 403, and by the console before it asks. */
+export const auditLogRefusal = (terms: Pick<PlanTerms, 'name'>) => `The audit log is part of the Enterprise plan; the ${terms.name} plan records every change but does not include reading, exporting or verifying it`;
 
 /** What the seat numbered `seat` (1 = the first) costs a month: 0 when included, null when the plan prices seats by arrangement. */
 export function seatMonthlyMicros(terms: PlanTerms, seat: number): bigint | null {

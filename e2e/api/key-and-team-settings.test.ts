@@ -5,6 +5,7 @@
  * by field, routing only for optimised keys), and the team's time zone, which moves its
  * budget windows to local calendar boundaries.
  */
+import { listAudit } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUpTeam, type Tenant } from '../data-plane/tenant.ts';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
@@ -46,8 +47,11 @@ for (const mode of testModes) {
       const group = await api('GET', `/synthetic-group/${tenant.groupId}`);
       expect(group.body.data.syntheticGroupProviderKeys.find((key: { id: string }) => key.id === keyId).settings).toEqual({ rateLimit: { requestsPerMinute: 5 } });
 
-      const audit = await api('GET', `/audit?teamId=${tenant.teamId}`);
-      expect(JSON.stringify(audit.body.data)).toContain('key.updated');
+      const audit = await listAudit(spendgate.app.runtime.stores.sql.db, tenant.teamId);
+      expect(audit.find((entry) => entry.action === 'key.updated' && entry.target_id === keyId)).toMatchObject({
+        before: { settings: { rateLimit: { requestsPerMinute: 60, tokensPerMinute: 100_000 }, timeoutMs: 10_000 } },
+        after: { settings: { rateLimit: { requestsPerMinute: 5 } } },
+      });
     });
 
     it('stores model overrides and an output cap, to models the connection serves or the team prices', async () => {

@@ -8,6 +8,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { upsertSubscription } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import type { AdvisorInsight, AdvisorInsights, AdvisorRun, AdvisorWordingSetting } from '../../console/src/api/advisor/types.ts';
@@ -89,10 +90,10 @@ for (const mode of testModes) {
       await fake?.close();
     });
 
-    /** A success that is a file: one media type other than JSON, its schema a string. */
+    /** A success that is a file: its schema a string in each media type it may have. */
     const isDownload = (response: Operation['responses'][string]) => {
-      const media = Object.entries(response.content ?? {});
-      return media.length === 1 && media[0]![0] !== 'application/json' && media[0]![1].schema.type === 'string';
+      const media = Object.values(response.content ?? {});
+      return media.length > 0 && media.every((type) => type.schema.type === 'string');
     };
 
     it('gives every operation a typed data schema (or, for a file download, its media type) for its success and the error envelope for its failures', () => {
@@ -100,7 +101,7 @@ for (const mode of testModes) {
       expect(operations.length).toBeGreaterThan(50);
       const successesOf = (operation: Operation) => Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
       const downloads = operations.filter(({ operation }) => successesOf(operation).length > 0 && successesOf(operation).every(([, response]) => isDownload(response)));
-      expect(downloads.map(({ method, path }) => `${method.toUpperCase()} ${path}`)).toEqual(['GET /api/usage/export']);
+      expect(downloads.map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort()).toEqual(['GET /api/audit/export', 'GET /api/usage/export']);
       const untyped = operations.filter(({ operation }) => {
         if (downloads.some((download) => download.operation === operation)) return false;
         const successes = successesOf(operation);
@@ -215,7 +216,22 @@ for (const mode of testModes) {
       ).body.data;
       await as('GET', `/pricing/overrides?teamId=${team.id}`, 200);
       await as('PUT', '/pricing/unpriced-models', 200, { teamId: team.id, allowUnpricedModels: true });
+      await as('GET', `/audit?teamId=${team.id}`, 403);
+      await as('GET', `/audit/retention/${team.id}`, 200);
+      await as('PUT', `/audit/retention/${team.id}`, 200, { auditRetentionDays: 400 });
+      await as('PUT', `/audit/retention/${team.id}`, 400, { auditRetentionDays: 7 });
+      const profile = (await as('GET', '/auth/profile', 200)).body.data.user as { id: string };
+      await upsertSubscription(spendgate.app.runtime.stores.sql.db, { userId: profile.id, planSlug: 'enterprise', status: 'active', trialEnd: null });
       await as('GET', `/audit?teamId=${team.id}`, 200);
+      await as('GET', `/audit/verify?teamId=${team.id}`, 200);
+      for (const format of ['csv', 'json']) {
+        const file = await fetch(`${spendgate.url}/api/audit/export?teamId=${team.id}&format=${format}`, { headers: { authorization: `Bearer ${token}` } });
+        expect(file.status).toBe(200);
+        expect(Object.keys(document.paths['/api/audit/export']!.get!.responses['200']!.content!)).toContain(file.headers.get('content-type'));
+        await file.text();
+        checked.push('GET /audit/export');
+      }
+      await upsertSubscription(spendgate.app.runtime.stores.sql.db, { userId: profile.id, planSlug: 'growth', status: 'active', trialEnd: null });
 
       await as('DELETE', `/pricing/overrides/${price.id}?teamId=${team.id}`, 200);
       await as('DELETE', `/budgets/${budget.id}?teamId=${team.id}`, 200);

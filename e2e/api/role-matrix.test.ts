@@ -78,7 +78,9 @@ for (const mode of testModes) {
         call: async () => ({ method: 'DELETE', path: '/team/member', body: { teamId, userId: await bystander() } }),
       },
       'PATCH team': { action: 'team.settings.manage', call: () => ({ method: 'PATCH', path: `/team/${teamId}`, body: { timeZone: 'Europe/London' } }) },
-      'GET audit': { action: 'team.audit.view', call: () => ({ method: 'GET', path: `/audit?teamId=${teamId}` }) },
+      // The log itself is Enterprise (this team is on Growth): its retention is read under the same permission.
+      'GET audit retention': { action: 'team.audit.view', call: () => ({ method: 'GET', path: `/audit/retention/${teamId}` }) },
+      'PUT audit retention': { action: 'team.settings.manage', call: () => ({ method: 'PUT', path: `/audit/retention/${teamId}`, body: { auditRetentionDays: 400 } }) },
       'GET connections of team': { action: 'connection.view', call: () => ({ method: 'GET', path: `/provider/connections?teamId=${teamId}` }) },
       'GET connection': { action: 'connection.view', call: () => ({ method: 'GET', path: `/provider/connections/${connectionId}` }) },
       'GET connection usage': { action: 'team.usage.view', call: () => ({ method: 'GET', path: `/provider/connections/${connectionId}/usage` }) },

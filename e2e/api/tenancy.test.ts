@@ -405,9 +405,19 @@ for (const mode of testModes) {
       }
     });
 
-    it('writes an audit row for every change, readable by team admins with filters and pages', async () => {
+    it('writes an audit row for every change on any plan, readable by team admins on Enterprise with filters and pages', async () => {
+      const onGrowth = await api('GET', `/audit?teamId=${ids.team}`, { token: tokens.ada });
+      expect([onGrowth.status, (onGrowth.body as { code?: string }).code, onGrowth.body.message]).toEqual([
+        403,
+        'plan_required',
+        'The audit log is part of the Enterprise plan; the Growth plan records every change but does not include reading, exporting or verifying it',
+      ]);
+      await activate(ids.ada!, 'enterprise');
       const all = await api('GET', `/audit?teamId=${ids.team}&pageSize=200`, { token: tokens.ada });
       expect(all.status).toBe(200);
+      // Each entry says who made the change and from where.
+      const byAda = (all.body.data.entries as { actor: unknown; ip: string | null; userAgent: string | null }[]).find((entry) => entry.actor && (entry.actor as { userId?: string }).userId === ids.ada)!;
+      expect(byAda).toMatchObject({ actor: { kind: 'user', userId: ids.ada, email: 'ada@example.com' }, ip: '127.0.0.1', userAgent: expect.any(String) });
       const actions = new Set((all.body.data.entries as { action: string }[]).map((entry) => entry.action));
       for (const action of [
         'team.created', 'invitation.created', 'member.joined', 'member.role_changed', 'member.removed',
@@ -431,6 +441,7 @@ for (const mode of testModes) {
       expect((await api('GET', `/audit?teamId=${ids.team}&pageSize=500`, { token: tokens.ada })).body.field).toBe('pageSize');
       expect((await api('GET', `/audit?teamId=${ids.team}`, { token: tokens.bob })).status).toBe(403);
       expect((await api('GET', `/audit?teamId=${ids.team}`, { token: tokens.carol })).status).toBe(404);
+      await activate(ids.ada!, 'growth');
     });
 
     it('never lets the canary provider key out: answers, log, job payloads, database', async () => {

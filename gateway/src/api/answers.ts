@@ -627,23 +627,42 @@ export const UnpricedPolicy = z.strictObject({ allowUnpricedModels: z.boolean() 
 
 // The audit log
 
+const AuditEntry = z.strictObject({
+  id: z.string(),
+  seq: z.string(),
+  teamId: z.guid(),
+  actor: z.discriminatedUnion('kind', [z.strictObject({ kind: z.literal('system') }), z.strictObject({ kind: z.literal('user'), userId: z.guid(), email: z.string().nullable() })]),
+  actorUserId: z.guid().nullable(),
+  ip: z.string().nullable(),
+  userAgent: z.string().nullable(),
+  action: z.string(),
+  targetType: z.string(),
+  targetId: z.string(),
+  details: JsonObject,
+  before: JsonObject.nullable(),
+  after: JsonObject.nullable(),
+  createdAt: Timestamp,
+  hash: z.string(),
+});
+
 export const AuditPage = z.strictObject({
-  entries: z.array(
-    z.strictObject({
-      id: z.string(),
-      teamId: z.guid(),
-      actorUserId: z.guid().nullable(),
-      action: z.string(),
-      targetType: z.string(),
-      targetId: z.string(),
-      details: JsonObject,
-      createdAt: Timestamp,
-    }),
-  ),
+  entries: z.array(AuditEntry),
   page: z.number().int(),
   pageSize: z.number().int(),
   total: z.number().int(),
 });
+
+export const AuditVerification = z.strictObject({
+  teamId: z.guid(),
+  ok: z.boolean(),
+  checked: z.number().int(),
+  anchorSeq: z.string(),
+  headSeq: z.string(),
+  broken: z.strictObject({ seq: z.string(), id: z.string().nullable(), reason: z.enum(['edited', 'missing', 'relinked', 'tail-missing']) }).nullable(),
+  verifiedAt: Timestamp,
+});
+
+export const AuditRetention = z.strictObject({ teamId: z.guid(), auditRetentionDays: z.number().int(), defaultDays: z.number().int() });
 
 // Spend alerts
 

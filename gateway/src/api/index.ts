@@ -7,6 +7,7 @@
  */
 
 import { EmailNotVerifiedError, ForbiddenError, UnauthorizedError } from '@spendgate/core';
+import { withAuditOrigin } from '@spendgate/store';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ControlPlaneServices } from '../control/index.ts';
 import type { SessionTokens } from '../security/session-tokens.ts';
@@ -42,6 +43,8 @@ export const controlPlane =
   (deps: ApiDeps): FastifyPluginAsync =>
   async (app) => {
     app.setErrorHandler(sendApiError);
+    // The audit entries a request writes record where it came from.
+    app.addHook('onRequest', (request, _reply, done) => withAuditOrigin({ ip: request.ip, userAgent: request.headers['user-agent']?.slice(0, 512) ?? null }, done));
     boundBodies(app);
     const openApi = createOpenApiCollector(app);
 

@@ -20,7 +20,8 @@ declare module 'fastify' {
 }
 
 interface FileDownload {
-  contentType: string;
+  /** Its media type, or each it may have (chosen by a query parameter). */
+  contentType: string | readonly string[];
   description: string;
 }
 
@@ -55,7 +56,8 @@ function responses(route: CollectedRoute) {
   ]);
   const download = route.schema.download;
   if (download !== undefined) {
-    answers.push(['200', { description: download.description, content: { [download.contentType]: { schema: { type: 'string', description: download.description } } } }]);
+    const types = typeof download.contentType === 'string' ? [download.contentType] : download.contentType;
+    answers.push(['200', { description: download.description, content: Object.fromEntries(types.map((type) => [type, { schema: { type: 'string', description: download.description } }])) }]);
   }
   return {
     ...Object.fromEntries(answers),

@@ -33,6 +33,15 @@ export interface BudgetInput {
 
 type BudgetRow = Awaited<ReturnType<typeof listBudgets>>[number];
 
+/** What the audit log keeps of a budget: its amount in integer micro-units of its currency. */
+const auditedBudget = (budget: Pick<BudgetRow, 'amount_micros' | 'currency' | 'window' | 'mode' | 'alert_at'>) => ({
+  amountMicros: budget.amount_micros.toString(),
+  currency: budget.currency,
+  window: budget.window,
+  mode: budget.mode,
+  alertAt: budget.alert_at,
+});
+
 export function createBudgetService(deps: {
   sql: SqlStore;
   access: Access;
@@ -122,6 +131,7 @@ export function createBudgetService(deps: {
     async update(userId: string, teamId: string, id: string, changes: Partial<Pick<BudgetInput, 'amountMicros' | 'window' | 'mode' | 'alertAt'>>) {
       await deps.access.team(teamId, userId, 'budget.manage');
       const budget = await db.transaction().execute(async (trx) => {
+        const before = await findBudget(trx, teamId, id);
         const row = await updateBudget(trx, teamId, id, {
           ...(changes.amountMicros !== undefined && { amount_micros: changes.amountMicros }),
           ...(changes.window !== undefined && { window: changes.window }),
@@ -129,7 +139,16 @@ export function createBudgetService(deps: {
           ...(changes.alertAt !== undefined && { alert_at: JSON.stringify(changes.alertAt) }),
         });
         if (!row) throw new NotFoundError('Budget');
-        await writeAudit(trx, { teamId, actorUserId: userId, action: 'budget.updated', targetType: 'budget', targetId: id, details: { changed: Object.keys(changes) } });
+        await writeAudit(trx, {
+          teamId,
+          actorUserId: userId,
+          action: 'budget.updated',
+          targetType: 'budget',
+          targetId: id,
+          details: { changed: Object.keys(changes) },
+          ...(before && { before: auditedBudget(before) }),
+          after: auditedBudget(row),
+        });
         return row;
       });
       await dropCoveredKeys(teamId, budget.scope, budget.scope_id);

@@ -121,6 +121,13 @@ export function createConnectionService(deps: {
   }
 
   const view = (connection: ConnectionRow) => connectionView(connection, deps.outbound);
+  /** What the audit log keeps of a connection: never its key, only the last four characters the console shows. */
+  const auditedValues = (connection: Pick<ConnectionRow, 'name' | 'base_url' | 'options' | 'secret_tail'>) => ({
+    name: connection.name,
+    baseUrl: connection.base_url,
+    options: connection.options,
+    apiKeyTail: connection.secret_tail,
+  });
 
   /** The base URL as the URL parser writes it (what calls will reach), once its text and addresses are allowed. */
   async function checkedBaseUrl(adapter: ProviderAdapter, requested: string | undefined): Promise<string> {
@@ -253,6 +260,8 @@ export function createConnectionService(deps: {
           targetType: 'provider_connection',
           targetId: connectionId,
           details: { changed: Object.keys(changes).filter((field) => changes[field as keyof typeof changes] !== undefined) },
+          before: auditedValues(connection),
+          after: auditedValues(row),
         });
         return row;
       });

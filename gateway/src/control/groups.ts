@@ -20,6 +20,7 @@ import {
 } from '@spendgate/core';
 import {
   countPendingTeamInvitations,
+  type AuditEntry,
   type Db,
   deleteGroup,
   deleteGroupMember,
@@ -38,7 +39,7 @@ import {
   listGroupsForUser,
   listLiveKeys,
   listTeamMembers,
-  lockKeySettings,
+  lockKey,
   markInvitationAccepted,
   revokeInvitation,
   revokeKey,
@@ -143,8 +144,16 @@ export function createGroupService(deps: {
 
   const settingsOwner = (key: { team_id: string; kind: KeyKind; connection_id: string | null }) => ({ teamId: key.team_id, kind: key.kind, connectionId: key.connection_id });
 
-  async function audit(trx: Db, teamId: string, actorUserId: string, action: string, target: { type: string; id: string }, details?: Record<string, unknown>) {
-    await writeAudit(trx, { teamId, actorUserId, action, targetType: target.type, targetId: target.id, ...(details ? { details } : {}) });
+  async function audit(
+    trx: Db,
+    teamId: string,
+    actorUserId: string,
+    action: string,
+    target: { type: string; id: string },
+    details?: Record<string, unknown>,
+    values?: Pick<AuditEntry, 'before' | 'after'>,
+  ) {
+    await writeAudit(trx, { teamId, actorUserId, action, targetType: target.type, targetId: target.id, ...(details ? { details } : {}), ...values });
   }
 
   return {
@@ -283,12 +292,22 @@ export function createGroupService(deps: {
       const key = await manageableKey(userId, keyId);
       await deps.checkSettings(db, settingsOwner(key), changes.settings);
       const updated = await db.transaction().execute(async (trx) => {
+        const before = await lockKey(trx, key.team_id, keyId);
+        if (before === undefined) throw new NotFoundError('Key');
         const row = await updateIssuedKey(trx, key.team_id, keyId, {
           ...(changes.name !== undefined && { name: changes.name }),
           ...(changes.settings !== undefined && { settings: changes.settings }),
         });
         if (!row) throw new NotFoundError('Key');
-        await audit(trx, key.team_id, userId, 'key.updated', { type: 'issued_key', id: keyId }, { changed: Object.keys(changes), settings: row.settings });
+        await audit(
+          trx,
+          key.team_id,
+          userId,
+          'key.updated',
+          { type: 'issued_key', id: keyId },
+          { changed: Object.keys(changes) },
+          { before, after: { name: row.name, settings: row.settings } },
+        );
         return row;
       });
       await dropFromKeyCache([key.key_hash]);
@@ -302,12 +321,12 @@ export function createGroupService(deps: {
     async changeKeySettings(userId: string, keyId: string, change: KeySettingChange) {
       const key = await manageableKey(userId, keyId);
       const updated = await db.transaction().execute(async (trx) => {
-        const current = await lockKeySettings(trx, key.team_id, keyId);
+        const current = await lockKey(trx, key.team_id, keyId);
         if (current === undefined) throw new NotFoundError('Key');
-        const settings = withKeySettingChange(current, change);
+        const settings = withKeySettingChange(current.settings, change);
         await deps.checkSettings(trx, settingsOwner(key), settings);
         const row = (await updateIssuedKey(trx, key.team_id, keyId, { settings }))!;
-        await audit(trx, key.team_id, userId, 'key.updated', { type: 'issued_key', id: keyId }, { changed: ['settings'], settings: row.settings });
+        await audit(trx, key.team_id, userId, 'key.updated', { type: 'issued_key', id: keyId }, { changed: ['settings'] }, { before: { settings: current.settings }, after: { settings: row.settings } });
         return row;
       });
       await dropFromKeyCache([key.key_hash]);

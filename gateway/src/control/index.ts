@@ -91,7 +91,7 @@ export async function createControlPlaneServices(deps: {
     usageAnalytics,
     usageExport: createUsageExport({ sql, access, plans }),
     requestLog: createRequestLog({ sql, access, plans }),
-    audit: createAuditService({ sql, access }),
+    audit: createAuditService({ sql, access, plans }),
     pricing: createPricingService({ sql, access }),
     promptCaptures: createPromptCaptureService({ sql, access, plans, envelope: deps.envelope, keyCache: deps.keyCache, config }),
     forecasts: createForecastService({ sql, access, queue: deps.queue }),

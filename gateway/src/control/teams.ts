@@ -89,14 +89,23 @@ export function createTeamService(deps: {
     async updateTeam(userId: string, teamId: string, changes: { name?: string | undefined; description?: string | undefined; timeZone?: string | undefined }) {
       await deps.access.team(teamId, userId, 'team.settings.manage');
       const { team, rebuild } = await db.transaction().execute(async (trx) => {
-        const before = await findTeam(trx, teamId);
+        const before = (await findTeam(trx, teamId))!;
         const row = await updateTeam(trx, teamId, {
           ...(changes.name !== undefined && { name: changes.name }),
           ...(changes.description !== undefined && { description: changes.description }),
           ...(changes.timeZone !== undefined && { timeZone: changes.timeZone }),
         });
-        await writeAudit(trx, { teamId, actorUserId: userId, action: 'team.updated', targetType: 'team', targetId: teamId, details: changes });
-        const zoneChanged = changes.timeZone !== undefined && changes.timeZone !== before?.time_zone;
+        await writeAudit(trx, {
+          teamId,
+          actorUserId: userId,
+          action: 'team.updated',
+          targetType: 'team',
+          targetId: teamId,
+          details: changes,
+          before: { name: before.name, description: before.description, timeZone: before.time_zone },
+          after: { name: row.name, description: row.description, timeZone: row.time_zone },
+        });
+        const zoneChanged = changes.timeZone !== undefined && changes.timeZone !== before.time_zone;
         return { team: row, rebuild: zoneChanged ? await requestRollupRebuild(trx, teamId, now()) : undefined };
       });
       if (rebuild !== undefined) await deps.queue.enqueue('rollup-rebuild', { teamId }, { jobId: rollupRebuildJobId(teamId, rebuild.requestedAt, 0) });

@@ -125,7 +125,7 @@ const money = (micros: bigint | null) => (micros === null ? null : microsToDecim
 const totalTokens = (m: UsageMeasures) => m.inputTokens + m.cachedReadTokens + m.cacheWrite5mTokens + m.cacheWrite1hTokens + m.outputTokens;
 
 /** A name a user chose, kept from being read as a formula by a spreadsheet. */
-function userText(value: string | null): string | null {
+export function userText(value: string | null): string | null {
   return value !== null && /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
 }
 

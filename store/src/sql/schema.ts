@@ -98,6 +98,24 @@ export interface AuditLogTable {
   target_id: string;
   details: Json<Record<string, unknown>>;
   created_at: CreatedAt;
+  /** The row's number within its team's chain: 1, 2, … without gaps (pruning starts it later). */
+  seq: Int8;
+  actor_ip: string | null;
+  actor_user_agent: string | null;
+  before: Json<Record<string, unknown> | null>;
+  after: Json<Record<string, unknown> | null>;
+  prev_hash: string;
+  hash: string;
+}
+
+/** A team's audit chain: its head (locked by each append), the anchor verification starts from, its retention. */
+export interface AuditChainsTable {
+  team_id: string;
+  head_seq: ColumnType<bigint, bigint | undefined, bigint>;
+  head_hash: ColumnType<string, string | undefined, string>;
+  anchor_seq: ColumnType<bigint, bigint | undefined, bigint>;
+  anchor_hash: ColumnType<string, string | undefined, string>;
+  retention_days: ColumnType<number, number | undefined, number>;
 }
 
 export interface TeamDataKeysTable {
@@ -860,6 +878,7 @@ export interface Database {
   synthetic_groups: SyntheticGroupsTable;
   synthetic_group_members: SyntheticGroupMembersTable;
   audit_log: AuditLogTable;
+  audit_chains: AuditChainsTable;
   team_data_keys: TeamDataKeysTable;
   provider_connections: ProviderConnectionsTable;
   issued_keys: IssuedKeysTable;

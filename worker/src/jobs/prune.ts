@@ -6,8 +6,10 @@
 // retention (USAGE_EVENT_RETENTION_DAYS; their rollups stay, so totals, series and
 // distributions keep every day), and captured prompts once they expire (each at its
 // capture time plus its team's retention), and raw GPU samples past GPU_SAMPLE_RETENTION_HOURS
-// (their classified minutes stay), and single sign-ins a day after they expired (a state lives
-// 10 minutes). Deleting twice deletes nothing more.
+// (their classified minutes stay), single sign-ins a day after they expired (a state lives
+// 10 minutes), and audit entries past their team's audit retention (the oldest of each chain,
+// which is anchored at the last one deleted so it still verifies). Deleting twice deletes
+// nothing more.
 import {
   deleteDeliveredMailBefore,
   deleteExpiredPromptCaptures,
@@ -17,6 +19,7 @@ import {
   deleteUsageEventsBefore,
   type Logger,
   pruneSsoSignIns,
+  pruneAuditLog,
   type SqlStore,
 } from '@spendgate/store';
 
@@ -37,6 +40,7 @@ export function createPruneProcessor(deps: { sql: Pick<SqlStore, 'db'>; log: Log
       promptCaptures: await deleteExpiredPromptCaptures(deps.sql.db, new Date(at)),
       gpuSamples: await deleteGpuSamplesBefore(deps.sql.db, new Date(at - deps.gpuSampleRetentionHours * 3_600_000)),
       ssoSignIns: await pruneSsoSignIns(deps.sql.db, new Date(at - SSO_SIGN_IN_RETENTION_MS)),
+      auditEntries: await pruneAuditLog(deps.sql.db, new Date(at)),
     };
     deps.log.info({ deleted }, 'prune: deleted what is past its retention');
   };

@@ -36,17 +36,16 @@ export async function updateIssuedKey(db: Db, teamId: string, keyId: string, cha
     .executeTakeFirst();
 }
 
-/** A live key's settings, its row locked until the transaction ends (a change merged into them is not lost to another); undefined when there is no such key. */
-export async function lockKeySettings(db: Db, teamId: string, keyId: string): Promise<KeySettings | undefined> {
-  const key = await db
+/** A live key's name and settings, its row locked until the transaction ends (a change merged into them is not lost to another, and its audit entry says what they were); undefined when there is no such key. */
+export async function lockKey(db: Db, teamId: string, keyId: string): Promise<{ name: string; settings: KeySettings } | undefined> {
+  return db
     .selectFrom('issued_keys')
-    .select('settings')
+    .select(['name', 'settings'])
     .where('team_id', '=', teamId)
     .where('id', '=', keyId)
     .where('revoked_at', 'is', null)
     .forUpdate()
     .executeTakeFirst();
-  return key?.settings;
 }
 
 /**
