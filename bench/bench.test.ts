@@ -103,6 +103,9 @@ describe('bench harness', () => {
     });
     expect(parseBenchArgs([])).toMatchObject({ connections: [1, 10, 50], ratePerSec: 200, soakS: 0, rounds: 1 });
     expect(parseBenchArgs(['--rounds', '3'])).toMatchObject({ rounds: 3 });
+    expect(parseBenchArgs([])).toMatchObject({ metrics: false });
+    expect(parseBenchArgs(['--metrics', 'on'])).toMatchObject({ metrics: true });
+    expect(() => parseBenchArgs(['--metrics', 'yes'])).toThrow(/--metrics/);
     expect(() => parseBenchArgs(['--rounds', '0'])).toThrow(/--rounds/);
     expect(() => parseBenchArgs(['--rounds', '1.5'])).toThrow(/--rounds/);
     expect(parseBenchArgs(['--help'])).toBeUndefined();

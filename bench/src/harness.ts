@@ -199,6 +199,7 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
       MASTER_KEY: randomBytes(32).toString('base64'),
       UPSTREAM_ALLOWED_HOSTS: '127.0.0.1',
       LOG_LEVEL: 'silent',
+      METRICS_TOKEN: options.metrics ? randomBytes(24).toString('hex') : undefined,
       // Never the caller's own services by accident: only what this run created.
       DATABASE_URL: scaled?.databaseUrl,
       REDIS_URL: scaled?.redisUrl,

@@ -31,6 +31,8 @@ export interface BenchOptions {
   rounds: number;
   /** Record a CPU profile of the gateway during its measured cells. */
   profile: boolean;
+  /** The gateway counts its requests for /metrics (METRICS_TOKEN set), as a deployment that scrapes it does. */
+  metrics: boolean;
   resultsDir: string;
 }
 
@@ -47,6 +49,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   soakS: 0,
   rounds: 1,
   profile: false,
+  metrics: false,
   resultsDir: DEFAULT_RESULTS_DIR,
 };
 
@@ -71,6 +74,8 @@ export const USAGE = `Usage: npm run bench -- [flags]
   --mode MODE        embedded (PGlite, in-process queue; default) or scaled (PostgreSQL + Redis +
                      a BullMQ worker process; TEST_DATABASE_URL / TEST_REDIS_URL or local defaults)
   --profile          CPU-profile the gateway during its cells; prints its top self-time functions
+  --metrics on|off   the gateway's own metrics (/metrics, METRICS_TOKEN set) on or off (default off):
+                     run both ways to see what they cost the hot path
   --results DIR      where the JSON results go (default bench/results)
   --help             this text`;
 
@@ -138,6 +143,7 @@ export function parseBenchArgs(args: string[]): BenchOptions | undefined {
   if (values.formats !== undefined) options.formats = list('formats', values.formats, FORMATS);
   if (values.mode !== undefined) options.mode = list<Mode>('mode', values.mode, ['embedded', 'scaled'])[0]!;
   if (values.profile) options.profile = true;
+  if (values.metrics !== undefined) options.metrics = list('metrics', values.metrics, ['on', 'off'])[0] === 'on';
   if (values.results !== undefined) options.resultsDir = path.resolve(values.results);
   return options;
 }
@@ -158,6 +164,7 @@ function parse(args: string[]) {
       soak: { type: 'string' },
       rounds: { type: 'string' },
       profile: { type: 'boolean' },
+      metrics: { type: 'string' },
       results: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },

@@ -51,7 +51,7 @@ const loadAverage = (values: number[]) => values.map((value) => value.toFixed(2)
 export function formatReport(report: BenchReport): string {
   const { options, machine } = report;
   const lines = [
-    `Spendgate bench — ${options.mode} mode, ${options.durationS} s per cell after ${options.warmupS} s warm-up${options.rounds > 1 ? `, ${options.rounds} rounds` : ''}, closed loop (autocannon, 1 request in flight per connection)${options.profile ? ', gateway CPU-profiled (its numbers include the profiler)' : ''}`,
+    `Spendgate bench — ${options.mode} mode, ${options.durationS} s per cell after ${options.warmupS} s warm-up${options.rounds > 1 ? `, ${options.rounds} rounds` : ''}, closed loop (autocannon, 1 request in flight per connection)${options.profile ? ', gateway CPU-profiled (its numbers include the profiler)' : ''}, gateway metrics ${options.metrics ? 'on' : 'off'}`,
     `Node ${machine.node}, ${machine.cpus} CPUs (${machine.cpuModel}); load average (1/5/15 min) before ${loadAverage(machine.loadAverageBefore)}, after ${loadAverage(machine.loadAverageAfter)}`,
     '',
   ];
