@@ -31,6 +31,7 @@ import * as gpuIdleAlerts from './20261126_0024_gpu_idle_alerts.ts';
 import * as demoNeverCharged from './20261127_0201_demo_never_charged.ts';
 import * as demoFills from './20261127_0202_demo_fills.ts';
 import * as invoiceNumbers from './20261128_0101_invoice_numbers.ts';
+import * as lateUsage from './20261128_0102_late_usage.ts';
 import * as auditChain from './20261128_0201_audit_chain.ts';
 import * as singleSignOn from './20261128_0301_single_sign_on.ts';
 import * as rollupRebuilds from './20261128_0501_rollup_rebuilds.ts';
@@ -66,6 +67,7 @@ export const migrations: Record<string, Migration> = {
   '20261127_0201_demo_never_charged': demoNeverCharged,
   '20261127_0202_demo_fills': demoFills,
   '20261128_0101_invoice_numbers': invoiceNumbers,
+  '20261128_0102_late_usage': lateUsage,
   '20261128_0201_audit_chain': auditChain,
   '20261128_0301_single_sign_on': singleSignOn,
   '20261128_0501_rollup_rebuilds': rollupRebuilds,

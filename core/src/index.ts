@@ -131,6 +131,7 @@ export {
 } from './gpu/idle.ts';
 export { COMPUTE_APPS_FIELDS, type GpuProcessSample, type GpuSample, type Parsed, parseDcgmMetrics, parseNvidiaSmiComputeApps, parseNvidiaSmiGpus } from './gpu/telemetry.ts';
 export {
+  type AdjustedInvoice,
   addMonthsClamped,
   buildInvoice,
   type ChargeCount,
@@ -140,6 +141,7 @@ export {
   type InvoiceLine,
   type InvoiceLineKind,
   invoiceLineKey,
+  type LateUsage,
   meterUnitMicros,
   microsToPence,
   type PlanSegment,

@@ -25,6 +25,15 @@
  * - Rounding, once per line: a line is summed exactly in micro-units; a prorated line
  *   divides its exact sum once, rounding half-up to the micro; then the line is rounded
  *   half-up to whole pence. The invoice total is the sum of its lines' pence.
+ * - Late usage: a usage event that reaches the database after its period was invoiced (a
+ *   queue away for hours, an outbox replayed) is billed on the subscription's next invoice,
+ *   as Stripe bills an invoice item dated in an earlier period: on adjustment lines of
+ *   their own after the period's lines, one per team, rule and fee as any usage line,
+ *   each naming the invoice it adjusts and the earlier window it counts. An invoice once
+ *   finalised is never changed (its number and total were sent), and no invoice is made
+ *   for a few pence that arrived late. What was invoiced already is told apart from what
+ *   arrived later by when each event reached the database (the store's cut-offs), so an
+ *   event is billed once: on its period's invoice or on one adjustment.
  */
 import { formatMoney, money, roundHalfUpDiv } from './money.ts';
 import { type PlanTerms, seatsMonthlyMicros } from './plans.ts';
@@ -102,12 +111,29 @@ export interface TeamCounts {
   recorded: readonly { meter: RecordedMeter; unitMicros: bigint; quantity: bigint }[];
 }
 
+/** The earlier invoice an adjustment line adjusts, and from when the usage it bills arrived (what that invoice had not counted). */
+export interface AdjustedInvoice {
+  invoiceId: string;
+  number: string;
+  arrivedFrom: Date;
+}
+
+/** Usage of an earlier invoiced window that arrived after it was invoiced, per team. */
+export interface LateUsage {
+  adjusts: AdjustedInvoice;
+  /** The window the earlier invoice billed: its period's start to where its billing stopped. */
+  window: { from: Date; to: Date };
+  teams: readonly { teamId: string; charges: readonly ChargeCount[] }[];
+}
+
 export interface InvoiceInput {
   /** The billing period: its length is what prorated prices are divided by. */
   period: { start: Date; end: Date };
   /** The plans in force, in order, from the period's start to where billing stops (its end, or a cancellation). */
   plans: readonly PlanSegment[];
   teams: readonly TeamCounts[];
+  /** Usage of earlier periods that arrived after their invoices were built, billed on adjustment lines. */
+  lateUsage?: readonly LateUsage[];
 }
 
 export interface InvoiceLine {
@@ -130,6 +156,8 @@ export interface InvoiceLine {
   amountPence: bigint;
   /** Requests in it whose cost was unknown, billed nothing. */
   unpricedRequests: bigint;
+  /** For an adjustment line, the earlier invoice whose window it bills late usage of; null for every other. */
+  adjusts: AdjustedInvoice | null;
 }
 
 export interface Invoice {
@@ -167,8 +195,10 @@ export function periodEndAfter(anchor: Date, start: Date): Date {
   return addMonthsClamped(anchor, months);
 }
 
-function line(fields: Omit<InvoiceLine, 'amountPence' | 'unpricedRequests' | 'meter'> & { unpricedRequests?: bigint; meter?: RecordedMeter }): InvoiceLine {
-  return { ...fields, meter: fields.meter ?? null, unpricedRequests: fields.unpricedRequests ?? 0n, amountPence: microsToPence(fields.amountMicros) };
+function line(
+  fields: Omit<InvoiceLine, 'amountPence' | 'unpricedRequests' | 'meter' | 'adjusts'> & { unpricedRequests?: bigint; meter?: RecordedMeter; adjusts?: AdjustedInvoice },
+): InvoiceLine {
+  return { ...fields, meter: fields.meter ?? null, unpricedRequests: fields.unpricedRequests ?? 0n, adjusts: fields.adjusts ?? null, amountPence: microsToPence(fields.amountMicros) };
 }
 
 function checkSegments(input: InvoiceInput): void {
@@ -268,10 +298,36 @@ const RULE_DESCRIPTION: Record<ChargedRule, (charge: ChargeCount) => string> = {
   'byom-routing-fee': (charge) => `BYOM routing: ${count(charge.requests)} requests × ${pounds(charge.unitMicros ?? 0n)}`,
 };
 
+/** A team's per-request charges over [from, to), a line per rule and fee; on an adjustment, each marked as such. */
+function chargeLines(teamId: string, counts: readonly ChargeCount[], from: Date, to: Date, adjusts?: AdjustedInvoice): InvoiceLine[] {
+  const charges = [...counts].sort((a, b) => a.rule.localeCompare(b.rule) || Number((a.unitMicros ?? 0n) - (b.unitMicros ?? 0n)));
+  const adjustment = adjusts ? `Adjustment to ${adjusts.number}, usage of ${day(from)} to ${day(to)} recorded after it was invoiced: ` : '';
+  return charges
+    .filter((charge) => charge.requests > 0n)
+    .map((charge) =>
+      line({
+        kind: charge.rule,
+        teamId,
+        planSlug: null,
+        from,
+        to,
+        description: adjustment + RULE_DESCRIPTION[charge.rule](charge) + (charge.unpricedRequests > 0n ? ` (${count(charge.unpricedRequests)} unpriced, not billed)` : ''),
+        quantity: charge.requests,
+        unitMicros: charge.unitMicros,
+        amountMicros: charge.billedMicros,
+        unpricedRequests: charge.unpricedRequests,
+        ...(adjusts ? { adjusts } : {}),
+      }),
+    );
+}
+
+const byTeam = <T extends { teamId: string }>(teams: readonly T[]) => [...teams].sort((a, b) => (a.teamId < b.teamId ? -1 : a.teamId > b.teamId ? 1 : 0));
+
 /**
  * Builds a billing period's invoice lines: the plan fee per plan in force, then per team
- * its per-request charges, advisor insights and extra units. Lines that charge nothing
- * and count nothing are left out.
+ * its per-request charges, advisor insights and extra units, then the adjustment lines of
+ * usage that arrived late for earlier periods. Lines that charge nothing and count
+ * nothing are left out.
  *
  * @example
  *   buildInvoice({ period, plans: [{ plan: planTerms('growth'), from: period.start, to: period.end }], teams })
@@ -287,27 +343,8 @@ export function buildInvoice(input: InvoiceInput): Invoice {
   }
   const billedFrom = input.period.start;
   const billedTo = input.plans.at(-1)?.to ?? input.period.start;
-  const sortedTeams = [...input.teams].sort((a, b) => (a.teamId < b.teamId ? -1 : a.teamId > b.teamId ? 1 : 0));
-  for (const team of sortedTeams) {
-    const charges = [...team.charges].sort((a, b) => a.rule.localeCompare(b.rule) || Number((a.unitMicros ?? 0n) - (b.unitMicros ?? 0n)));
-    for (const charge of charges) {
-      if (charge.requests === 0n) continue;
-      const unpriced = charge.unpricedRequests > 0n ? ` (${count(charge.unpricedRequests)} unpriced, not billed)` : '';
-      lines.push(
-        line({
-          kind: charge.rule,
-          teamId: team.teamId,
-          planSlug: null,
-          from: billedFrom,
-          to: billedTo,
-          description: RULE_DESCRIPTION[charge.rule](charge) + unpriced,
-          quantity: charge.requests,
-          unitMicros: charge.unitMicros,
-          amountMicros: charge.billedMicros,
-          unpricedRequests: charge.unpricedRequests,
-        }),
-      );
-    }
+  for (const team of byTeam(input.teams)) {
+    lines.push(...chargeLines(team.teamId, team.charges, billedFrom, billedTo));
     const insights = [...team.advisorInsights].sort((a, b) => Number(a.priceMicros - b.priceMicros));
     for (const insight of insights) {
       if (insight.count === 0n) continue;
@@ -349,10 +386,16 @@ export function buildInvoice(input: InvoiceInput): Invoice {
       }
     }
   }
+  const lateUsage = [...(input.lateUsage ?? [])].sort((a, b) => a.window.from.getTime() - b.window.from.getTime());
+  for (const late of lateUsage) {
+    for (const team of byTeam(late.teams)) lines.push(...chargeLines(team.teamId, team.charges, late.window.from, late.window.to, late.adjusts));
+  }
   return { lines, totalPence: lines.reduce((sum, each) => sum + each.amountPence, 0n) };
 }
 
-/** A line's identity within its invoice: what it counts (kind, meter, team, window, unit price). */
-export function invoiceLineKey(line: Pick<InvoiceLine, 'kind' | 'meter' | 'teamId' | 'from' | 'to' | 'unitMicros'>): string {
-  return [line.kind, line.meter ?? '-', line.teamId ?? '-', line.from.toISOString(), line.to.toISOString(), line.unitMicros ?? '-'].join('|');
+/** A line's identity within its invoice: what it counts (kind, meter, team, window, unit price, and the invoice an adjustment adjusts). */
+export function invoiceLineKey(line: Pick<InvoiceLine, 'kind' | 'meter' | 'teamId' | 'from' | 'to' | 'unitMicros'> & { adjusts: Pick<AdjustedInvoice, 'invoiceId'> | null }): string {
+  const key = [line.kind, line.meter ?? '-', line.teamId ?? '-', line.from.toISOString(), line.to.toISOString(), line.unitMicros ?? '-'];
+  if (line.adjusts) key.push(`adjusts ${line.adjusts.invoiceId}`);
+  return key.join('|');
 }

@@ -41,7 +41,7 @@ for (const mode of testModes) {
     });
 
     const db = () => spendgate.app.runtime.stores.sql.db;
-    const build = (at: Date) => createInvoiceBuildProcessor({ sql: spendgate.app.runtime.stores.sql, log: { info: () => {} }, invalidateKey: spendgate.app.runtime.stores.invalidateKey, now: () => at })();
+    const build = (at: Date) => createInvoiceBuildProcessor({ sql: spendgate.app.runtime.stores.sql, log: { info: () => {} }, invalidateKey: spendgate.app.runtime.stores.invalidateKey, usageEventRetentionDays: spendgate.app.runtime.config.usageEventRetentionDays, now: () => at })();
     const collect = (at: Date) =>
       createInvoiceCollectProcessor({
         sql: spendgate.app.runtime.stores.sql,

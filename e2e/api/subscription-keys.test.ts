@@ -35,7 +35,7 @@ for (const mode of testModes) {
         (error: { status?: number }) => error.status,
       );
     const buildInvoices = (at: Date) =>
-      createInvoiceBuildProcessor({ sql: spendgate.app.runtime.stores.sql, log: { info: () => {} }, invalidateKey: spendgate.app.runtime.stores.invalidateKey, now: () => at })();
+      createInvoiceBuildProcessor({ sql: spendgate.app.runtime.stores.sql, log: { info: () => {} }, invalidateKey: spendgate.app.runtime.stores.invalidateKey, usageEventRetentionDays: spendgate.app.runtime.config.usageEventRetentionDays, now: () => at })();
 
     beforeAll(async () => {
       fake = await startFakeStripe();

@@ -39,7 +39,7 @@ for (const mode of testModes) {
     const api = (method: string, path: string, options: { token?: string; body?: unknown } = {}) => callApi(spendgate.url, method, path, { token: tenant.token, ...options });
     const client = (key: string) => new OpenAI({ baseURL: `${spendgate.url}/v1`, apiKey: key, maxRetries: 0 });
     const ask = (key: string, model = 'gpt-4o') => client(key).chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
-    const buildInvoices = (at: Date) => createInvoiceBuildProcessor({ sql: spendgate.app.runtime.stores.sql, log: { info: () => {} }, invalidateKey: spendgate.app.runtime.stores.invalidateKey, now: () => at })();
+    const buildInvoices = (at: Date) => createInvoiceBuildProcessor({ sql: spendgate.app.runtime.stores.sql, log: { info: () => {} }, invalidateKey: spendgate.app.runtime.stores.invalidateKey, usageEventRetentionDays: spendgate.app.runtime.config.usageEventRetentionDays, now: () => at })();
 
     beforeAll(async () => {
       operator = await startFakeOpenAI({ apiKey: 'sk-operator' });

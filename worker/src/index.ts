@@ -10,6 +10,7 @@ export { DEMO_DAYS, DEMO_GROUPS, DEMO_KEYS } from './demo/sample.ts';
 export { demoFillJobId } from './jobs/demo-fill.ts';
 export { createInvoiceBuildProcessor } from './jobs/invoice-build.ts';
 export { createInvoiceCollectProcessor } from './jobs/invoice-collect.ts';
+export { createInvoiceProofProcessor } from './jobs/invoice-proof.ts';
 export { JOB_NAMES, registerJobs } from './jobs/registry.ts';
 export { rollupRebuildJobId } from './jobs/rollup-rebuild.ts';
 export {

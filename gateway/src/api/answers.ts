@@ -157,6 +157,12 @@ const InvoiceLineFields = {
   amountPence: z.number().int(),
   /** Requests in it whose cost was unknown: counted, billed nothing. */
   unpricedRequests: z.number().int(),
+  /**
+   * An adjustment line: usage of an earlier invoice's window (windowStart–windowEnd) that
+   * was recorded after that invoice was built (from `arrivedFrom`), billed on this one; null
+   * for every other line.
+   */
+  adjusts: z.strictObject({ invoiceId: z.guid(), number: z.string(), arrivedFrom: Timestamp }).nullable(),
 };
 
 /** A billing period's usage priced as its invoice would be. */

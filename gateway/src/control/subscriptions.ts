@@ -143,6 +143,7 @@ export function createSubscriptionService(deps: { sql: SqlStore; access: Access;
     amountMicros: line.amount_micros.toString(),
     amountPence: Number(line.amount_pence),
     unpricedRequests: Number(line.unpriced_requests),
+    adjusts: line.adjusts_invoice_id === null ? null : { invoiceId: line.adjusts_invoice_id, number: line.adjusts_number!, arrivedFrom: line.arrived_from! },
     counts: WHAT_LINES_COUNT[line.kind],
     itemsUrl: WHAT_LINES_COUNT[line.kind] === null ? null : `/api/subscription/invoice/${invoiceId}/lines/${line.id}/items`,
     proof: { foundQuantity: line.proof_found_quantity === null ? null : Number(line.proof_found_quantity), foundMicros: line.proof_found_micros?.toString() ?? null },
@@ -225,6 +226,7 @@ export function createSubscriptionService(deps: { sql: SqlStore; access: Access;
           amountMicros: line.amountMicros.toString(),
           amountPence: Number(line.amountPence),
           unpricedRequests: Number(line.unpricedRequests),
+          adjusts: line.adjusts,
         })),
         totalPence: Number(invoice.totalPence),
         teams,
@@ -249,7 +251,7 @@ export function createSubscriptionService(deps: { sql: SqlStore; access: Access;
       const line = (await listInvoiceLines(db, invoice.id)).find((candidate) => candidate.id === lineId);
       if (!line) throw new NotFoundError('Invoice line');
       const limit = page.limit ?? LINE_ITEMS_PAGE.default;
-      const rows = await invoiceLineItems(db, line, page.cursor === undefined ? undefined : readCursor(page.cursor), limit + 1);
+      const rows = await invoiceLineItems(db, { ...line, usage_counted_before: invoice.usage_counted_before }, page.cursor === undefined ? undefined : readCursor(page.cursor), limit + 1);
       const items = rows.slice(0, limit);
       return {
         lineId,

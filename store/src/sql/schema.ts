@@ -207,6 +207,8 @@ export interface UsageEventsTable {
   requested_output_tokens: ColumnType<number | null, number | null | undefined, number | null>;
   /** The model the caller asked for (`model`: the one that served); null on events from before migration 20261126_0020. */
   requested_model: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When it reached the database (its clock at the insert; migration 20261128_0102): an invoice counts those before its cut-off, later ones are billed as late usage. Null: recorded before that, counted as on time. */
+  recorded_at: ColumnType<Date | null, never, never>;
 }
 
 /** The sums of the usage events of one team, hour or day, and dimension (migration 20261126_0001). */
@@ -355,6 +357,8 @@ export interface InvoicesTable {
   paid_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   voided_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   stripe_invoice_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Its usage lines count the events recorded before this (the database's clock when it was built: every one of them was in); later ones are late usage, billed on adjustment lines of the next invoice. */
+  usage_counted_before: Date;
   /** When the nightly proof last recounted it, and whether every line still equalled what it counts. */
   proof_checked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   proof_ok: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
@@ -385,6 +389,9 @@ export interface InvoiceLinesTable {
   amount_micros: Int8;
   amount_pence: Int8;
   unpriced_requests: Int8;
+  /** An adjustment line: the earlier invoice whose window it bills late usage of, and from when that usage was recorded (to this invoice's usage_counted_before); both null for every other line. */
+  adjusts_invoice_id: ColumnType<string | null, string | null | undefined, never>;
+  arrived_from: ColumnType<Date | null, Date | null | undefined, never>;
   /** What the last proof counted for this line (null: not proved yet); a difference from quantity/amount is a mismatch. */
   proof_found_quantity: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
   proof_found_micros: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;

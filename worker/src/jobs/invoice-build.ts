@@ -12,6 +12,12 @@
  *   subscription moves to its next period, or ends when it was cancelled. Each period is
  *   one transaction holding the subscription's row, so runs that overlap, or a run again
  *   after a failure, change nothing twice.
+ * - Usage that reached the database after an earlier period's invoice was built (late
+ *   usage) is billed on this period's invoice, on adjustment lines naming the invoice they
+ *   adjust (core/src/invoices.ts says why there): the invoice counts the events recorded
+ *   before its cut-off (usageCountedBefore, taken before its transaction), and each
+ *   earlier invoice's late usage from where it was last counted up to that cut-off — so
+ *   each event is billed once, and an invoice built again bills nothing again.
  * - A subscription whose status this changed (a trial paused, started or ended, a
  *   subscription ended at its period's end) has its keys dropped from every gateway's key
  *   cache once the change is committed, so the data plane applies it at the next request.
@@ -24,6 +30,7 @@ import {
   finalizeInvoice,
   insertInvoice,
   invoiceInput,
+  lateUsageWindows,
   type Logger,
   lockSubscription,
   moveInvoice,
@@ -31,6 +38,7 @@ import {
   setSubscriptionStatus,
   startBillingPeriod,
   subscriptionsToInvoice,
+  usageCountedBefore,
 } from '@spendgate/store';
 import { type InvalidateKey, refreshSubscriptionKeys } from '../payments/billing.ts';
 
@@ -39,14 +47,23 @@ export const INVOICE_GRACE_MS = 3_600_000;
 /** Periods invoiced per run at most (one subscription long behind gets one per period). */
 const MAX_PERIODS_PER_RUN = 1_000;
 const BATCH = 50;
+const DAY_MS = 86_400_000;
 
-export function createInvoiceBuildProcessor(deps: { sql: Pick<SqlStore, 'db'>; log: Pick<Logger, 'info'>; invalidateKey: InvalidateKey; now?: () => Date }) {
+export function createInvoiceBuildProcessor(deps: {
+  sql: Pick<SqlStore, 'db'>;
+  log: Pick<Logger, 'info'>;
+  invalidateKey: InvalidateKey;
+  /** Days a usage event is kept: earlier periods' late usage is looked for within them. */
+  usageEventRetentionDays: number;
+  now?: () => Date;
+}) {
   const { db } = deps.sql;
   const now = deps.now ?? (() => new Date());
 
   /** Invoices the subscription's current period if it is due by `cutoff`: whether it did, and whether the subscription ended. */
   async function invoicePeriod(subscriptionId: string, at: Date, cutoff: Date): Promise<{ invoiced: boolean; ended: boolean }> {
     const nothing = { invoiced: false, ended: false };
+    const countedBefore = await usageCountedBefore(db);
     return db.transaction().execute(async (trx) => {
       const subscription = await lockSubscription(trx, subscriptionId);
       const start = subscription?.current_period_start;
@@ -55,7 +72,8 @@ export function createInvoiceBuildProcessor(deps: { sql: Pick<SqlStore, 'db'>; l
       const cancelledWithin = subscription.status === 'canceled' && subscription.canceled_at !== null && subscription.canceled_at < end;
       const billedUntil = cancelledWithin ? new Date(Math.max(subscription.canceled_at!.getTime(), start.getTime())) : end;
       if (billedUntil > cutoff) return nothing;
-      const invoice = buildInvoice(await invoiceInput(trx, { id: subscription.id, userId: subscription.user_id }, { start, end, billedUntil }));
+      const late = await lateUsageWindows(trx, subscription.id, start, new Date(at.getTime() - deps.usageEventRetentionDays * DAY_MS));
+      const invoice = buildInvoice(await invoiceInput(trx, { id: subscription.id, userId: subscription.user_id }, { start, end, billedUntil }, { countedBefore, late }));
       const recorded = await insertInvoice(trx, {
         id: crypto.randomUUID(),
         subscriptionId: subscription.id,
@@ -63,6 +81,7 @@ export function createInvoiceBuildProcessor(deps: { sql: Pick<SqlStore, 'db'>; l
         periodEnd: end,
         billedUntil,
         createdAt: at,
+        usageCountedBefore: countedBefore,
         ...invoice,
       });
       if (recorded.created) {

@@ -2,14 +2,32 @@
  * invoice-proof (nightly): proves every invoice still equals what it counts. Each
  * invoice not void whose period's usage events are still kept is built again from the
  * events, advisor insights, recorded usage, plan units and plan history as they are now
- * (the same predicate per line: kind, meter, team, window, unit price) and compared line by line with
- * what was invoiced: quantity and micro-units, each line's pence and the total. What the
- * recount found is stored on each line and the invoice marked proved or not; a mismatch
- * (an event changed, deleted or arriving after the invoice was built) is logged as an
- * error naming the invoice and its lines.
+ * (the same predicate per line: kind, meter, team, window, unit price; for usage events,
+ * those recorded before the invoice's cut-off, and for an adjustment line the late usage
+ * of the window it adjusts recorded from where that was last counted) and compared line
+ * by line with what was invoiced: quantity and micro-units, each line's pence and the
+ * total. What the recount found is stored on each line and the invoice marked proved or
+ * not; a mismatch (an event changed or deleted) is logged as an error naming the invoice
+ * and its lines.
+ *
+ * So each window's events are accounted for: those recorded before its invoice's cut-off
+ * are on its own lines, later ones on the adjustment lines of the invoices after it, up
+ * to the last one's cut-off; what was recorded after that is late usage still to bill on
+ * the subscription's next invoice, counted here and logged (pendingLateRequests).
  */
 import { buildInvoice, type InvoiceLine, invoiceLineKey, microsToPence } from '@spendgate/core';
-import { invoiceInput, invoicesToProve, listInvoiceLines, type Logger, recordInvoiceProof, type SqlStore } from '@spendgate/store';
+import {
+  adjustedWindows,
+  billedTeamIds,
+  countCharges,
+  invoiceInput,
+  invoicesToProve,
+  lateUsageWindows,
+  listInvoiceLines,
+  type Logger,
+  recordInvoiceProof,
+  type SqlStore,
+} from '@spendgate/store';
 
 const DAY_MS = 86_400_000;
 
@@ -24,11 +42,24 @@ export function createInvoiceProofProcessor(deps: { sql: Pick<SqlStore, 'db'>; l
     const invoices = await invoicesToProve(db, since);
     for (const invoice of invoices) {
       const stored = await listInvoiceLines(db, invoice.id);
-      const input = await invoiceInput(db, { id: invoice.subscription_id, userId: invoice.user_id }, { start: invoice.period_start, end: invoice.period_end, billedUntil: invoice.billed_until });
+      const input = await invoiceInput(
+        db,
+        { id: invoice.subscription_id, userId: invoice.user_id },
+        { start: invoice.period_start, end: invoice.period_end, billedUntil: invoice.billed_until },
+        { countedBefore: invoice.usage_counted_before, late: await adjustedWindows(db, invoice.id) },
+      );
       const recounted = new Map<string, InvoiceLine>(buildInvoice(input).lines.map((line) => [invoiceLineKey(line), line]));
       const differences: { line: string; invoiced?: string; found?: string }[] = [];
       const found = stored.map((line) => {
-        const key = invoiceLineKey({ kind: line.kind, meter: line.meter, teamId: line.team_id, from: line.window_start, to: line.window_end, unitMicros: line.unit_amount_micros });
+        const key = invoiceLineKey({
+          kind: line.kind,
+          meter: line.meter,
+          teamId: line.team_id,
+          from: line.window_start,
+          to: line.window_end,
+          unitMicros: line.unit_amount_micros,
+          adjusts: line.adjusts_invoice_id === null ? null : { invoiceId: line.adjusts_invoice_id },
+        });
         const recount = recounted.get(key);
         recounted.delete(key);
         const quantity = recount?.quantity ?? 0n;
@@ -49,6 +80,14 @@ export function createInvoiceProofProcessor(deps: { sql: Pick<SqlStore, 'db'>; l
         deps.log.error({ invoiceId: invoice.id, number: invoice.number, differences }, 'invoice-proof: an invoice no longer equals the usage it counts');
       }
     }
-    deps.log.info({ invoices: invoices.length, mismatched }, 'invoice-proof: recounted the invoices');
+    let pendingLateRequests = 0n;
+    for (const subscription of new Map(invoices.map((invoice) => [invoice.subscription_id, invoice.user_id]))) {
+      const [subscriptionId, userId] = subscription;
+      const teamIds = await billedTeamIds(db, userId);
+      for (const window of await lateUsageWindows(db, subscriptionId, at, since)) {
+        for (const pending of await countCharges(db, teamIds, window.from, window.to, { from: window.arrivedFrom })) pendingLateRequests += pending.requests;
+      }
+    }
+    deps.log.info({ invoices: invoices.length, mismatched, pendingLateRequests: pendingLateRequests.toString() }, 'invoice-proof: recounted the invoices');
   };
 }

@@ -4,7 +4,9 @@
 // minimum fees, BYOM routing fees, advisor insights, extra keys, groups and seats) makes
 // an invoice whose lines equal amounts computed by hand, once however often the job runs;
 // a plan changed mid-period is prorated and a cancellation at the period's end ends the
-// subscription; the nightly proof agrees with every line until an event is tampered with.
+// subscription; usage of March recorded after March's invoice was built is billed once, on
+// adjustment lines of April's, and the proof accounts for every March event across both;
+// the nightly proof agrees with every line until an event is tampered with.
 import { randomUUID } from 'node:crypto';
 import {
   cancelSubscription,
@@ -38,14 +40,18 @@ describe.each(sqlBackends)('invoices on %s', (backend) => {
   const ids = { ada: randomUUID(), bob: randomUUID(), cy: randomUUID(), team: randomUUID(), demo: randomUUID(), group: randomUUID(), key: randomUUID() };
   let subscriptionId: string;
   const proofErrors: { invoiceId: string; differences: unknown[] }[] = [];
+  const proofSummaries: { invoices: number; mismatched: number; pendingLateRequests: string }[] = [];
   let sequence = 0;
 
   // No gateway here: the key caches a status change empties are tested end to end (e2e/api/subscription-keys.test.ts).
-  const build = (now: Date) => createInvoiceBuildProcessor({ sql, log: { info: () => {} }, invalidateKey: async () => {}, now: () => now })();
+  const build = (now: Date) => createInvoiceBuildProcessor({ sql, log: { info: () => {} }, invalidateKey: async () => {}, usageEventRetentionDays: 400, now: () => now })();
   const prove = (now: Date) =>
     createInvoiceProofProcessor({
       sql,
-      log: { info: () => {}, error: (details: unknown) => void proofErrors.push(details as (typeof proofErrors)[number]) },
+      log: {
+        info: (details: unknown) => void proofSummaries.push(details as (typeof proofSummaries)[number]),
+        error: (details: unknown) => void proofErrors.push(details as (typeof proofErrors)[number]),
+      },
       usageEventRetentionDays: 400,
       now: () => now,
     })();
@@ -197,6 +203,20 @@ describe.each(sqlBackends)('invoices on %s', (backend) => {
     expect([ada.current_period_start, ada.current_period_end]).toEqual([APRIL, MAY]);
   });
 
+  it("holds usage of March recorded after March's invoice was built for the next invoice, and never on March's", async () => {
+    const [march] = await listInvoices(sql.db, subscriptionId);
+    const mid = at('2025-03-20T08:00:00Z');
+    // An outbox replayed after an outage: March's requests reach the database in April.
+    await insertUsageEvents(sql.db, [
+      ...events(2, mid, 'byom-routing-fee', 4_000n),
+      ...events(1, mid, 'optimised-uplift', 1_000_000n),
+      ...events(3, mid, 'byom-routing-fee', 4_000n, ids.demo), // a demo team's: never billed
+    ]);
+    await build(at('2025-04-01T03:00:00Z'));
+    expect(await listInvoices(sql.db, subscriptionId)).toEqual([march]);
+    expect((await listInvoiceLines(sql.db, march!.id)).find((line) => line.kind === 'byom-routing-fee')!.quantity).toBe(5n);
+  });
+
   it('prorates a plan changed mid-period, and ends a subscription cancelled at the period end', async () => {
     // 10 of April's 30 days on Growth, 20 on Developers; cancelled at the period's end.
     await changeSubscriptionPlan(sql.db, { subscriptionId, planSlug: 'developers', at: at('2025-04-11T00:00:00Z') });
@@ -211,19 +231,43 @@ describe.each(sqlBackends)('invoices on %s', (backend) => {
       ['extra-groups', 'developers', 8n, 26_666_667n, 2_667n], // (10 − 2) × £5 × 20/30; Growth includes 10
       ['extra-seats', 'growth', 2n, 5_333_333n, 533n], // 2 × £8 × 10/30
       ['extra-seats', 'developers', 5n, 33_333_333n, 3_333n], // 5 × £10 × 20/30
+      // March's late usage, on adjustment lines of its own: 2 × £0.004 = 0.8p, and one request billed £1.
+      ['byom-routing-fee', null, 2n, 8_000n, 1n],
+      ['optimised-uplift', null, 1n, 1_000_000n, 100n],
     ]);
-    expect(april.total_pence).toBe(3_300n + 1_933n + 200n + 3_333n + 2_667n + 533n + 3_333n);
+    expect(april.total_pence).toBe(3_300n + 1_933n + 200n + 3_333n + 2_667n + 533n + 3_333n + 1n + 100n);
+    const march = (await listInvoices(sql.db, subscriptionId)).find((invoice) => invoice.period_start.getTime() === MARCH.getTime())!;
+    const adjustments = (await listInvoiceLines(sql.db, april.id)).filter((line) => line.adjusts_invoice_id !== null);
+    expect(adjustments.map((line) => [line.adjusts_invoice_id, line.adjusts_number, line.window_start, line.window_end, line.arrived_from])).toEqual([
+      [march.id, march.number, MARCH, APRIL, march.usage_counted_before],
+      [march.id, march.number, MARCH, APRIL, march.usage_counted_before],
+    ]);
+    expect(adjustments[0]!.description).toBe(`Adjustment to ${march.number}, usage of 2025-03-01 to 2025-04-01 recorded after it was invoiced: BYOM routing: 2 requests × £0.004`);
+    // Every March event of the team is on exactly one line: 5 on March's own, 2 on April's adjustment.
+    const marchByom = await sql.db
+      .selectFrom('usage_events')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('team_id', '=', ids.team)
+      .where('billing_rule', '=', 'byom-routing-fee')
+      .where('occurred_at', '>=', MARCH)
+      .where('occurred_at', '<', APRIL)
+      .executeTakeFirstOrThrow();
+    const marchLine = (await listInvoiceLines(sql.db, march.id)).find((line) => line.kind === 'byom-routing-fee')!;
+    expect(marchLine.quantity + adjustments[0]!.quantity).toBe(BigInt(marchByom.n));
     const ada = (await findSubscription(sql.db, ids.ada))!;
     expect([ada.status, ada.canceled_at, ada.current_period_start, ada.current_period_end]).toEqual(['canceled', MAY, null, null]);
     await build(at('2025-06-01T01:00:00Z'));
     expect(await listInvoices(sql.db, subscriptionId)).toHaveLength(2);
   });
 
-  it('proves every line against what it counts, and flags the line whose event was tampered with', async () => {
+  it('proves every line against what it counts, counts late usage still to bill, and flags the line whose event was tampered with', async () => {
+    // One more March request reaches the database after April's invoice: late usage still to bill.
+    await insertUsageEvents(sql.db, events(1, at('2025-03-25T00:00:00Z'), 'byom-routing-fee', 4_000n));
     await prove(at('2025-06-02T03:00:00Z'));
     const proved = await listInvoices(sql.db, subscriptionId);
     expect(proved.map((invoice) => invoice.proof_ok)).toEqual([true, true]);
     expect(proofErrors).toEqual([]);
+    expect(proofSummaries.at(-1)).toEqual({ invoices: 2, mismatched: 0, pendingLateRequests: '1' });
     const marchId = proved.find((invoice) => invoice.period_start.getTime() === MARCH.getTime())!.id;
     expect((await listInvoiceLines(sql.db, marchId)).every((line) => line.proof_found_micros === line.amount_micros && line.proof_found_quantity === line.quantity)).toBe(true);
 

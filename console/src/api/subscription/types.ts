@@ -106,6 +106,8 @@ export interface InvoiceLine {
   amountPence: number;
   /** Requests in it whose cost was unknown: counted, billed nothing. */
   unpricedRequests: number;
+  /** An adjustment line: usage of an earlier invoice's window recorded after it was built, billed here; null for every other line. */
+  adjusts: { invoiceId: string; number: string; arrivedFrom: string } | null;
 }
 
 /** One invoice of GET /subscription/billing, newest period first. */

@@ -1,6 +1,9 @@
 /**
  * The account's invoices, newest first as the server lists them: number, period, status
  * and total; each opens its lines (GET invoice/{id}) and downloads as CSV (invoice-csv.ts).
+ * Adjustment lines (usage of an earlier period recorded after its invoice was built) come
+ * after the period's own, under a heading of their own, each naming the invoice it
+ * adjusts and the period it counts.
  */
 import { formatMoney, money } from '@spendgate/core';
 import { useQuery } from '@tanstack/react-query';
@@ -81,8 +84,32 @@ function InvoiceRow({ invoice }: { invoice: Invoice }) {
   );
 }
 
-/** Lines with their kind, what they count and their amount, and the total. */
+const shortDate = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+
+function LineRow({ line }: { line: InvoiceLine }) {
+  return (
+    <tr>
+      <th scope="row">
+        {LINE_LABELS[line.kind]}
+        {line.adjusts && (
+          <span className="billing-adjusts">
+            Adjusts {line.adjusts.number}: {shortDate.format(new Date(line.windowStart))} – {shortDate.format(new Date(line.windowEnd))}
+          </span>
+        )}
+        <span className="billing-list__sub">{line.description}</span>
+      </th>
+      <td>{count.format(line.quantity)}</td>
+      <td className="billing-table__amount">{pounds(line.amountPence)}</td>
+    </tr>
+  );
+}
+
+const lineKey = (line: InvoiceLine) => `${line.kind} ${line.meter} ${line.teamId} ${line.planSlug} ${line.windowStart} ${line.unitAmountMicros} ${line.adjusts?.invoiceId}`;
+
+/** Lines with their kind, what they count and their amount, then the adjustments of earlier periods, and the total. */
 export function InvoiceLinesTable({ caption, lines, totalPence }: { caption: string; lines: readonly InvoiceLine[]; totalPence: number }) {
+  const own = lines.filter((line) => line.adjusts === null);
+  const adjustments = lines.filter((line) => line.adjusts !== null);
   return (
     <div className="table-scroll billing-table-scroll">
       <table className="billing-table">
@@ -97,17 +124,22 @@ export function InvoiceLinesTable({ caption, lines, totalPence }: { caption: str
           </tr>
         </thead>
         <tbody>
-          {lines.map((line) => (
-            <tr key={`${line.kind} ${line.teamId} ${line.planSlug} ${line.windowStart} ${line.unitAmountMicros}`}>
-              <th scope="row">
-                {LINE_LABELS[line.kind]}
-                <span className="billing-list__sub">{line.description}</span>
-              </th>
-              <td>{count.format(line.quantity)}</td>
-              <td className="billing-table__amount">{pounds(line.amountPence)}</td>
-            </tr>
+          {own.map((line) => (
+            <LineRow key={lineKey(line)} line={line} />
           ))}
         </tbody>
+        {adjustments.length > 0 && (
+          <tbody className="billing-table__adjustments">
+            <tr>
+              <th scope="colgroup" colSpan={3}>
+                Adjustments: usage of earlier periods recorded after their invoices
+              </th>
+            </tr>
+            {adjustments.map((line) => (
+              <LineRow key={lineKey(line)} line={line} />
+            ))}
+          </tbody>
+        )}
         <tfoot>
           <tr>
             <th scope="row">Total</th>

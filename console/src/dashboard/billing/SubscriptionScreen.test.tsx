@@ -54,7 +54,7 @@ const invoice: Invoice = {
   periodStart: '2026-10-01T00:00:00.000Z',
   periodEnd: '2026-11-01T00:00:00.000Z',
   billedUntil: '2026-11-01T00:00:00.000Z',
-  totalPence: 11573,
+  totalPence: 11673,
   createdAt: '2026-11-01T01:00:00.000Z',
   finalizedAt: '2026-11-01T02:00:00.000Z',
   paidAt: '2026-11-01T02:00:05.000Z',
@@ -74,11 +74,19 @@ const line = (kind: InvoiceLine['kind'], description: string, quantity: number, 
   amountMicros: String(BigInt(amountPence) * 10_000n),
   amountPence,
   unpricedRequests: 0,
+  adjusts: null,
 });
 const lines = [
   line('plan', 'Growth, 1 Oct – 1 Nov', 1, '99000000', 9900),
   line('byom-routing-fee', '1,234 requests at £0.001', 1234, '1000', 123),
   line('extra-seats', '2 seats, "6th and 7th"', 2, '8000000', 1550),
+  // September's requests recorded after September's invoice was built.
+  {
+    ...line('optimised-uplift', 'Adjustment to SG-2026-000007: 3 requests', 3, null, 100),
+    windowStart: '2026-09-01T00:00:00.000Z',
+    windowEnd: '2026-10-01T00:00:00.000Z',
+    adjusts: { invoiceId: '00000000-0000-4000-8000-00000000e000', number: 'SG-2026-000007', arrivedFrom: '2026-10-01T01:00:00.000Z' },
+  },
 ];
 const invoiceDetail: InvoiceDetail = {
   ...invoice,
@@ -184,7 +192,7 @@ describe('the subscription screen', () => {
     expect(panel('Payment methods').textContent).toContain('expires 04/2030');
     expect(panel('Payment methods').textContent).toContain('Default');
     expect(await within(panel('Invoices')).findByText('SG-000001')).toBeTruthy();
-    expect(panel('Invoices').textContent).toContain('£115.73');
+    expect(panel('Invoices').textContent).toContain('£116.73');
     expect(panel('Invoices').textContent).toContain('Paid');
   });
 
@@ -332,7 +340,9 @@ describe('the subscription screen', () => {
       'PlanGrowth, 1 Oct – 1 Nov1£99.00',
       'BYOM routing fees1,234 requests at £0.0011,234£1.23',
       'Extra seats2 seats, "6th and 7th"2£15.50',
-      'Total£115.73',
+      'Adjustments: usage of earlier periods recorded after their invoices',
+      'Optimised requestsAdjusts SG-2026-000007: 1 Sept 2026 – 1 Oct 2026Adjustment to SG-2026-000007: 3 requests3£1.00',
+      'Total£116.73',
     ]);
     const download = within(panel('Invoices')).getByRole('link', { name: 'Download SG-000001 (CSV)' });
     expect(download.getAttribute('download')).toBe('SG-000001.csv');
@@ -347,7 +357,8 @@ describe('the invoice CSV', () => {
       'SG-000001,2026-10-01T00:00:00.000Z,2026-11-01T00:00:00.000Z,plan,"Growth, 1 Oct – 1 Nov",1,99.000000,99.00',
       'SG-000001,2026-10-01T00:00:00.000Z,2026-11-01T00:00:00.000Z,byom-routing-fee,"1,234 requests at £0.001",1234,0.001000,1.23',
       'SG-000001,2026-10-01T00:00:00.000Z,2026-11-01T00:00:00.000Z,extra-seats,"2 seats, ""6th and 7th""",2,8.000000,15.50',
-      'SG-000001,2026-10-01T00:00:00.000Z,2026-11-01T00:00:00.000Z,total,Total,,,115.73',
+      'SG-000001,2026-09-01T00:00:00.000Z,2026-10-01T00:00:00.000Z,optimised-uplift,Adjustment to SG-2026-000007: 3 requests,3,,1.00',
+      'SG-000001,2026-10-01T00:00:00.000Z,2026-11-01T00:00:00.000Z,total,Total,,,116.73',
       '',
     ]);
   });

@@ -178,7 +178,7 @@ for (const backend of sqlBackends) {
 
     it('records one invoice per period with its lines, and moves it draft → open (numbered then) → paid, or to void', async () => {
       const built = buildInvoice({ period: march, plans: [{ plan: planTerms('growth'), from: march.start, to: march.end }], teams: [] });
-      const record = (id: string) => insertInvoice(store.db, { id, subscriptionId, periodStart: march.start, periodEnd: march.end, billedUntil: march.end, createdAt: march.end, ...built });
+      const record = (id: string) => insertInvoice(store.db, { id, subscriptionId, periodStart: march.start, periodEnd: march.end, billedUntil: march.end, createdAt: march.end, usageCountedBefore: march.end, ...built });
       const first = await record(randomUUID());
       const again = await record(randomUUID());
       expect([first.created, again.created, again.id]).toEqual([true, false, first.id]);
@@ -198,7 +198,7 @@ for (const backend of sqlBackends) {
       expect((await listInvoices(store.db, subscriptionId))[0]!.paid_at).toBeInstanceOf(Date);
 
       const april = { start: march.end, end: at('2026-05-01T00:00:00Z') };
-      const voided = await insertInvoice(store.db, { id: randomUUID(), subscriptionId, periodStart: april.start, periodEnd: april.end, billedUntil: april.end, createdAt: april.end, lines: [], totalPence: 0n });
+      const voided = await insertInvoice(store.db, { id: randomUUID(), subscriptionId, periodStart: april.start, periodEnd: april.end, billedUntil: april.end, createdAt: april.end, usageCountedBefore: april.end, lines: [], totalPence: 0n });
       expect(await moveInvoice(store.db, voided.id, 'void', new Date())).toBe(true);
       expect(await finalize(voided.id)).toBeUndefined();
       expect((await listInvoices(store.db, subscriptionId)).map((invoice) => [invoice.status, invoice.number])).toEqual([
@@ -217,7 +217,7 @@ for (const backend of sqlBackends) {
       for (let month = 0; month < 24; month++) {
         const start = new Date(Date.UTC(year, month, 1));
         const end = new Date(Date.UTC(year, month + 1, 1));
-        const draft = await insertInvoice(store.db, { id: randomUUID(), subscriptionId, periodStart: start, periodEnd: end, billedUntil: end, createdAt: end, lines: [], totalPence: 0n });
+        const draft = await insertInvoice(store.db, { id: randomUUID(), subscriptionId, periodStart: start, periodEnd: end, billedUntil: end, createdAt: end, usageCountedBefore: end, lines: [], totalPence: 0n });
         drafts.push(draft.id);
       }
       const rolledBack = new Set(drafts.filter((_, index) => index % 3 === 0));

@@ -9,6 +9,7 @@ import {
   type InvoiceLine,
   type InvoiceLineKind,
   isCharged,
+  type LateUsage,
   type PlanSegment,
   type PlanSlug,
   planTerms,
@@ -155,12 +156,29 @@ interface ChargeRow {
 }
 
 /**
- * The teams' usage events in [from, to) that Spendgate bills, summed per team and rule,
- * and for a fixed fee per amount billed (so each line has one unit price). A scan of the
- * teams' events in the window: the monthly partitions and (team, …, occurred_at) index
- * keep it to the period's own rows.
+ * Which usage events count by when they reached the database: those recorded before
+ * `before` (an invoice's own lines; events recorded before arrival times were kept count
+ * as on time), or from `from` (an adjustment's late usage). Unbounded when absent.
  */
-export async function countCharges(db: Db, teamIds: readonly string[], from: Date, to: Date): Promise<(ChargeCount & { teamId: string })[]> {
+export interface Arrival {
+  from?: Date;
+  before?: Date;
+}
+
+function arrivedWithin(arrival: Arrival): RawBuilder<unknown> {
+  const bounds = [sql`true`];
+  if (arrival.from !== undefined) bounds.push(sql`recorded_at >= ${arrival.from}`);
+  if (arrival.before !== undefined) bounds.push(arrival.from !== undefined ? sql`recorded_at < ${arrival.before}` : sql`(recorded_at is null or recorded_at < ${arrival.before})`);
+  return sql.join(bounds, sql` and `);
+}
+
+/**
+ * The teams' usage events in [from, to) that Spendgate bills, summed per team and rule,
+ * and for a fixed fee per amount billed (so each line has one unit price), of those that
+ * arrived within `arrival`. A scan of the teams' events in the window: the monthly
+ * partitions and (team, …, occurred_at) index keep it to the period's own rows.
+ */
+export async function countCharges(db: Db, teamIds: readonly string[], from: Date, to: Date, arrival: Arrival = {}): Promise<(ChargeCount & { teamId: string })[]> {
   if (teamIds.length === 0) return [];
   const { rows } = await sql<ChargeRow>`
     select team_id, billing_rule,
@@ -170,7 +188,7 @@ export async function countCharges(db: Db, teamIds: readonly string[], from: Dat
       count(*) filter (where billed_micros is null) as unpriced_requests
     from usage_events
     where team_id in (${sql.join(teamIds)}) and occurred_at >= ${from} and occurred_at < ${to}
-      and billing_rule in (${sql.join(CHARGED_RULES)})
+      and billing_rule in (${sql.join(CHARGED_RULES)}) and ${arrivedWithin(arrival)}
     group by 1, 2, 3`.execute(db);
   return rows.map((row) => ({
     teamId: row.team_id,
@@ -180,6 +198,65 @@ export async function countCharges(db: Db, teamIds: readonly string[], from: Dat
     billedMicros: BigInt(row.billed_micros),
     unpricedRequests: BigInt(row.unpriced_requests),
   }));
+}
+
+/**
+ * The cut-off an invoice counts usage events up to: the database's clock once every
+ * insert of usage events under way has committed (a SHARE lock on usage_events waits for
+ * them and holds new ones back for that instant). Each event is stamped with the same
+ * clock when inserted, so every event recorded before the cut-off is visible to what
+ * reads after it, and every later one is late usage. Taken in a transaction of its own,
+ * before the invoice's, so the data plane's inserts wait only for that instant.
+ */
+export async function usageCountedBefore(db: Db): Promise<Date> {
+  return db.transaction().execute(async (trx) => {
+    await sql`lock table usage_events in share mode`.execute(trx);
+    const { rows } = await sql<{ now: Date }>`select clock_timestamp() as now`.execute(trx);
+    return new Date(rows[0]!.now);
+  });
+}
+
+/** An earlier invoiced window whose late usage is counted: recorded from `arrivedFrom`. */
+export interface LateWindow {
+  invoiceId: string;
+  number: string;
+  from: Date;
+  to: Date;
+  arrivedFrom: Date;
+}
+
+/**
+ * The subscription's invoices before `periodStart` whose window may have late usage
+ * (not void, their period ended after `since`: older events are pruned), each with the
+ * cut-off its usage was counted to so far — its own, or that of the last invoice (not
+ * void) whose adjustment lines billed late usage of it.
+ */
+export async function lateUsageWindows(db: Db, subscriptionId: string, periodStart: Date, since: Date): Promise<LateWindow[]> {
+  const rows = await db
+    .selectFrom('invoices as e')
+    .leftJoin('invoice_lines as l', 'l.adjusts_invoice_id', 'e.id')
+    .leftJoin('invoices as n', (join) => join.onRef('n.id', '=', 'l.invoice_id').on('n.status', '!=', 'void'))
+    .select(['e.id', 'e.number', 'e.period_start', 'e.billed_until', sql<Date>`greatest(e.usage_counted_before, max(n.usage_counted_before))`.as('arrived_from')])
+    .where('e.subscription_id', '=', subscriptionId)
+    .where('e.status', 'in', ['open', 'paid'])
+    .where('e.period_start', '<', periodStart)
+    .where('e.period_end', '>', since)
+    .groupBy(['e.id', 'e.number', 'e.period_start', 'e.billed_until', 'e.usage_counted_before'])
+    .orderBy('e.period_start')
+    .execute();
+  return rows.map((row) => ({ invoiceId: row.id, number: row.number!, from: row.period_start, to: row.billed_until, arrivedFrom: new Date(row.arrived_from) }));
+}
+
+/** The windows an invoice's adjustment lines bill late usage of, as they were counted (for the proof). */
+export async function adjustedWindows(db: Db, invoiceId: string): Promise<LateWindow[]> {
+  const rows = await db
+    .selectFrom('invoice_lines as l')
+    .innerJoin('invoices as e', 'e.id', 'l.adjusts_invoice_id')
+    .select(['e.id', 'e.number', 'e.period_start', 'e.billed_until', 'l.arrived_from'])
+    .distinct()
+    .where('l.invoice_id', '=', invoiceId)
+    .execute();
+  return rows.map((row) => ({ invoiceId: row.id, number: row.number!, from: row.period_start, to: row.billed_until, arrivedFrom: row.arrived_from! }));
 }
 
 /** The advisor insights the teams were charged for in [from, to), counted per team and price. */
@@ -239,17 +316,19 @@ export async function countRecordedUsage(db: Db, teamIds: readonly string[], fro
 /**
  * What a subscription's billing period counted, as core's invoice input: the plans in
  * force from the period's start to `billedUntil`, and per billed team its charged usage
- * events, advisor insights, recorded usage and plan units. The invoice build and the
- * proof both read it.
+ * events, advisor insights, recorded usage and plan units; with `usage`, only the events
+ * recorded before its cut-off, and the late usage of earlier windows recorded from theirs
+ * up to it. The invoice build, the proof and the usage so far all read it.
  */
 export async function invoiceInput(
   db: Db,
   subscription: { id: string; userId: string },
   period: { start: Date; end: Date; billedUntil: Date },
+  usage?: { countedBefore: Date; late: readonly LateWindow[] },
 ): Promise<InvoiceInput> {
   const { start, billedUntil } = period;
   const teamIds = await billedTeamIds(db, subscription.userId);
-  const charges = await countCharges(db, teamIds, start, billedUntil);
+  const charges = await countCharges(db, teamIds, start, billedUntil, usage ? { before: usage.countedBefore } : {});
   const insights = await countAdvisorCharges(db, teamIds, start, billedUntil);
   const recorded = await countRecordedUsage(db, teamIds, start, billedUntil);
   const units = await listPlanUnits(db, teamIds, start, billedUntil);
@@ -264,10 +343,21 @@ export async function invoiceInput(
       units: { key: spans('key'), group: spans('group'), seat: spans('seat') },
     };
   });
+  const lateUsage: LateUsage[] = [];
+  for (const window of usage?.late ?? []) {
+    const late = await countCharges(db, teamIds, window.from, window.to, { from: window.arrivedFrom, before: usage!.countedBefore });
+    if (late.length === 0) continue;
+    lateUsage.push({
+      adjusts: { invoiceId: window.invoiceId, number: window.number, arrivedFrom: window.arrivedFrom },
+      window: { from: window.from, to: window.to },
+      teams: teamIds.map((teamId) => ({ teamId, charges: late.filter((charge) => charge.teamId === teamId) })),
+    });
+  }
   return {
     period: { start, end: period.end },
     plans: billedUntil > start ? await planSegments(db, subscription.id, start, billedUntil) : [],
     teams,
+    lateUsage,
   };
 }
 
@@ -277,7 +367,17 @@ export async function invoiceInput(
  */
 export async function insertInvoice(
   db: Db,
-  invoice: { id: string; subscriptionId: string; periodStart: Date; periodEnd: Date; billedUntil: Date; createdAt: Date; lines: readonly InvoiceLine[]; totalPence: bigint },
+  invoice: {
+    id: string;
+    subscriptionId: string;
+    periodStart: Date;
+    periodEnd: Date;
+    billedUntil: Date;
+    createdAt: Date;
+    usageCountedBefore: Date;
+    lines: readonly InvoiceLine[];
+    totalPence: bigint;
+  },
 ): Promise<{ id: string; created: boolean }> {
   const inserted = await db
     .insertInto('invoices')
@@ -291,6 +391,7 @@ export async function insertInvoice(
       billed_until: invoice.billedUntil,
       total_pence: invoice.totalPence,
       created_at: invoice.createdAt,
+      usage_counted_before: invoice.usageCountedBefore,
     })
     .onConflict((oc) => oc.columns(['subscription_id', 'period_start']).doNothing())
     .returning('id')
@@ -324,6 +425,8 @@ export async function insertInvoice(
           amount_micros: line.amountMicros,
           amount_pence: line.amountPence,
           unpriced_requests: line.unpricedRequests,
+          adjusts_invoice_id: line.adjusts?.invoiceId ?? null,
+          arrived_from: line.adjusts?.arrivedFrom ?? null,
         })),
       )
       .execute();
@@ -381,8 +484,16 @@ export async function findInvoice(db: Db, subscriptionId: string, invoiceId: str
   return db.selectFrom('invoices').selectAll().where('subscription_id', '=', subscriptionId).where('id', '=', invoiceId).executeTakeFirst();
 }
 
+/** An invoice's lines in order; an adjustment line with the number of the invoice it adjusts. */
 export async function listInvoiceLines(db: Db, invoiceId: string) {
-  return db.selectFrom('invoice_lines').selectAll().where('invoice_id', '=', invoiceId).orderBy('position').execute();
+  return db
+    .selectFrom('invoice_lines as l')
+    .leftJoin('invoices as adjusted', 'adjusted.id', 'l.adjusts_invoice_id')
+    .selectAll('l')
+    .select('adjusted.number as adjusts_number')
+    .where('l.invoice_id', '=', invoiceId)
+    .orderBy('l.position')
+    .execute();
 }
 
 /** Invoices the nightly proof recounts: every one not void whose period ended after `since` (older events may be pruned). */
@@ -390,7 +501,7 @@ export async function invoicesToProve(db: Db, since: Date) {
   return db
     .selectFrom('invoices as i')
     .innerJoin('subscriptions as s', 's.id', 'i.subscription_id')
-    .select(['i.id', 'i.number', 'i.subscription_id', 's.user_id', 'i.period_start', 'i.period_end', 'i.billed_until', 'i.total_pence'])
+    .select(['i.id', 'i.number', 'i.subscription_id', 's.user_id', 'i.period_start', 'i.period_end', 'i.billed_until', 'i.total_pence', 'i.usage_counted_before'])
     .where('i.status', '!=', 'void')
     .where('i.period_end', '>', since)
     .orderBy('i.period_end')
@@ -413,7 +524,7 @@ export async function recordInvoiceProof(
   await db.updateTable('invoices').set({ proof_checked_at: proof.at, proof_ok: proof.ok }).where('id', '=', proof.invoiceId).execute();
 }
 
-/** Which events, insights or units an invoice line counts: its kind, team, window and unit price. */
+/** Which events, insights or units an invoice line counts: its kind, team, window and unit price; for usage events, when they arrived (its invoice's cut-off, and an adjustment's start). */
 export interface LineScope {
   kind: InvoiceLineKind;
   meter: RecordedMeter | null;
@@ -421,6 +532,8 @@ export interface LineScope {
   window_start: Date;
   window_end: Date;
   unit_amount_micros: bigint | null;
+  arrived_from: Date | null;
+  usage_counted_before: Date;
 }
 
 interface LineItemRow {
@@ -455,6 +568,7 @@ export async function invoiceLineItems(db: Db, line: LineScope, after: { at: str
       from usage_events
       where team_id = ${line.team_id} and occurred_at >= ${start} and occurred_at < ${end} and billing_rule = ${line.kind}
         and ${line.unit_amount_micros === null ? sql`true` : sql`billed_micros = ${line.unit_amount_micros}`}
+        and ${arrivedWithin({ ...(line.arrived_from === null ? {} : { from: line.arrived_from }), before: line.usage_counted_before })}
         and ${page('occurred_at', 'request_id')}
       order by occurred_at, request_id limit ${limit}`;
   } else if (line.kind === 'advisor-insights') {

@@ -3,12 +3,12 @@
 // rollups (usage-rollups.ts), in one statement (so one transaction and one round trip),
 // so a redelivered event is never counted twice.
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import type { Database, NewUsageEvent, UsageEventsTable } from '../schema.ts';
+import type { Database, NewUsageEvent } from '../schema.ts';
 import { type UsageFilter, usageConditions } from './usage-filter.ts';
 import { addToRollupsCtes } from './usage-rollups.ts';
 
 /** usage_events' columns and their SQL types, as a batch's rows are read back. */
-const USAGE_EVENT_COLUMNS: Record<keyof UsageEventsTable, string> = {
+const USAGE_EVENT_COLUMNS: Record<keyof NewUsageEvent, string> = {
   request_id: 'text',
   occurred_at: 'timestamptz',
   team_id: 'uuid',
@@ -42,7 +42,7 @@ const USAGE_EVENT_COLUMNS: Record<keyof UsageEventsTable, string> = {
   requested_output_tokens: 'integer',
   requested_model: 'text',
 };
-const COLUMN_NAMES = Object.keys(USAGE_EVENT_COLUMNS) as (keyof UsageEventsTable)[];
+const COLUMN_NAMES = Object.keys(USAGE_EVENT_COLUMNS) as (keyof NewUsageEvent)[];
 
 /**
  * Inserts the events not seen before; returns how many were new. The batch travels as
