@@ -43,6 +43,8 @@ export interface RunningRedisCluster {
   masterOf(key: string): Promise<ClusterNode>;
   /** Kills a node's process outright (SIGKILL), as a crash would. */
   kill(port: number): Promise<void>;
+  /** Starts a killed node again, as its supervisor would: it rejoins with its old identity (a replica, once failed over). */
+  restart(port: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -129,24 +131,22 @@ export async function startRedisCluster(options: { firstPort?: number; dir?: str
   const dir = options.dir ?? (await mkdtemp(path.join(tmpdir(), 'spendgate-redis-cluster-')));
   const ports = Array.from({ length: NODES }, (_, index) => firstPort + index);
   const pidFile = (index: number) => path.join(dir, `node-${index}.pid`);
+  const startNode = (port: number, index: number) =>
+    run('redis-server', [
+      '--port', String(port),
+      '--bind', '127.0.0.1',
+      '--cluster-enabled', 'yes',
+      '--cluster-config-file', path.join(dir, `nodes-${index}.conf`),
+      '--cluster-node-timeout', String(options.nodeTimeoutMs ?? 2_000),
+      '--dir', dir,
+      '--save', '',
+      '--appendonly', 'no',
+      '--daemonize', 'yes',
+      '--pidfile', pidFile(index),
+      '--logfile', path.join(dir, `node-${index}.log`),
+    ]);
   try {
-    await Promise.all(
-      ports.map((port, index) =>
-        run('redis-server', [
-          '--port', String(port),
-          '--bind', '127.0.0.1',
-          '--cluster-enabled', 'yes',
-          '--cluster-config-file', path.join(dir, `nodes-${index}.conf`),
-          '--cluster-node-timeout', String(options.nodeTimeoutMs ?? 2_000),
-          '--dir', dir,
-          '--save', '',
-          '--appendonly', 'no',
-          '--daemonize', 'yes',
-          '--pidfile', pidFile(index),
-          '--logfile', path.join(dir, `node-${index}.log`),
-        ]),
-      ),
-    );
+    await Promise.all(ports.map(startNode));
     for (const port of ports) {
       const deadline = Date.now() + READY_TIMEOUT_MS;
       while ((await cli(port, 'ping').catch(() => '')).trim() !== 'PONG') {
@@ -190,6 +190,7 @@ export async function startRedisCluster(options: { firstPort?: number; dir?: str
       const pid = Number(await readFile(pidFile(ports.indexOf(port)), 'utf8'));
       process.kill(pid, 'SIGKILL');
     },
+    restart: (port) => startNode(port, ports.indexOf(port)).then(() => undefined),
     stop: () => stopRedisCluster(dir),
   };
 }
