@@ -9,6 +9,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
+import { startGatewayProcess } from '../support/gateway-process.ts';
 import { parsePrometheusText, type Sample, sumOf } from '../support/prometheus-text.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes, usageWritten } from '../support/spendgate.ts';
 import { issueByokKey, signUpTeam, type Tenant } from './tenant.ts';
@@ -20,11 +21,11 @@ const MODEL_LABELS = 50;
 const HI = [{ role: 'user' as const, content: 'Hi there' }];
 
 /** A scrape with `token` (null: none). */
-async function scrape(spendgate: RunningSpendgate, token: string | null = METRICS_TOKEN) {
+async function scrape(spendgate: Pick<RunningSpendgate, 'url'>, token: string | null = METRICS_TOKEN) {
   return fetch(`${spendgate.url}/metrics`, { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
 }
 
-async function samplesOf(spendgate: RunningSpendgate): Promise<{ text: string; samples: Sample[] }> {
+async function samplesOf(spendgate: Pick<RunningSpendgate, 'url'>): Promise<{ text: string; samples: Sample[] }> {
   const response = await scrape(spendgate);
   expect(response.status).toBe(200);
   const text = await response.text();
@@ -108,6 +109,19 @@ for (const mode of testModes) {
       expect(added('spendgate_tokens_total', { type: 'input' })).toBe((CONCURRENT - refusedCount) * 5);
       expect(added('spendgate_tokens_total', { type: 'output' })).toBe((CONCURRENT - refusedCount) * 3);
       expect(added('spendgate_cost_usd_micros_total', { plan: 'free-trial' })).toBeGreaterThan(0);
+    });
+
+    it.skipIf(mode !== 'scaled')('each gateway process counts its own requests', async () => {
+      const second = await startGatewayProcess(spendgate.peer!);
+      try {
+        const firstBefore = sumOf((await samplesOf(spendgate)).samples, 'spendgate_requests_total');
+        const throughSecond = new OpenAI({ baseURL: `${second.url}/v1`, apiKey: key, maxRetries: 0 });
+        for (let i = 0; i < 7; i++) await throughSecond.chat.completions.create({ model: 'gpt-4o-mini', messages: HI });
+        expect(sumOf((await samplesOf(second)).samples, 'spendgate_requests_total')).toBe(7);
+        expect(sumOf((await samplesOf(spendgate)).samples, 'spendgate_requests_total')).toBe(firstBefore);
+      } finally {
+        await second.stop();
+      }
     });
 
     it("counts an upstream's failed tries and keeps its breaker", async () => {
