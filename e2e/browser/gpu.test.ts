@@ -77,7 +77,11 @@ describe.skipIf(!hasChromium)('the GPU screen', () => {
           const shot = await profiles.open('/dashboard/gpu', { as: admin, width, theme });
           await shot.getByRole('region', { name: 'Idle GPUs' }).getByText('python3 (pid 607)').waitFor();
           await shot.getByRole('region', { name: 'GPUs by hour' }).locator('svg').first().waitFor();
+          // The £ wasted table fits its panel: its £ column is in view without scrolling sideways.
+          const wasteTable = shot.getByRole('region', { name: '£ wasted by cluster' });
+          await wasteTable.getByText('£2.916667').waitFor();
           await checkPage(shot, `gpu-${mode}-${width}-${theme}`);
+          expect(await wasteTable.evaluate((table) => table.scrollWidth - table.clientWidth), `£ wasted table at ${width} px`).toBeLessThanOrEqual(0);
         }
       }
       expect(profiles.pageErrors).toEqual([]);

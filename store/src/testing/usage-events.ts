@@ -5,10 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import type { NewUsageEvent } from '../sql/schema.ts';
 
+/** Whose usage it is: a team's group and key (none for the advisor's wording). */
 export interface UsageEventOwner {
   teamId: string;
-  groupId: string;
-  keyId: string;
+  groupId: string | null;
+  keyId: string | null;
 }
 
 export function usageEvent(owner: UsageEventOwner, occurredAt: Date | string, overrides: Partial<NewUsageEvent> = {}): NewUsageEvent {

@@ -17,7 +17,7 @@ import {
   listAlertHistory,
   saveForecast,
 } from '@spendgate/store';
-import { openTestSqlStore, sqlBackends, type TestSqlStore } from '@spendgate/store/testing';
+import { openTestSqlStore, sqlBackends, type TestSqlStore, usageEvent } from '@spendgate/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAlertCheckProcessor } from './alert-check.ts';
 
@@ -36,11 +36,14 @@ function forecastDays(period: string, from: number, upper80: bigint, upper95: bi
 }
 
 /** £1 of a team's AI advisor wording: its usage without a group or key. */
-const wordingEvent = (teamId: string) => ({
-  request_id: randomUUID(), occurred_at: new Date(), team_id: teamId, group_id: null, key_id: null, connection_id: null, provider: 'openai', model: 'gpt-4o-mini', endpoint: 'chat.completions',
-  status_code: 200, streamed: false, estimated: false, input_tokens: 10n, cached_read_tokens: 0n, cache_write_5m_tokens: 0n, cache_write_1h_tokens: 0n, output_tokens: 5n, reasoning_tokens: 0n,
-  cost_micros: pounds(1), currency: 'USD', price_version: '2026-08-21', latency_ms: 50, key_kind: 'optimised', billed_micros: pounds(1), budget_spend_micros: pounds(1), route: 'advisor-wording',
-});
+const wordingEvent = (teamId: string) =>
+  usageEvent({ teamId, groupId: null, keyId: null }, new Date(), {
+    model: 'gpt-4o-mini',
+    cost_micros: pounds(1),
+    billed_micros: pounds(1),
+    budget_spend_micros: pounds(1),
+    route: 'advisor-wording',
+  });
 
 describe.each(sqlBackends)('forecast alerts on %s', (backend) => {
   let sql: TestSqlStore;
@@ -65,11 +68,7 @@ describe.each(sqlBackends)('forecast alerts on %s', (backend) => {
     const spend = (at: string | readonly string[], key: 'chat' | 'batch', model: string, micros: bigint) =>
       insertUsageEvents(
         sql.db,
-        [at].flat().map((time) => ({
-          request_id: randomUUID(), occurred_at: new Date(time), team_id: teamId, group_id: groupId, key_id: keys[key]!, connection_id: null, provider: 'openai', model, endpoint: 'chat.completions',
-          status_code: 200, streamed: false, estimated: false, input_tokens: 10n, cached_read_tokens: 0n, cache_write_5m_tokens: 0n, cache_write_1h_tokens: 0n, output_tokens: 5n, reasoning_tokens: 0n,
-          cost_micros: micros, currency: 'USD', price_version: '2026-08-21', latency_ms: 50, key_kind: 'optimised' as const, billed_micros: micros, budget_spend_micros: micros,
-        })),
+        [at].flat().map((time) => usageEvent({ teamId, groupId, keyId: keys[key]! }, new Date(time), { model, cost_micros: micros, billed_micros: micros, budget_spend_micros: micros })),
       );
     const budget = async (scope: 'group' | 'team' | 'key', mode: 'soft' | 'hard' | 'downgrade', window: 'month' | 'total' = 'month') => {
       const id = randomUUID();

@@ -15,7 +15,7 @@ import {
   upsertSubscription,
   upsertSubscriptionPlans,
 } from '@spendgate/store';
-import { openTestSqlStore, sqlBackends, type TestSqlStore } from '@spendgate/store/testing';
+import { openTestSqlStore, sqlBackends, type TestSqlStore, usageEvent } from '@spendgate/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAlertCheckProcessor } from './alert-check.ts';
 
@@ -50,11 +50,7 @@ describe.each(sqlBackends)('alert check on %s', (backend) => {
     const spend = (at: Date, count: number, micros: bigint) =>
       insertUsageEvents(
         sql.db,
-        Array.from({ length: count }, () => ({
-          request_id: randomUUID(), occurred_at: at, team_id: teamId, group_id: groupId, key_id: keyId, connection_id: null, provider: 'openai', model: 'gpt-4o', endpoint: 'chat.completions',
-          status_code: 200, streamed: false, estimated: false, input_tokens: 10n, cached_read_tokens: 0n, cache_write_5m_tokens: 0n, cache_write_1h_tokens: 0n, output_tokens: 5n, reasoning_tokens: 0n,
-          cost_micros: micros, currency: 'USD', price_version: '2026-08-21', latency_ms: 50, key_kind: 'optimised' as const, billed_micros: micros, budget_spend_micros: micros,
-        })),
+        Array.from({ length: count }, () => usageEvent({ teamId, groupId, keyId }, at, { cost_micros: micros, billed_micros: micros, budget_spend_micros: micros })),
       );
     return { teamId, budgetId, spend };
   }

@@ -11,16 +11,14 @@
  * words the tips through a connection or Spendgate's upstream; the figures stay the detectors'.
  * The team shown is the URL's `team`, else the user's first. Team admins only.
  */
-import { decimalToMicros, decide, formatMoney, type IdlePeriod, money, type TeamRole } from '@spendgate/core';
+import { decimalToMicros, decide, formatMoney, type IdlePeriod, money, } from '@spendgate/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useNavigate, useSearch } from '@tanstack/react-router';
 import { applyTipMutation, generateTipsMutation } from '../../api/advisor/mutations.ts';
 import { advisorInsightsQuery } from '../../api/advisor/queries.ts';
 import type { AdvisorChange, AdvisorInsight } from '../../api/advisor/types.ts';
-import { myTeamsQuery } from '../../api/team/queries.ts';
 import { countText } from '../connections/format.ts';
 import { EmptyState, ScreenFrame } from '../ui/ScreenFrame.tsx';
-import { TeamPicker } from '../ui/TeamPicker.tsx';
+import { TeamStates, useTeamFromSearch } from '../ui/TeamFromSearch.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
 import { AdvisorWordingSettings } from './AdvisorWordingSettings.tsx';
 import './advisor.css';
@@ -167,20 +165,16 @@ function Tip({ insight, demo }: { insight: AdvisorInsight; demo: boolean }) {
 }
 
 export function AdvisorScreen() {
-  const navigate = useNavigate();
-  const search = useSearch({ strict: false }) as { team?: unknown };
   const queryClient = useQueryClient();
-  const teams = useQuery(myTeamsQuery());
-  const team = teams.data?.find((candidate) => candidate.id === search.team) ?? teams.data?.[0];
-  const isAdmin = team !== undefined && decide('team.usage.view', { teamRole: (team.role ?? null) as TeamRole | null }) === 'allowed';
+  const { teams, team, teamRole, picker } = useTeamFromSearch();
+  const isAdmin = team !== undefined && decide('team.usage.view', { teamRole }) === 'allowed';
   const tips = useQuery({ ...advisorInsightsQuery(team?.id ?? ''), enabled: isAdmin });
   const generate = useMutation(generateTipsMutation(queryClient));
   const run = (teamId: string) => generate.mutate({ teamId, data: [] });
 
   const body = () => {
-    if (teams.isPending || (isAdmin && tips.isPending)) return <LoadingState label="Loading optimization tips…" />;
-    if (teams.isError) return <ErrorState error={teams.error} onRetry={() => teams.refetch()} />;
-    if (!team) return <EmptyState icon="spark" title="No team yet" text="Create or join a team to get tips on its usage." />;
+    if (!team) return <TeamStates teams={teams} loading="Loading optimization tips…" noTeam={{ icon: 'spark', text: 'Create or join a team to get tips on its usage.' }} />;
+    if (isAdmin && tips.isPending) return <LoadingState label="Loading optimization tips…" />;
     if (!isAdmin) return <EmptyState icon="spark" title="For team admins" text="The advisor reads the whole team's usage: ask a team admin for its tips." />;
     if (tips.isError) return <ErrorState error={tips.error} onRetry={() => tips.refetch()} retrying={tips.isFetching} />;
     const { insights, totalCharged, demo } = tips.data!;
@@ -227,7 +221,7 @@ export function AdvisorScreen() {
       description="Where your team could spend less, found in its own usage and priced with the list prices it pays. Each new tip is charged once at your plan's price."
       actions={
         <>
-          <TeamPicker teams={teams.data} teamId={team?.id} onPick={(id) => navigate({ to: '/dashboard/advisor', search: { team: id }, replace: true })} />
+          {picker}
           {isAdmin && (
             <button type="button" className="button button--primary" disabled={generate.isPending} onClick={() => run(team.id)}>
               {generate.isPending ? 'Generating…' : 'Generate tips'}

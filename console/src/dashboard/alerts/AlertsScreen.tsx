@@ -5,18 +5,16 @@
  * channel's delivery: its status and each attempt. The team shown is the URL's `team`,
  * else the user's first. Thresholds are set on each budget (alert at 50, 80, 100 %).
  */
-import { decide, type TeamRole } from '@spendgate/core';
+import { decide, } from '@spendgate/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useNavigate, useSearch } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 import { addAlertChannelMutation, deleteAlertChannelMutation, testAlertChannelMutation } from '../../api/alerts/mutations.ts';
 import { alertChannelsQuery, alertHistoryQuery } from '../../api/alerts/queries.ts';
 import type { AlertChannel, AlertChannelKind, AlertDelivery, AlertEvent } from '../../api/alerts/types.ts';
-import { myTeamsQuery } from '../../api/team/queries.ts';
 import { ConfirmDialog } from '../ui/ConfirmDialog.tsx';
 import { SelectInput, TextInput } from '../ui/Field.tsx';
-import { EmptyState, ScreenFrame } from '../ui/ScreenFrame.tsx';
-import { TeamPicker } from '../ui/TeamPicker.tsx';
+import { ScreenFrame } from '../ui/ScreenFrame.tsx';
+import { TeamStates, useTeamFromSearch } from '../ui/TeamFromSearch.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
 import { CHANNEL_KIND_LABELS, type ChannelFields, channelInput, NEW_CHANNEL_FIELDS } from './channel-form.ts';
 import './alerts.css';
@@ -237,16 +235,11 @@ function HistoryPanel({ teamId }: { teamId: string }) {
 }
 
 export function AlertsScreen() {
-  const navigate = useNavigate();
-  const search = useSearch({ strict: false }) as { team?: unknown };
-  const teams = useQuery(myTeamsQuery());
-  const team = teams.data?.find((candidate) => candidate.id === search.team) ?? teams.data?.[0];
+  const { teams, team, teamRole, picker } = useTeamFromSearch();
 
   const content = () => {
-    if (teams.isPending) return <LoadingState label="Loading your teams…" />;
-    if (teams.isError) return <ErrorState error={teams.error} title="Your teams could not be loaded" onRetry={() => teams.refetch()} retrying={teams.isFetching} />;
-    if (!team) return <EmptyState icon="bell" title="No team yet" text="Alerts belong to a team: create or join one in Settings › Team first." />;
-    const canManage = decide('budget.manage', { teamRole: (team.role ?? null) as TeamRole | null }) === 'allowed';
+    if (!team) return <TeamStates teams={teams} noTeam={{ icon: 'bell', text: 'Alerts belong to a team: create or join one in Settings › Team first.' }} />;
+    const canManage = decide('budget.manage', { teamRole }) === 'allowed';
     return (
       <div className="alerts-layout">
         <ChannelsPanel teamId={team.id} canManage={canManage} />
@@ -259,7 +252,7 @@ export function AlertsScreen() {
     <ScreenFrame
       title="Alerts"
       description="Budget alerts and where they go: e-mail on every plan; Slack, Microsoft Teams and SMS on Enterprise."
-      actions={<TeamPicker teams={teams.data} teamId={team?.id} onPick={(id) => navigate({ to: '.', search: { team: id } as never, replace: true })} />}
+      actions={picker}
     >
       {content()}
     </ScreenFrame>

@@ -13,6 +13,7 @@ import type { Invoice, InvoiceLine, InvoiceLineKind, InvoiceStatus } from '../..
 import { ErrorState, LoadingState } from '../ui/States.tsx';
 import { invoiceCsv, invoiceName } from './invoice-csv.ts';
 import { billingDate, FAILED_TO_LOAD } from './PlanPanel.tsx';
+import '../ui/panel.css';
 
 const STATUS_LABELS: Record<InvoiceStatus, string> = { draft: 'Draft', open: 'Due', paid: 'Paid', void: 'Void' };
 
@@ -99,7 +100,7 @@ function LineRow({ line }: { line: InvoiceLine }) {
         <span className="billing-list__sub">{line.description}</span>
       </th>
       <td>{count.format(line.quantity)}</td>
-      <td className="billing-table__amount">{pounds(line.amountPence)}</td>
+      <td className="data-table__figure">{pounds(line.amountPence)}</td>
     </tr>
   );
 }
@@ -111,14 +112,14 @@ export function InvoiceLinesTable({ caption, lines, totalPence }: { caption: str
   const own = lines.filter((line) => line.adjusts === null);
   const adjustments = lines.filter((line) => line.adjusts !== null);
   return (
-    <div className="table-scroll billing-table-scroll">
-      <table className="billing-table">
+    <div className="table-scroll data-table-scroll">
+      <table className="data-table">
         <caption className="visually-hidden">{caption}</caption>
         <thead>
           <tr>
             <th scope="col">Item</th>
             <th scope="col">Quantity</th>
-            <th scope="col" className="billing-table__amount">
+            <th scope="col" className="data-table__figure">
               Amount
             </th>
           </tr>
@@ -129,7 +130,7 @@ export function InvoiceLinesTable({ caption, lines, totalPence }: { caption: str
           ))}
         </tbody>
         {adjustments.length > 0 && (
-          <tbody className="billing-table__adjustments">
+          <tbody className="billing-adjustments">
             <tr>
               <th scope="colgroup" colSpan={3}>
                 Adjustments: usage of earlier periods recorded after their invoices
@@ -144,7 +145,7 @@ export function InvoiceLinesTable({ caption, lines, totalPence }: { caption: str
           <tr>
             <th scope="row">Total</th>
             <td />
-            <td className="billing-table__amount">{pounds(totalPence)}</td>
+            <td className="data-table__figure">{pounds(totalPence)}</td>
           </tr>
         </tfoot>
       </table>

@@ -12,6 +12,7 @@ import type { Allowance, Allowances, SubscriptionUsage } from '../../api/subscri
 import { ErrorState, LoadingState } from '../ui/States.tsx';
 import { InvoiceLinesTable, pounds } from './InvoicesPanel.tsx';
 import { billingDate, FAILED_TO_LOAD } from './PlanPanel.tsx';
+import '../ui/panel.css';
 
 const ALLOWANCE_LABELS: Record<keyof Allowances, string> = { optimisedKeys: 'Optimised keys', syntheticGroups: 'Synthetic groups', seats: 'Seats' };
 
@@ -56,9 +57,9 @@ function UsageDetails({ usage }: { usage: SubscriptionUsage }) {
         <InvoiceLinesTable caption="This period's charges so far" lines={usage.lines} totalPence={usage.totalPence} />
       )}
       {usage.teams.map((team) => (
-        <div key={team.teamId} className="table-scroll billing-table-scroll">
-          <table className="billing-table">
-            <caption className="billing-table__caption">{team.name}: allowances</caption>
+        <div key={team.teamId} className="table-scroll data-table-scroll">
+          <table className="data-table">
+            <caption className="data-table__caption">{team.name}: allowances</caption>
             <thead>
               <tr>
                 <th scope="col">Allowance</th>

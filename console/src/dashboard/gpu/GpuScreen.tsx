@@ -9,15 +9,14 @@
  */
 import { decide, gpuAnalyticsRefusal, planTerms, type TeamRole } from '@spendgate/core';
 import { useQuery } from '@tanstack/react-query';
-import { useNavigate, useSearch } from '@tanstack/react-router';
 import { useMemo, useState } from 'react';
 import { gpuSettingsQuery, isPlanRequired } from '../../api/gpu/queries.ts';
-import { myTeamsQuery, teamSeatsQuery } from '../../api/team/queries.ts';
+import { teamSeatsQuery } from '../../api/team/queries.ts';
 import { salesMailto } from '../../shared/config.ts';
 import { SelectInput } from '../ui/Field.tsx';
 import { EmptyState, ScreenFrame } from '../ui/ScreenFrame.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
-import { TeamPicker } from '../ui/TeamPicker.tsx';
+import { TeamStates, useTeamFromSearch } from '../ui/TeamFromSearch.tsx';
 import { HeatmapPanel, PowerPanel, UtilizationPanel } from './GpuCharts.tsx';
 import { GpuSettingsPanel } from './GpuSettingsPanel.tsx';
 import { IdlePanel, WastePanel } from './IdleList.tsx';
@@ -84,23 +83,18 @@ function TeamGpus({ teamId, teamRole }: { teamId: string; teamRole: TeamRole | n
 }
 
 export function GpuScreen() {
-  const navigate = useNavigate();
-  const search = useSearch({ strict: false }) as { team?: unknown };
-  const teams = useQuery(myTeamsQuery());
-  const team = teams.data?.find((candidate) => candidate.id === search.team) ?? teams.data?.[0];
+  const { teams, team, teamRole, picker } = useTeamFromSearch();
 
   const content = () => {
-    if (teams.isPending) return <LoadingState label="Loading your teams…" />;
-    if (teams.isError) return <ErrorState error={teams.error} title="Your teams could not be loaded" onRetry={() => teams.refetch()} retrying={teams.isFetching} />;
-    if (!team) return <EmptyState icon="server" title="No team yet" text="GPU analytics belong to a team: create or join one in Settings › Team first." />;
-    return <TeamGpus key={team.id} teamId={team.id} teamRole={(team.role ?? null) as TeamRole | null} />;
+    if (!team) return <TeamStates teams={teams} noTeam={{ icon: 'server', text: 'GPU analytics belong to a team: create or join one in Settings › Team first.' }} />;
+    return <TeamGpus key={team.id} teamId={team.id} teamRole={teamRole} />;
   };
 
   return (
     <ScreenFrame
       title="GPU infrastructure"
       description="How busy your GPUs are, which sit idle holding memory, and what that idle time costs."
-      actions={<TeamPicker teams={teams.data} teamId={team?.id} onPick={(id) => navigate({ to: '.', search: { team: id } as never, replace: true })} />}
+      actions={picker}
     >
       {content()}
     </ScreenFrame>

@@ -20,8 +20,8 @@ export function IdlePanel({ scope }: { scope: GpuScope }) {
         {(data) => (
           // Focusable, so a keyboard can scroll it sideways on a phone.
           // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region is reached by keyboard (WCAG 2.1.1).
-          <section className="table-scroll" tabIndex={0} aria-label="Idle stretches, newest first">
-            <table className="gpu-table">
+          <section className="table-scroll data-table-scroll" tabIndex={0} aria-label="Idle stretches, newest first">
+            <table className="data-table gpu-table">
               <caption className="visually-hidden">Idle stretches, newest first</caption>
               <thead>
                 <tr>
@@ -83,37 +83,45 @@ export function WastePanel({ scope }: { scope: GpuScope }) {
       <QueryStates query={waste} loading="Loading waste…" failed="Waste could not be loaded" isEmpty={(data) => data.total.heldMinutes + data.total.idleMinutes === 0} empty="No idle time in this range.">
         {(data) => (
           <>
-            <SelectInput label="By" id="gpu-waste-view" value={view} onChange={(event) => setView(event.target.value as WasteView)}>
-              {(Object.keys(VIEW_LABELS) as WasteView[]).map((name) => (
-                <option key={name} value={name}>
-                  {VIEW_LABELS[name]}
-                </option>
-              ))}
-            </SelectInput>
+            <div className="gpu-toolbar">
+              <SelectInput label="By" id="gpu-waste-view" value={view} onChange={(event) => setView(event.target.value as WasteView)}>
+                {(Object.keys(VIEW_LABELS) as WasteView[]).map((name) => (
+                  <option key={name} value={name}>
+                    {VIEW_LABELS[name]}
+                  </option>
+                ))}
+              </SelectInput>
+            </div>
             {data.total.unpricedMinutes > 0 && (
               <p className="overview-note" role="note">
                 {minutesText(data.total.unpricedMinutes)} of idle time is on GPU models without a price: set one in the settings below to count them.
               </p>
             )}
             {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region is reached by keyboard (WCAG 2.1.1). */}
-            <section className="table-scroll" tabIndex={0} aria-label={`£ wasted by ${VIEW_LABELS[view].toLowerCase()}`}>
-              <table className="gpu-table">
+            <section className="table-scroll data-table-scroll" tabIndex={0} aria-label={`£ wasted by ${VIEW_LABELS[view].toLowerCase()}`}>
+              <table className="data-table gpu-table--figures">
                 <caption className="visually-hidden">£ wasted by {VIEW_LABELS[view].toLowerCase()}</caption>
                 <thead>
                   <tr>
                     <th scope="col">{VIEW_LABELS[view]}</th>
-                    <th scope="col">Idle, memory held</th>
-                    <th scope="col">Idle</th>
-                    <th scope="col">Wasted</th>
+                    <th scope="col" className="data-table__figure">
+                      Idle, memory held
+                    </th>
+                    <th scope="col" className="data-table__figure">
+                      Idle
+                    </th>
+                    <th scope="col" className="data-table__figure">
+                      Wasted
+                    </th>
                   </tr>
                 </thead>
                 <tbody>
                   {wasteRows(data, view).map((row) => (
                     <tr key={row.key}>
                       <th scope="row">{row.name}</th>
-                      <td>{minutesText(row.figures.heldMinutes)}</td>
-                      <td>{minutesText(row.figures.idleMinutes)}</td>
-                      <td>{gbpText(row.figures.wasted)}</td>
+                      <td className="data-table__figure">{minutesText(row.figures.heldMinutes)}</td>
+                      <td className="data-table__figure">{minutesText(row.figures.idleMinutes)}</td>
+                      <td className="data-table__figure">{gbpText(row.figures.wasted)}</td>
                     </tr>
                   ))}
                 </tbody>

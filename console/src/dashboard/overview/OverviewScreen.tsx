@@ -9,12 +9,11 @@
  * the user's first. Both refresh themselves, so a first request, and each demo day,
  * appears within seconds without a reload.
  */
-import { decide, type TeamRole } from '@spendgate/core';
+import { decide, } from '@spendgate/core';
 import { useMutation, useMutationState, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { isSetUp, teamOverviewQuery } from '../../api/overview/queries.ts';
 import type { TeamOverview } from '../../api/overview/types.ts';
-import { myTeamsQuery } from '../../api/team/queries.ts';
 import { demoTeamMutation } from '../../api/usage/mutations.ts';
 import type { DemoStatus } from '../../api/usage/types.ts';
 import { useSession } from '../../shared/session.ts';
@@ -22,7 +21,7 @@ import { Icon } from '../../shared/ui/Icon.tsx';
 import { countText } from '../connections/format.ts';
 import { CopyField } from '../ui/CopyField.tsx';
 import { ScreenFrame } from '../ui/ScreenFrame.tsx';
-import { TeamPicker } from '../ui/TeamPicker.tsx';
+import { TeamStates, useTeamFromSearch } from '../ui/TeamFromSearch.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
 import { readOverviewSearch } from './filters.ts';
 import { anthropicSnippet, checklist, gatewayOrigin, KEY_PLACEHOLDER, openAISnippet } from './onboarding.ts';
@@ -155,22 +154,19 @@ function DemoProgress({ demo }: { demo: DemoStatus }) {
 export function OverviewScreen() {
   const { user } = useSession();
   const search = readOverviewSearch(useSearch({ strict: false }) as Record<string, unknown>);
-  const navigate = useNavigate();
-  const teams = useQuery(myTeamsQuery());
-  const team = teams.data?.find((candidate) => candidate.id === search.team) ?? teams.data?.[0];
+  const { teams, team, teamRole, picker } = useTeamFromSearch();
   const overview = useQuery({ ...teamOverviewQuery(team?.id ?? ''), enabled: Boolean(team) });
   const issuedKey = useJustIssuedKey();
 
   const content = () => {
-    if (teams.isPending || (team && overview.isPending)) return <LoadingState label="Loading your overview…" />;
-    if (teams.isError) return <ErrorState error={teams.error} title="Your teams could not be loaded" onRetry={() => teams.refetch()} retrying={teams.isFetching} />;
+    if (!teams.isSuccess) return <TeamStates teams={teams} loading="Loading your overview…" />;
+    if (team && overview.isPending) return <LoadingState label="Loading your overview…" />;
     if (team && overview.isError && !overview.data) {
       return <ErrorState error={overview.error} title="The overview could not be loaded" onRetry={() => overview.refetch()} retrying={overview.isFetching} />;
     }
     const data = overview.data;
     const setUp = data ? isSetUp(data) : false;
     const hasUsage = Boolean(data?.setup.firstRequestAt);
-    const teamRole = (team?.role ?? null) as TeamRole | null;
     return (
       <div className="overview">
         {!setUp && <Checklist hasTeam={Boolean(team)} overview={data} mayConnect={!team || decide('connection.manage', { teamRole }) === 'allowed'} />}
@@ -186,7 +182,7 @@ export function OverviewScreen() {
     <ScreenFrame
       title={`Welcome${user?.name ? `, ${user.name}` : ''}`}
       description="Usage, cost and forecasts across every provider your team uses."
-      actions={<TeamPicker teams={teams.data} teamId={team?.id} onPick={(id) => navigate({ to: '/dashboard', search: { team: id } as never, replace: true })} />}
+      actions={picker}
     >
       {content()}
     </ScreenFrame>

@@ -75,8 +75,8 @@ export function ChartWithData({
       <EChart label={label} height={height} option={option} />
       <details className="overview-data">
         <summary>Show data</summary>
-        <div className="table-scroll">
-          <table>
+        <div className="table-scroll data-table-scroll">
+          <table className="data-table">
             <caption className="visually-hidden">{label}</caption>
             <thead>
               <tr>

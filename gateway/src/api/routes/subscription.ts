@@ -75,6 +75,16 @@ export const subscriptionRoutes =
   (services: Pick<ControlPlaneServices, 'plans' | 'payments' | 'subscriptions'>, platformAdmin: (request: FastifyRequest) => Promise<void>): FastifyPluginAsync =>
   async (app) => {
     const api = useZod(app);
+    /** A POST of the caller's with a checked body: `call` gets the signed-in user's id and the body; its result is answered with `message`. */
+    const postForUser = <Body extends z.ZodType, Data extends z.ZodType>(
+      path: string,
+      route: { summary: string; body: Body; data: Data; message?: string },
+      call: (userId: string, body: z.output<Body>) => Promise<z.output<Data>>,
+    ) => {
+      // The answer's type is `call`'s: the schema's generic response is left unchecked here.
+      const response: Record<number, z.ZodType> = { 200: answer(route.data) };
+      api.post(path, { schema: { summary: route.summary, body: route.body, response } }, async (request) => ok(await call(signedIn(request).userId, request.body as z.output<Body>), route.message));
+    };
     api.get('/plans', { config: { public: true }, schema: { summary: 'List subscription plans (free trial included)', response: { 200: answer(z.array(Plan)) } } }, async () =>
       ok(await services.plans.listPlans()),
     );
@@ -87,38 +97,33 @@ export const subscriptionRoutes =
       { schema: { summary: 'Your subscription with its plan, default card and next invoice time', response: { 200: answer(SubscriptionDetails) } } },
       async (request) => ok(await payments.details(signedIn(request).userId)),
     );
-    api.post(
+    postForUser(
       '/create',
       {
-        schema: {
-          summary: 'Subscribe to a paid plan ({planId, paymentMethodId?}: the card is saved as the default first); during the trial it is the plan billed from its end, on a paused or cancelled subscription billing starts now (402 without a card)',
-          body: CreateBody,
-          response: { 200: answer(CurrentSubscription) },
-        },
+        summary: 'Subscribe to a paid plan ({planId, paymentMethodId?}: the card is saved as the default first); during the trial it is the plan billed from its end, on a paused or cancelled subscription billing starts now (402 without a card)',
+        body: CreateBody,
+        data: CurrentSubscription,
+        message: 'Subscribed',
       },
-      async (request) => ok(await payments.create(signedIn(request).userId, request.body), 'Subscribed'),
+      payments.create,
     );
-    api.post(
+    postForUser(
       '/create-checkout-session',
       {
-        schema: {
-          summary: 'A Stripe Checkout Session ({planId}, mode setup) to take a card for that plan: send the browser to url; on completion the card is the default and the plan chosen',
-          body: PlanBody,
-          response: { 200: answer(CheckoutStarted) },
-        },
+        summary: 'A Stripe Checkout Session ({planId}, mode setup) to take a card for that plan: send the browser to url; on completion the card is the default and the plan chosen',
+        body: PlanBody,
+        data: CheckoutStarted,
       },
-      async (request) => ok(await payments.createCheckoutSession(signedIn(request).userId, request.body)),
+      payments.createCheckoutSession,
     );
-    api.post(
+    postForUser(
       '/check-access',
       {
-        schema: {
-          summary: 'What a team may do now: its plan and status, which key kinds are served and why not, its allowances against what it uses (any member)',
-          body: CheckAccessBody,
-          response: { 200: answer(SubscriptionAccess) },
-        },
+        summary: 'What a team may do now: its plan and status, which key kinds are served and why not, its allowances against what it uses (any member)',
+        body: CheckAccessBody,
+        data: SubscriptionAccess,
       },
-      async (request) => ok(await services.subscriptions.checkAccess(signedIn(request).userId, request.body.teamId)),
+      (userId, body) => services.subscriptions.checkAccess(userId, body.teamId),
     );
     api.post(
       '/record-usage',
@@ -181,17 +186,15 @@ export const subscriptionRoutes =
       { schema: { summary: 'A Stripe SetupIntent (no body) for Stripe.js to collect a card; then save it with save-payment-method', response: { 200: answer(SetupIntentStarted) } } },
       async (request) => ok(await payments.createSetupIntent(signedIn(request).userId)),
     );
-    api.post(
+    postForUser(
       '/save-payment-method',
-      {
-        schema: { summary: 'Save a card ({paymentMethodId, makeDefault?}); the first card becomes the default', body: SaveCardBody, response: { 200: answer(PaymentMethod) } },
-      },
-      async (request) => ok(await payments.savePaymentMethod(signedIn(request).userId, request.body), 'Payment method saved'),
+      { summary: 'Save a card ({paymentMethodId, makeDefault?}); the first card becomes the default', body: SaveCardBody, data: PaymentMethod, message: 'Payment method saved' },
+      payments.savePaymentMethod,
     );
-    api.post(
+    postForUser(
       '/payment-method',
-      { schema: { summary: 'Make a saved card the default ({paymentMethodId}): invoices are charged to it', body: CardBody, response: { 200: answer(PaymentMethod) } } },
-      async (request) => ok(await payments.setDefaultPaymentMethod(signedIn(request).userId, request.body), 'Default payment method set'),
+      { summary: 'Make a saved card the default ({paymentMethodId}): invoices are charged to it', body: CardBody, data: PaymentMethod, message: 'Default payment method set' },
+      payments.setDefaultPaymentMethod,
     );
     api.delete(
       '/payment-method/:paymentMethodId',
@@ -204,21 +207,20 @@ export const subscriptionRoutes =
       },
       async (request) => ok(await payments.removePaymentMethod(signedIn(request).userId, request.params.paymentMethodId), 'Payment method removed'),
     );
-    api.post(
+    postForUser(
       '/cancel',
       {
-        schema: {
-          summary: 'Cancel ({immediate}): true ends it now and invoices the period so far; false at the end of the period (a trial: at its end)',
-          body: CancelBody,
-          response: { 200: answer(CurrentSubscription) },
-        },
+        summary: 'Cancel ({immediate}): true ends it now and invoices the period so far; false at the end of the period (a trial: at its end)',
+        body: CancelBody,
+        data: CurrentSubscription,
+        message: 'Subscription cancelled',
       },
-      async (request) => ok(await payments.cancel(signedIn(request).userId, request.body), 'Subscription cancelled'),
+      payments.cancel,
     );
-    api.post(
+    postForUser(
       '/change-plan',
-      { schema: { summary: 'Move to another paid plan ({planId}) from now; the period’s plan fee is prorated', body: PlanBody, response: { 200: answer(PlanChange) } } },
-      async (request) => ok(await payments.changePlan(signedIn(request).userId, request.body), 'Plan changed'),
+      { summary: 'Move to another paid plan ({planId}) from now; the period’s plan fee is prorated', body: PlanBody, data: PlanChange, message: 'Plan changed' },
+      payments.changePlan,
     );
     // The webhook reads its body as bytes: the signature is over them exactly as sent.
     await app.register(async (webhook) => {

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { buildInvoice, planTerms } from '@spendgate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestSqlStore, sqlBackends } from '../../testing/sql.ts';
+import { usageEvent } from '../../testing/usage-events.ts';
 import type { SqlStore } from '../connect.ts';
 import type { NewUsageEvent } from '../schema.ts';
 import { recordInsight } from './advisor.ts';
@@ -40,40 +41,14 @@ for (const backend of sqlBackends) {
     let store: SqlStore;
     const ids = { user: randomUUID(), other: randomUUID(), team: randomUUID(), demo: randomUUID(), group: randomUUID() };
     let subscriptionId: string;
-    let sequence = 0;
-
-    const event = (overrides: Partial<NewUsageEvent>): NewUsageEvent => {
-      sequence += 1;
-      return {
-        request_id: `billing-${backend}-${sequence}`,
-        occurred_at: at('2026-03-10T12:00:00Z'),
-        team_id: ids.team,
-        group_id: ids.group,
-        key_id: ids.group,
-        connection_id: null,
-        provider: 'openai',
-        model: 'gpt-4o',
-        endpoint: 'chat.completions',
-        status_code: 200,
-        streamed: false,
-        estimated: false,
-        input_tokens: 100n,
-        cached_read_tokens: 0n,
-        cache_write_5m_tokens: 0n,
-        cache_write_1h_tokens: 0n,
-        output_tokens: 50n,
-        reasoning_tokens: 0n,
+    const event = (overrides: Partial<NewUsageEvent>): NewUsageEvent =>
+      usageEvent({ teamId: ids.team, groupId: ids.group, keyId: ids.group }, at('2026-03-10T12:00:00Z'), {
         cost_micros: 1_000n,
-        currency: 'USD',
-        price_version: '2026-08-21',
-        latency_ms: 10,
-        key_kind: 'optimised',
         billing_rule: 'optimised-uplift',
         billed_micros: 937n,
         budget_spend_micros: 937n,
         ...overrides,
-      };
-    };
+      });
 
     beforeAll(async () => {
       store = await openTestSqlStore(backend);

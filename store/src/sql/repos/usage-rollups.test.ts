@@ -6,6 +6,7 @@ import { LATENCY_BUCKETS, latencyBucket } from '@spendgate/core';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestSqlStore, sqlBackends } from '../../testing/sql.ts';
+import { usageEvent } from '../../testing/usage-events.ts';
 import type { SqlStore } from '../connect.ts';
 import type { NewUsageEvent } from '../schema.ts';
 import { insertGroup } from './groups.ts';
@@ -21,37 +22,18 @@ for (const backend of sqlBackends) {
   describe(`usage rollups on ${backend}`, () => {
     let store: SqlStore;
     const ids = { user: randomUUID(), team: randomUUID(), group: randomUUID(), keyA: randomUUID(), keyB: randomUUID() };
-    let sequence = 0;
-
     function event(occurredAt: string, overrides: Partial<NewUsageEvent> = {}): NewUsageEvent {
-      sequence += 1;
-      return {
-        request_id: `rollup-${backend}-${sequence}`,
-        occurred_at: occurredAt,
-        team_id: ids.team,
-        group_id: ids.group,
-        key_id: ids.keyA,
-        connection_id: null,
-        provider: 'openai',
-        model: 'gpt-4o',
-        endpoint: 'chat.completions',
-        status_code: 200,
-        streamed: false,
-        estimated: false,
-        input_tokens: 1_000n,
+      return usageEvent({ teamId: ids.team, groupId: ids.group, keyId: ids.keyA }, occurredAt, {
         cached_read_tokens: 200n,
-        cache_write_5m_tokens: 0n,
-        cache_write_1h_tokens: 0n,
         output_tokens: 500n,
         reasoning_tokens: 40n,
         cost_micros: 7_500n,
-        currency: 'USD',
-        price_version: '2026-08-21',
         latency_ms: 120,
+        key_kind: 'byok',
         billed_micros: 0n,
         budget_spend_micros: 5_900n,
         ...overrides,
-      };
+      });
     }
 
     async function cells(grain: 'hour' | 'day') {
