@@ -6,7 +6,7 @@
  * its plan changed, cancelled at period end (and kept), then at once; and the refusals.
  */
 import { periodEndAfter } from '@spendgate/core';
-import { findStripeObject } from '@spendgate/store';
+import { findStripeObject, listAudit } from '@spendgate/store';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeStripe, startFakeStripe } from '../fakes/stripe.ts';
@@ -87,12 +87,16 @@ for (const mode of testModes) {
 
       // A buyer who never comes back to the success page: the webhook applies the checkout.
       const away = await signUp(spendgate.url, `away-${mode}@example.com`, { planId: planIds.developers });
+      const awayTeam = (await callApi(spendgate.url, 'POST', '/team/', { token: away.token, body: { name: 'Away', description: '' } })).body.data.id as string;
       const awaySession = (await call(away.token, 'POST', '/create-checkout-session', { planId: planIds.growth })).body.data.sessionId;
       const awayEvents = fake.events.length;
       fake.completeCheckout(awaySession, 'pm_card_amex');
       await deliverEventsSince(awayEvents);
       expect((await call(away.token, 'GET', '/current')).body.data).toMatchObject({ plan: 'growth', hasPaymentMethod: true });
       expect((await call(away.token, 'GET', '/payment-methods')).body.data).toMatchObject([{ brand: 'amex', last4: '8431', isDefault: true }]);
+      // The team the subscription pays for audits it, made by the system (the webhook's job).
+      const audited = (await listAudit(spendgate.app.runtime.stores.sql.db, awayTeam)).filter((entry) => entry.action === 'subscription.checkout_completed');
+      expect(audited).toMatchObject([{ actor_user_id: null, before: { planSlug: 'developers' }, after: { planSlug: 'growth', defaultCard: 'amex 8431' } }]);
 
       // Someone else's checkout is not yours.
       const other = await signUp(spendgate.url, `other-${mode}@example.com`);

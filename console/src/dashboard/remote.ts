@@ -15,6 +15,7 @@ import { BillingSuccessScreen } from './billing/BillingSuccessScreen.tsx';
 import { SubscriptionScreen } from './billing/SubscriptionScreen.tsx';
 import { AiConnectionsScreen } from './connections/AiConnectionsScreen.tsx';
 import { AddGroupScreen } from './groups/AddGroupScreen.tsx';
+import { AuditScreen } from './audit/AuditScreen.tsx';
 import { GpuScreen } from './gpu/GpuScreen.tsx';
 import { SyntheticGroupsScreen } from './groups/SyntheticGroupsScreen.tsx';
 import { OverviewScreen } from './overview/OverviewScreen.tsx';
@@ -47,4 +48,5 @@ export const screens: Record<DashboardScreenName, ComponentType> = {
   advisor: AdvisorScreen,
   alerts: AlertsScreen,
   gpu: GpuScreen,
+  auditLog: AuditScreen,
 };

@@ -51,6 +51,7 @@ export const DASHBOARD_SCREENS = {
   },
   account: { path: '/dashboard/settings/account', nav: { label: 'Account', icon: 'user' }, failureMessage: 'Unable to load account settings.' },
   team: { path: '/dashboard/settings/team', nav: { label: 'Team', icon: 'users' }, failureMessage: 'Team settings failed to load.' },
+  auditLog: { path: '/dashboard/settings/audit', nav: { label: 'Audit log', icon: 'shield' }, failureMessage: 'The audit log failed to load. Please try again.' },
   subscription: {
     path: '/dashboard/settings/subscription',
     nav: { label: 'Subscription', icon: 'card' },

@@ -250,7 +250,7 @@ export function createPaymentService(deps: {
         throw (error as { statusCode?: number }).statusCode === 404 ? notFound : stripeFailure(error, 'sessionId');
       });
       if (session.metadata?.subscriptionId !== subscription.id) throw notFound;
-      if (session.status === 'complete' && (await applyCheckoutSession({ sql: deps.sql, stripe, now }, session))) await deps.refreshKeys(userId);
+      if (session.status === 'complete' && (await applyCheckoutSession({ sql: deps.sql, stripe, now }, session, userId))) await deps.refreshKeys(userId);
       return {
         id: session.id,
         status: (session.status ?? 'open') as 'open' | 'complete' | 'expired',

@@ -75,7 +75,7 @@ export function createStripeEventProcessor(deps: {
       state = read;
       if (state.object === 'checkout.session') {
         const session = state as unknown as Stripe.Checkout.Session;
-        if (await applyCheckoutSession({ sql: deps.sql, stripe, now }, session)) await refreshSubscriptionKeys(deps, session.metadata!.subscriptionId!);
+        if (await applyCheckoutSession({ sql: deps.sql, stripe, now }, session, null)) await refreshSubscriptionKeys(deps, session.metadata!.subscriptionId!);
       }
     }
     const reactivated = await db.transaction().execute(async (trx) => {

@@ -15,6 +15,7 @@
  */
 import { AppError, ConflictError, periodEndAfter, type PlanSlug, planTerms, UpstreamError, ValidationError } from '@spendgate/core';
 import {
+  billedTeamIds,
   changeSubscriptionPlan,
   type Db,
   findPaymentMethod,
@@ -30,6 +31,7 @@ import {
   setDefaultPaymentMethod,
   setStripeCustomer,
   startBillingPeriod,
+  writeAudit,
 } from '@spendgate/store';
 import Stripe from 'stripe';
 import { stripeIdempotencyKey } from './stripe.ts';
@@ -154,9 +156,15 @@ export async function choosePlan(db: Db, subscription: SubscriptionRow, slug: Pl
 
 /**
  * Applies a completed Checkout Session made for a subscription: its card saved as the default
- * and its plan chosen, once. Returns whether it was applied now.
+ * and its plan chosen, once, audited in each team the subscription pays for — by the user
+ * whose success page saw it first, or by the system (null) when the webhook did. Returns
+ * whether it was applied now.
  */
-export async function applyCheckoutSession(deps: { sql: Pick<SqlStore, 'db'>; stripe: Stripe; now: () => Date }, session: Stripe.Checkout.Session): Promise<boolean> {
+export async function applyCheckoutSession(
+  deps: { sql: Pick<SqlStore, 'db'>; stripe: Stripe; now: () => Date },
+  session: Stripe.Checkout.Session,
+  actorUserId: string | null,
+): Promise<boolean> {
   const subscriptionId = session.metadata?.subscriptionId;
   const planSlug = session.metadata?.planSlug as PlanSlug | undefined;
   if (session.mode !== 'setup' || session.status !== 'complete' || !subscriptionId || !planSlug || !session.setup_intent) return false;
@@ -173,8 +181,20 @@ export async function applyCheckoutSession(deps: { sql: Pick<SqlStore, 'db'>; st
   await makeStripeDefault(deps.stripe, customerId, subscription.id, method.id, session.id);
   return db.transaction().execute(async (trx) => {
     if (!(await recordCheckoutApplied(trx, { sessionId: session.id, subscriptionId: subscription.id, planSlug }))) return false;
-    await keepCard(trx, subscription.id, method, true);
+    const card = await keepCard(trx, subscription.id, method, true);
     await choosePlan(trx, (await findSubscriptionById(trx, subscription.id))!, planSlug, at);
+    for (const teamId of await billedTeamIds(trx, subscription.user_id)) {
+      await writeAudit(trx, {
+        teamId,
+        actorUserId,
+        action: 'subscription.checkout_completed',
+        targetType: 'subscription',
+        targetId: subscription.id,
+        details: { checkoutSessionId: session.id },
+        before: { planSlug: subscription.plan_slug },
+        after: { planSlug, defaultCard: `${card.brand} ${card.last4}` },
+      });
+    }
     return true;
   });
 }
