@@ -8,6 +8,7 @@ import { AcceptInviteScreen } from './auth/AcceptInviteScreen.tsx';
 import { ForgotPasswordScreen } from './auth/ForgotPasswordScreen.tsx';
 import { LoginScreen } from './auth/LoginScreen.tsx';
 import { RegisterScreen } from './auth/RegisterScreen.tsx';
+import { SsoCallbackScreen } from './auth/SsoCallbackScreen.tsx';
 import { UpdatePasswordScreen } from './auth/UpdatePasswordScreen.tsx';
 import { VerifyScreen } from './auth/VerifyScreen.tsx';
 import { BillingCancelScreen } from './billing/BillingCancelScreen.tsx';
@@ -34,6 +35,7 @@ export const screens: Record<DashboardScreenName, ComponentType> = {
   verify: VerifyScreen,
   forgotPassword: ForgotPasswordScreen,
   acceptInvite: AcceptInviteScreen,
+  ssoCallback: SsoCallbackScreen,
   overview: OverviewScreen,
   aiConnections: AiConnectionsScreen,
   syntheticGroups: SyntheticGroupsScreen,

@@ -25,6 +25,7 @@ export const DASHBOARD_SCREENS = {
   forgotPassword: { path: '/forgot-password', failureMessage: "We're having trouble loading the password reset page." },
   updatePassword: { path: '/update-password', failureMessage: 'Could not load the password update page.' },
   acceptInvite: { path: '/groups/accept-invite', failureMessage: 'The invitation page failed to load. Please try again later.' },
+  ssoCallback: { path: '/sso/callback', failureMessage: 'Single sign-on could not be finished. Please try again.' },
   overview: {
     path: '/dashboard',
     nav: { label: 'Overview', icon: 'chart', exact: true },

@@ -117,6 +117,7 @@ const acceptInviteRoute = createRoute({
   validateSearch: (search: Record<string, unknown>): { token?: string } => ({ token: optionalString(search.token) }),
   ...remote('acceptInvite'),
 });
+const ssoCallbackRoute = createRoute({ getParentRoute: () => siteRoute, ...remote('ssoCallback') });
 
 // ---- Private dashboard, in the dashboard's own shell ----
 
@@ -162,6 +163,7 @@ const routeTree = rootRoute.addChildren([
     forgotPasswordRoute,
     updatePasswordRoute,
     acceptInviteRoute,
+    ssoCallbackRoute,
   ]),
   demoRoute,
   dashboardRoute.addChildren(dashboardRoutes),

@@ -10,7 +10,8 @@ import type { LoginInput, OtpAnswer, OtpCheck, PasswordChange, PasswordReset, Pr
 
 // The query client comes from the caller (useQueryClient): the dashboard bundle must
 // use the site's cache, not a copy of its own.
-const startSession = (queryClient: QueryClient) => (answer: SessionAnswer) => {
+/** Stores a session the API answered (any sign-in: password, code, single sign-on), with a fresh cache. */
+export const startSession = (queryClient: QueryClient) => (answer: SessionAnswer) => {
   queryClient.clear();
   saveSession(answer.token, answer.user);
   return answer;

@@ -1,8 +1,8 @@
 /**
  * /dashboard/settings/team: the team (?team= picks one of yours, else the first) with its
  * members and roles, invitations by e-mail (and, for admins, those still pending), the
- * seats its plan includes and its budget, and for admins prompt capture and the AI advisor's
- * wording.
+ * seats its plan includes and its budget, and for admins prompt capture, the AI advisor's
+ * wording and single sign-on (Enterprise).
  * A user without a team creates one or joins one with an invitation link (the onboarding
  * checklist links here).
  */
@@ -21,6 +21,7 @@ import { PendingInvitations } from './PendingInvitations.tsx';
 import { AdvisorWordingSettings } from '../advisor/AdvisorWordingSettings.tsx';
 import { PromptCaptureSettings } from './PromptCaptureSettings.tsx';
 import { SeatUsage } from './SeatUsage.tsx';
+import { SsoSettings } from './SsoSettings.tsx';
 import { TeamMembers } from './TeamMembers.tsx';
 import { CreateTeamForm, JoinTeamForm } from './TeamSetup.tsx';
 import { isTeamRole } from './validation.ts';
@@ -111,6 +112,7 @@ function TeamDetails({ team, teams, onOpen }: { team: Team; teams: Team[]; onOpe
         <TeamBudget teamId={team.id} />
         {isAdmin && <PromptCaptureSettings teamId={team.id} />}
         {isAdmin && <AdvisorWordingSettings teamId={team.id} />}
+        {isAdmin && <SsoSettings teamId={team.id} />}
       </div>
     </ScreenFrame>
   );
