@@ -6,9 +6,13 @@
  * server answers; the screen then shows the plan chosen and the card; a second card is
  * added through a SetupIntent, made the default, and the first removed. And a newcomer's
  * whole way in: a plan on /pricing, registration keeping it, the mailed code, then the
- * subscription screen's checkout and back. What the screens show is checked against the
- * API's own answers.
+ * subscription screen's checkout and back. An invoice whose lines adjust the period before
+ * (usage recorded after its invoice) shows them apart, naming the invoice they adjust. What
+ * the screens show is checked against the API's own answers.
  */
+import { periodEndAfter } from '@spendgate/core';
+import { insertUsageEvents, type NewUsageEvent, startBillingPeriod } from '@spendgate/store';
+import { createInvoiceBuildProcessor } from '@spendgate/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeStripe, startFakeStripe } from '../fakes/stripe.ts';
 import { freePort } from '../support/free-port.ts';
@@ -100,6 +104,65 @@ describe.skipIf(!hasChromium)('the subscription screen', () => {
       const phone = await profiles.open('/dashboard/settings/subscription', { as: admin, width: 390, theme: 'dark' });
       await phone.getByRole('list', { name: 'Saved cards' }).getByRole('listitem').filter({ hasText: `ending ${second.last4}` }).waitFor();
       await checkPage(phone, `subscription-phone-${mode}`);
+      expect(profiles.pageErrors).toEqual([]);
+      expect(profiles.consoleErrors).toEqual([]);
+    }, 180_000);
+
+    it("lists an invoice's adjustment lines (usage of the period before, recorded after its invoice) apart, at 1280 and 390 px", async () => {
+      const db = spendgate.app.runtime.stores.sql.db;
+      const build = (at: Date) =>
+        createInvoiceBuildProcessor({ sql: spendgate.app.runtime.stores.sql, log: { info: () => {} }, invalidateKey: spendgate.app.runtime.stores.invalidateKey, usageEventRetentionDays: 400, now: () => at })();
+      const byomRequests = (count: number, at: Date, prefix: string): NewUsageEvent[] =>
+        Array.from({ length: count }, (_, index) => ({
+          request_id: `${prefix}-${mode}-${index}`,
+          occurred_at: at,
+          team_id: admin.teamId,
+          group_id: null,
+          key_id: null,
+          connection_id: null,
+          provider: 'openai-compatible',
+          model: 'llama3.1:8b',
+          endpoint: 'chat.completions',
+          status_code: 200,
+          streamed: false,
+          estimated: false,
+          input_tokens: 100,
+          cached_read_tokens: 0,
+          cache_write_5m_tokens: 0,
+          cache_write_1h_tokens: 0,
+          output_tokens: 20,
+          reasoning_tokens: 0,
+          cost_micros: 0,
+          currency: 'USD',
+          price_version: null,
+          latency_ms: 100,
+          key_kind: 'byom',
+          billing_rule: 'byom-routing-fee',
+          billed_micros: 4_000,
+          budget_spend_micros: 4_000,
+        }));
+      // Billing since two periods ago: the first period's requests, its invoice, two of its requests recorded late, the next invoice.
+      const first = new Date(Math.floor((Date.now() - 70 * 86_400_000) / 86_400_000) * 86_400_000);
+      const second = periodEndAfter(first, first);
+      const third = periodEndAfter(first, second);
+      const subscriptionId = (await current()).id as string;
+      await startBillingPeriod(db, { subscriptionId, anchor: first, start: first, end: second });
+      await insertUsageEvents(db, byomRequests(250, new Date(first.getTime() + 86_400_000), 'on-time'));
+      await build(new Date(second.getTime() + 7_200_000));
+      await insertUsageEvents(db, byomRequests(25, new Date(first.getTime() + 86_400_000), 'late'));
+      await build(new Date(third.getTime() + 7_200_000));
+      const [latest, earlier] = (await callApi(spendgate.url, 'GET', '/subscription/billing', { token: admin.token })).body.data as { number: string }[];
+
+      for (const width of [1280, 390] as const) {
+        const page = await profiles.open('/dashboard/settings/subscription', { as: admin, width });
+        await page.getByRole('button', { name: `Show lines of ${latest!.number}` }).click();
+        const lines = page.getByRole('table', { name: `Lines of invoice ${latest!.number}` });
+        await lines.getByText('Adjustments: usage of earlier periods recorded after their invoices').waitFor();
+        // 25 late requests × £0.004 = 10p, marked as adjusting the earlier invoice.
+        const adjustment = lines.getByRole('row').filter({ hasText: `Adjusts ${earlier!.number}` });
+        expect(await adjustment.textContent()).toContain('£0.10');
+        await checkPage(page, `subscription-adjustments-${width}-${mode}`);
+      }
       expect(profiles.pageErrors).toEqual([]);
       expect(profiles.consoleErrors).toEqual([]);
     }, 180_000);

@@ -132,7 +132,7 @@ export function InvoiceLinesTable({ caption, lines, totalPence }: { caption: str
         {adjustments.length > 0 && (
           <tbody className="billing-adjustments">
             <tr>
-              <th scope="colgroup" colSpan={3}>
+              <th scope="rowgroup" colSpan={3}>
                 Adjustments: usage of earlier periods recorded after their invoices
               </th>
             </tr>
