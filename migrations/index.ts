@@ -34,6 +34,7 @@ import * as invoiceNumbers from './20261128_0101_invoice_numbers.ts';
 import * as lateUsage from './20261128_0102_late_usage.ts';
 import * as auditChain from './20261128_0201_audit_chain.ts';
 import * as singleSignOn from './20261128_0301_single_sign_on.ts';
+import * as compliance from './20261128_0401_compliance.ts';
 import * as rollupRebuilds from './20261128_0501_rollup_rebuilds.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -70,5 +71,6 @@ export const migrations: Record<string, Migration> = {
   '20261128_0102_late_usage': lateUsage,
   '20261128_0201_audit_chain': auditChain,
   '20261128_0301_single_sign_on': singleSignOn,
+  '20261128_0401_compliance': compliance,
   '20261128_0501_rollup_rebuilds': rollupRebuilds,
 };

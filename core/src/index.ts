@@ -185,6 +185,7 @@ export {
   type AlertChannel,
   auditLogRefusal,
   FREE_TRIAL_DAYS,
+  complianceRefusal,
   gpuAnalyticsRefusal,
   singleSignOnRefusal,
   PLANS,

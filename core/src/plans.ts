@@ -54,6 +54,8 @@ export interface PlanTerms {
   singleSignOn: boolean;
   /** Reading, exporting and verifying the audit log (Enterprise: "RBAC with audit logs"); every plan writes it. */
   auditLog: boolean;
+  /** ISO/SOC2 readiness: the access review export (Enterprise). */
+  complianceReadiness: boolean;
   support: 'community' | 'priority' | 'dedicated';
   /** How optimised keys weigh cost, speed and accuracy when a key sets no weights. */
   routingWeights: RoutingWeights;
@@ -84,6 +86,7 @@ const developersTerms = {
   gpuAnalytics: false,
   singleSignOn: false,
   auditLog: false,
+  complianceReadiness: false,
   support: 'community',
   routingWeights: { cost: 0.6, speed: 0.2, accuracy: 0.2 },
   footnotes: [],
@@ -119,6 +122,7 @@ export const PLANS: readonly PlanTerms[] = [
     gpuAnalytics: false,
     singleSignOn: false,
     auditLog: false,
+    complianceReadiness: false,
     support: 'priority',
     routingWeights: { cost: 0.5, speed: 0.2, accuracy: 0.3 },
     footnotes: [
@@ -148,6 +152,7 @@ export const PLANS: readonly PlanTerms[] = [
     gpuAnalytics: true,
     singleSignOn: true,
     auditLog: true,
+    complianceReadiness: true,
     support: 'dedicated',
     routingWeights: { cost: 0.4, speed: 0.2, accuracy: 0.4 },
     footnotes: [],
@@ -170,6 +175,8 @@ export const gpuAnalyticsRefusal = (terms: Pick<PlanTerms, 'name'>) => `GPU infr
 export const singleSignOnRefusal = (terms: Pick<PlanTerms, 'name'>) => `Single sign-on is part of the Enterprise plan; the ${terms.name} plan does not include it`;
 /** What a team on another plan is told of the audit log: by the API's 403, and by the console before it asks. */
 export const auditLogRefusal = (terms: Pick<PlanTerms, 'name'>) => `The audit log is part of the Enterprise plan; the ${terms.name} plan records every change but does not include reading, exporting or verifying it`;
+/** What a team on another plan is told of ISO/SOC2 readiness (the access review): by the API's 403, and by the console before it asks. */
+export const complianceRefusal = (terms: Pick<PlanTerms, 'name'>) => `ISO/SOC2 readiness (the access review) is part of the Enterprise plan; the ${terms.name} plan does not include it`;
 
 /** What the seat numbered `seat` (1 = the first) costs a month: 0 when included, null when the plan prices seats by arrangement. */
 export function seatMonthlyMicros(terms: PlanTerms, seat: number): bigint | null {

@@ -21,6 +21,8 @@ const EXPECTED: Record<Action, string> = {
   'team.audit.view': 'AFFFFH',
   'team.usage.view': 'AFFFFH',
   'team.settings.manage': 'AFFFFH',
+  'team.access.review': 'AFFFFH',
+  'team.retention.manage': 'AFFFFH',
   'connection.view': 'AAAAAH',
   'connection.manage': 'AFFFFH',
   'group.create': 'AAAAAH',

@@ -28,6 +28,8 @@ export const PERMISSIONS = {
   'team.audit.view': { scope: 'team', roles: ['ADMIN'] },
   'team.usage.view': { scope: 'team', roles: ['ADMIN'] },
   'team.settings.manage': { scope: 'team', roles: ['ADMIN'] },
+  'team.access.review': { scope: 'team', roles: ['ADMIN'] },
+  'team.retention.manage': { scope: 'team', roles: ['ADMIN'] },
   'connection.view': { scope: 'team', roles: ['ADMIN', 'MEMBER'] },
   'connection.manage': { scope: 'team', roles: ['ADMIN'] },
   'pricing.view': { scope: 'team', roles: ['ADMIN', 'MEMBER'] },

@@ -7,38 +7,13 @@
  * verified against a local JWKS (linking a verified account, taking over one never
  * verified), and the throttle on telling whether an address has an account.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GOOGLE_CLIENT_ID, startJwks } from '../support/google-jwks.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
 import { codeIn, type MailSink, registerUser, startMailSink } from './support.ts';
 
-const GOOGLE_CLIENT_ID = 'spendgate-test.apps.googleusercontent.com';
 const PASSWORD = 'a long enough password';
-
-async function startJwks() {
-  const { privateKey, publicKey } = await generateKeyPair('RS256');
-  const jwk = { ...(await exportJWK(publicKey)), kid: 'test-key', alg: 'RS256', use: 'sig' };
-  const server: Server = createServer((_request, response) => {
-    response.setHeader('content-type', 'application/json');
-    response.end(JSON.stringify({ keys: [jwk] }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/oauth2/v3/certs`;
-  const sign = async (
-    claims: Record<string, unknown>,
-    options: { audience?: string; issuer?: string; expiresIn?: string | number; key?: CryptoKey } = {},
-  ) =>
-    new SignJWT(claims)
-      .setProtectedHeader({ alg: 'RS256', kid: 'test-key' })
-      .setIssuer(options.issuer ?? 'https://accounts.google.com')
-      .setAudience(options.audience ?? GOOGLE_CLIENT_ID)
-      .setIssuedAt()
-      .setExpirationTime(options.expiresIn ?? '1h')
-      .sign(options.key ?? privateKey);
-  return { url, sign, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
 
 for (const mode of testModes) {
   describe(`accounts (${mode})`, () => {

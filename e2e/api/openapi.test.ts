@@ -15,6 +15,7 @@ import type { AdvisorInsight, AdvisorInsights, AdvisorRun, AdvisorWordingSetting
 import type { OtpAnswer, ProfileAnswer, SessionAnswer } from '../../console/src/api/auth/types.ts';
 import type { AlertChannel, AlertEvent } from '../../console/src/api/alerts/types.ts';
 import type { Budget } from '../../console/src/api/budgets/types.ts';
+import type { TeamRetention } from '../../console/src/api/compliance/types.ts';
 import type { ContactFormAnswer } from '../../console/src/api/contact-form/types.ts';
 import type { Connection, ConnectionTested, ListedConnection, Provider } from '../../console/src/api/connections/types.ts';
 import type { Faq } from '../../console/src/api/faqs/types.ts';
@@ -300,6 +301,7 @@ describe('the console reads answers as the API documents them', () => {
     expectTypeOf<Wire<typeof Answers.AdvisorInsight>>().toExtend<AdvisorInsight>();
     expectTypeOf<Wire<typeof Answers.AdvisorWordingSetting>>().toExtend<AdvisorWordingSetting>();
     expectTypeOf<Wire<typeof Answers.GpuSettings>>().toExtend<GpuSettings>();
+    expectTypeOf<Wire<typeof Answers.TeamRetention>>().toExtend<TeamRetention>();
     expectTypeOf<Wire<typeof Answers.GpuIngestKeyIssued>>().toExtend<GpuIngestKeyIssued>();
     expectTypeOf<Wire<typeof Answers.GpuExporter>>().toExtend<GpuExporter>();
     expectTypeOf<Wire<typeof Answers.GpuUtilization>>().toExtend<GpuUtilization>();

@@ -9,8 +9,8 @@
  */
 import { upsertSubscription } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replayBase, slowedCapture } from '../support/gpu-capture.ts';
-import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
+import { pushCaptureAsAgent } from '../support/gpu-capture.ts';
+import { type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
 import { browserSuite, CHROMIUM_PATH, hasChromium } from './support/chromium.ts';
 import { type BrowserProfiles, browserProfiles, checkPage, signUpTeamAdmin, type TeamAdmin } from './support/session.ts';
 
@@ -32,16 +32,7 @@ describe.skipIf(!hasChromium)('the GPU screen', () => {
       await upsertSubscription(spendgate.app.runtime.stores.sql.db, { userId: admin.userId, planSlug: 'enterprise', status: 'active', trialEnd: null });
       trial = await signUpTeamAdmin(spendgate.url, `gpu-trial-${mode}@example.com`, { name: 'Tom Trial', team: { name: 'Small lab', description: '' } });
 
-      const api = (method: string, route: string, body: unknown) => callApi(spendgate.url, method, route, { token: admin.token, body });
-      await api('PUT', '/gpu/settings', { teamId: admin.teamId, idleBelowPct: 5, idleAfterMinutes: 5 });
-      await api('PUT', '/gpu/prices', { teamId: admin.teamId, prices: [{ model: 'NVIDIA H200', perHour: '3.50' }] });
-      const key = (await api('POST', '/gpu/ingest-keys', { teamId: admin.teamId, name: 'gpu-node-1 agent' })).body.data.key as string;
-      const capture = slowedCapture(replayBase());
-      const push = (kind: string, body: string) =>
-        fetch(`${spendgate.url}/api/gpu/ingest/nvidia-smi?kind=${kind}&cluster=training&host=gpu-node-1`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'text/csv' }, body });
-      for (const batch of capture.gpuBatches(60)) expect((await push('gpus', batch)).status).toBe(200);
-      expect((await push('compute-apps', capture.computeApps)).status).toBe(200);
-      await spendgate.app.runtime.stores.queue.drain();
+      await pushCaptureAsAgent(spendgate.url, admin.token, admin.teamId);
     }, 120_000);
 
     afterAll(async () => {

@@ -9,7 +9,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseNvidiaSmiGpus } from '@spendgate/core';
+import { expect } from 'vitest';
 import type { DcgmReading } from '../fakes/dcgm-exporter.ts';
+import { callApi, runningAt } from './spendgate.ts';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -57,4 +59,23 @@ export function slowedCapture(base: number) {
       } satisfies DcgmReading,
     })),
   };
+}
+
+/**
+ * An Enterprise team's GPUs as its agent reports them: a 5-minute idle window, H200s at
+ * £3.50 an hour, and the capture replayed from `replayBase()` pushed as the agent pushes it
+ * (gpus batches of 60 rows, then the compute apps) with an ingest key issued for it; the
+ * rollup has run when this returns (the Spendgate's queue drained).
+ */
+export async function pushCaptureAsAgent(base: string, token: string, teamId: string): Promise<void> {
+  const api = (method: string, route: string, body: unknown) => callApi(base, method, route, { token, body });
+  await api('PUT', '/gpu/settings', { teamId, idleBelowPct: 5, idleAfterMinutes: 5 });
+  await api('PUT', '/gpu/prices', { teamId, prices: [{ model: 'NVIDIA H200', perHour: '3.50' }] });
+  const key = (await api('POST', '/gpu/ingest-keys', { teamId, name: 'gpu-node-1 agent' })).body.data.key as string;
+  const capture = slowedCapture(replayBase());
+  const push = (kind: string, body: string) =>
+    fetch(`${base}/api/gpu/ingest/nvidia-smi?kind=${kind}&cluster=training&host=gpu-node-1`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'text/csv' }, body });
+  for (const batch of capture.gpuBatches(60)) expect((await push('gpus', batch)).status).toBe(200);
+  expect((await push('compute-apps', capture.computeApps)).status).toBe(200);
+  await runningAt(base).app.runtime.stores.queue.drain();
 }

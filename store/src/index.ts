@@ -21,6 +21,7 @@ export * from './sql/repos/billing.ts';
 export * from './sql/repos/alerts.ts';
 export * from './sql/repos/budgets.ts';
 export * from './sql/repos/catalog.ts';
+export * from './sql/repos/compliance.ts';
 export * from './sql/repos/connections.ts';
 export * from './sql/repos/db.ts';
 export * from './sql/repos/demo-fills.ts';

@@ -1060,3 +1060,37 @@ export const SsoSettings = z.strictObject({
 
 /** Where the browser goes to sign in at the identity provider. */
 export const SsoStart = z.strictObject({ url: z.string() });
+
+// Compliance readiness
+
+/** The access review (Enterprise): one entry per membership, the team's first; `lastSignedInAt` null: never signed in since it was tracked. */
+export const AccessReview = z.strictObject({
+  teamId: z.guid(),
+  generatedAt: Timestamp,
+  entries: z.array(
+    z.strictObject({
+      userId: z.guid(),
+      email: z.string(),
+      name: z.string(),
+      scope: z.enum(['team', 'group']),
+      groupId: z.guid().nullable(),
+      groupName: z.string().nullable(),
+      role: z.string(),
+      joinedAt: Timestamp,
+      lastSignedInAt: Timestamp.nullable(),
+    }),
+  ),
+});
+
+/** Each retention setting of a team: what it set (null: the default), what applies, the default and the bounds. */
+const RetentionDays = z.strictObject({ days: z.number().int().nullable(), effectiveDays: z.number().int(), defaultDays: z.number().int(), minDays: z.number().int(), maxDays: z.number().int() });
+
+export const TeamRetention = z.strictObject({
+  teamId: z.guid(),
+  /** Raw usage events (the request log, exports by request); rollups are kept whatever this says. */
+  usageEvents: RetentionDays,
+  /** Captured prompts and answers (prompt capture's own setting: its maximum is the plan's). */
+  promptCaptures: RetentionDays,
+  /** Raw GPU samples; their classified minutes are kept. */
+  gpuSamples: z.strictObject({ hours: z.number().int().nullable(), effectiveHours: z.number().int(), defaultHours: z.number().int(), minHours: z.number().int(), maxHours: z.number().int() }),
+});

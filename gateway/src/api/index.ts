@@ -19,6 +19,7 @@ import { auditRoutes } from './routes/audit.ts';
 import { authRoutes } from './routes/auth.ts';
 import { alertRoutes } from './routes/alerts.ts';
 import { budgetRoutes } from './routes/budgets.ts';
+import { complianceRoutes } from './routes/compliance.ts';
 import { contactFormRoutes } from './routes/contact-form.ts';
 import { demoRoutes } from './routes/demo.ts';
 import { faqRoutes } from './routes/faqs.ts';
@@ -78,6 +79,7 @@ export const controlPlane =
     await app.register(ssoSignInRoutes(deps.services), { prefix: '/auth/sso' });
     await app.register(ssoSettingsRoutes(deps.services), { prefix: '/sso' });
     await app.register(teamRoutes(deps.services), { prefix: '/team' });
+    await app.register(complianceRoutes(deps.services), { prefix: '/teams' });
     await app.register(providerRoutes(deps.services), { prefix: '/provider' });
     await app.register(groupRoutes(deps.services), { prefix: '/synthetic-group' });
     await app.register(usageRoutes(deps.services), { prefix: '/usage' });

@@ -48,7 +48,7 @@ function parameters(schema: z.ZodType | undefined, where: 'path' | 'query') {
 const ERROR_ANSWER = { $ref: '#/components/schemas/ErrorAnswer' };
 const failure = (description: string) => ({ description, content: { 'application/json': { schema: ERROR_ANSWER } } });
 
-/** What a route answers: its response schemas by status (the wire side), or the file it downloads, then the failures. */
+/** What a route answers: its response schemas by status (the wire side) and the file it downloads, then the failures. */
 function responses(route: CollectedRoute) {
   const answers: [string, unknown][] = Object.entries(route.schema.response ?? {}).map(([status, schema]) => [
     status,
@@ -56,8 +56,12 @@ function responses(route: CollectedRoute) {
   ]);
   const download = route.schema.download;
   if (download !== undefined) {
+    // A route answering JSON or a file (by a format= query) documents both under its 200.
     const types = typeof download.contentType === 'string' ? [download.contentType] : download.contentType;
-    answers.push(['200', { description: download.description, content: Object.fromEntries(types.map((type) => [type, { schema: { type: 'string', description: download.description } }])) }]);
+    const files = Object.fromEntries(types.map((type) => [type, { schema: { type: 'string', description: download.description } }]));
+    const json = answers.find(([status]) => status === '200')?.[1] as { content: Record<string, unknown> } | undefined;
+    if (json) Object.assign(json.content, files);
+    else answers.push(['200', { description: download.description, content: files }]);
   }
   return {
     ...Object.fromEntries(answers),

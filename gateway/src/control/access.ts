@@ -12,6 +12,8 @@ const FORBIDDEN: Partial<Record<Action, string>> = {
   'team.members.role': 'Only team admins can change member roles',
   'team.members.remove': 'Only team admins can remove members',
   'team.audit.view': 'Only team admins can read the audit log',
+  'team.access.review': 'Only team admins can export the access review',
+  'team.retention.manage': 'Only team admins can see and change data retention',
   'team.usage.view': "Only team admins can see the whole team's usage: ask for a group's",
   'connection.manage': 'Only team admins can manage provider connections',
   'pricing.manage': 'Only team admins can change pricing',

@@ -37,6 +37,7 @@ import {
   mergeUserMetadata,
   type OtpPurpose,
   otpConfirmedSince,
+  recordSignIn,
   type SqlStore,
   setUserPassword,
   takeOverWithGoogle,
@@ -117,7 +118,11 @@ export function createAccountService(deps: {
     emailVerified: user.email_verified_at !== null,
   });
 
-  const session = async (user: User) => ({ token: await deps.sessions.sign(claimsOf(user)), user: await publicUser(user) });
+  /** A session for the account, noted as its sign-in (every path comes here: password, code, Google, invitation, SSO). */
+  const session = async (user: User) => {
+    await recordSignIn(db, user.id, now());
+    return { token: await deps.sessions.sign(claimsOf(user)), user: await publicUser(user) };
+  };
 
   async function requireUser(userId: string): Promise<User> {
     const user = await findUserById(db, userId);

@@ -17,6 +17,7 @@ import { createAuditService } from './audit.ts';
 import { createBudgetService } from './budgets.ts';
 import { createConnectionService } from './connections.ts';
 import { createForecastService } from './forecasts.ts';
+import { createComplianceService } from './compliance.ts';
 import { createGpuService } from './gpu.ts';
 import { createDemoService } from './demo/index.ts';
 import { createGroupService } from './groups.ts';
@@ -72,6 +73,7 @@ export async function createControlPlaneServices(deps: {
   const operatorProviders = operatorAccounts(config.optimisedUpstreams).map((account) => account.adapter.catalogProvider);
   const checkSettings = createKeySettingsCheck({ catalog: deps.catalog, operatorProviders });
   const subscriptions = createSubscriptionService({ sql, access, keyCache: deps.keyCache, ...clock });
+  const promptCaptures = createPromptCaptureService({ sql, access, plans, envelope: deps.envelope, keyCache: deps.keyCache, config });
   const services = {
     accounts,
     plans,
@@ -93,7 +95,8 @@ export async function createControlPlaneServices(deps: {
     requestLog: createRequestLog({ sql, access, plans }),
     audit: createAuditService({ sql, access, plans }),
     pricing: createPricingService({ sql, access }),
-    promptCaptures: createPromptCaptureService({ sql, access, plans, envelope: deps.envelope, keyCache: deps.keyCache, config }),
+    promptCaptures,
+    compliance: createComplianceService({ sql, access, plans, promptCaptures, config }),
     forecasts: createForecastService({ sql, access, queue: deps.queue }),
     budgets: createBudgetService({ sql, access, ledger: deps.ledger, keyCache: deps.keyCache }),
     alerts: createAlertService({ sql, access, plans, envelope: deps.envelope, outbound: deps.outbound, queue: deps.queue }),

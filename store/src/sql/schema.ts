@@ -22,6 +22,8 @@ export interface UsersTable {
   /** In every session token; raised when the password changes, which ends older sessions. */
   session_version: ColumnType<number, number | undefined, number>;
   google_subject: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When a session was last issued to the account, by any sign-in path. */
+  last_signed_in_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface TeamsTable {
@@ -935,6 +937,16 @@ export interface Database {
   gpu_rollup_pending: GpuRollupPendingTable;
   gpu_settings: GpuSettingsTable;
   gpu_prices: GpuPricesTable;
+  team_retention: TeamRetentionTable;
+}
+
+/** A team's own retention; null: the deployment's default (also the longest it may set). */
+export interface TeamRetentionTable {
+  team_id: string;
+  usage_event_days: number | null;
+  gpu_sample_hours: number | null;
+  updated_by: string | null;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
 export type User = Selectable<UsersTable>;

@@ -1,6 +1,7 @@
 /**
  * invoice-proof (nightly): proves every invoice still equals what it counts. Each
- * invoice not void whose period's usage events are still kept is built again from the
+ * invoice not void whose period's usage events are still kept (by each of its teams: a team
+ * may keep them fewer days than the deployment) is built again from the
  * events, advisor insights, recorded usage, plan units and plan history as they are now
  * (the same predicate per line: kind, meter, team, window, unit price; for usage events,
  * those recorded before the invoice's cut-off, and for an adjustment line the late usage
@@ -26,6 +27,7 @@ import {
   listInvoiceLines,
   type Logger,
   recordInvoiceProof,
+  shortestUsageEventRetentionDays,
   type SqlStore,
 } from '@spendgate/store';
 
@@ -41,6 +43,9 @@ export function createInvoiceProofProcessor(deps: { sql: Pick<SqlStore, 'db'>; l
     let mismatched = 0;
     const invoices = await invoicesToProve(db, since);
     for (const invoice of invoices) {
+      // A team that keeps its events fewer days than the deployment has pruned what an older period counted.
+      const keptDays = await shortestUsageEventRetentionDays(db, await billedTeamIds(db, invoice.user_id), deps.usageEventRetentionDays);
+      if (invoice.period_end.getTime() <= at.getTime() - keptDays * DAY_MS) continue;
       const stored = await listInvoiceLines(db, invoice.id);
       const input = await invoiceInput(
         db,

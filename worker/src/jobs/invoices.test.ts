@@ -24,6 +24,7 @@ import {
   recordInsight,
   upsertSubscription,
   upsertSubscriptionPlans,
+  upsertTeamRetention,
 } from '@spendgate/store';
 import { openTestSqlStore, sqlBackends, type TestSqlStore } from '@spendgate/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -286,5 +287,16 @@ describe.each(sqlBackends)('invoices on %s', (backend) => {
     const uplift = (await listInvoiceLines(sql.db, marchId)).find((line) => line.kind === 'optimised-uplift')!;
     expect([uplift.amount_micros, uplift.proof_found_micros, uplift.proof_found_quantity]).toEqual([4_984_567n, 4_994_567n, 4n]);
     expect(proofErrors).toEqual([expect.objectContaining({ invoiceId: marchId, differences: [expect.objectContaining({ line: uplift.id, found: '4 for 4994567 µ' })] })]);
+  });
+
+  it('proves no invoice whose period one of its teams no longer keeps the events of (its own, shorter retention)', async () => {
+    // The team keeps its raw events 90 days: March (ended 1 April) is past them on 5 July, April (ended 1 May) is not.
+    await upsertTeamRetention(sql.db, ids.team, { usage_event_days: 90, gpu_sample_hours: null }, ids.ada);
+    const before = await listInvoices(sql.db, subscriptionId);
+    await prove(at('2025-07-05T03:00:00Z'));
+    const after = await listInvoices(sql.db, subscriptionId);
+    const march = (invoices: typeof after) => invoices.find((invoice) => invoice.period_start.getTime() === MARCH.getTime())!;
+    expect(march(after).proof_checked_at).toEqual(march(before).proof_checked_at);
+    expect(after.find((invoice) => invoice !== march(after))!.proof_checked_at).toEqual(at('2025-07-05T03:00:00Z'));
   });
 });

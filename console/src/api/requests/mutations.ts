@@ -2,6 +2,7 @@
 // answer the team's settings, which replace the cached ones.
 import { mutationOptions, type QueryClient } from '@tanstack/react-query';
 import { apiData } from '../client.ts';
+import { complianceKeys } from '../compliance/queries.ts';
 import { requestKeys } from './queries.ts';
 import type { PromptCaptureSettings, TeamCaptureChanges } from './types.ts';
 
@@ -10,7 +11,11 @@ const FAILED = 'Failed to update prompt capture';
 export const updateTeamCaptureMutation = (queryClient: QueryClient, teamId: string) =>
   mutationOptions({
     mutationFn: (changes: TeamCaptureChanges) => apiData<PromptCaptureSettings>('PUT', `/capture/teams/${teamId}`, { body: changes, fallback: FAILED }),
-    onSuccess: (settings) => queryClient.setQueryData(requestKeys.captureSettings(teamId), settings),
+    onSuccess: (settings) => {
+      queryClient.setQueryData(requestKeys.captureSettings(teamId), settings);
+      // The Data retention panel shows the capture's retention too.
+      return queryClient.invalidateQueries({ queryKey: complianceKeys.retention(teamId) });
+    },
   });
 
 export const updateGroupCaptureMutation = (queryClient: QueryClient, teamId: string) =>

@@ -5,6 +5,7 @@
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { TeamRetention } from '../../api/compliance/types.ts';
 import type { Team, TeamMember, TeamSeats } from '../../api/team/types.ts';
 import { readToken, saveSession } from '../../shared/session.ts';
 import { jsonResponse, renderInSite } from '../../testing/render.tsx';
@@ -36,10 +37,18 @@ const trialSeats: TeamSeats = {
   extraSeatMonthlyMicros: '10000000',
 };
 
+const retention: TeamRetention = {
+  teamId: core.id,
+  usageEvents: { days: null, effectiveDays: 400, defaultDays: 400, minDays: 90, maxDays: 400 },
+  promptCaptures: { days: null, effectiveDays: 30, defaultDays: 30, minDays: 1, maxDays: 30 },
+  gpuSamples: { hours: null, effectiveHours: 48, defaultHours: 48, minHours: 24, maxHours: 48 },
+};
+
 /**
  * A stubbed API: each answer is given by method and path, and may be held back until
  * released. The team's seats, pending invitations and budgets answer as a trial team
- * with none of either unless given, and prompt capture and the advisor's wording as off.
+ * with none of either unless given, prompt capture and the advisor's wording as off, and
+ * retention at the defaults.
  */
 function stubApi(given: Record<string, (body: unknown) => Response | Promise<Response>>) {
   const routes: typeof given = {
@@ -52,6 +61,7 @@ function stubApi(given: Record<string, (body: unknown) => Response | Promise<Res
     [`GET /api/usage/ai-advisor/wording/${core.id}`]: () =>
       ok({ teamId: core.id, enabled: false, source: 'connection', connectionId: null, model: 'gpt-4o-mini', operatorAvailable: false, updatedAt: null }),
     'GET /api/provider/connections': () => ok([]),
+    [`GET /api/teams/${core.id}/retention`]: () => ok(retention),
     ...given,
   };
   const fetchMock = vi.fn<typeof fetch>(async (input, init) => {
@@ -391,5 +401,59 @@ describe('seat summary', () => {
     expect(seatSummary({ ...trialSeats, plan: 'Enterprise', planSlug: 'enterprise', paying: true, included: null, used: 40, extraSeatMonthlyMicros: null })).toBe(
       '40 seats taken. Your Enterprise plan has custom seats.',
     );
+  });
+});
+
+describe('Data retention and the access review on the Team screen', () => {
+  it('checks each setting against its bounds before calling, sends only what changed, and shows a refusal on its field', async () => {
+    const sent: unknown[] = [];
+    const api = stubApi({
+      'GET /api/team/': () => ok([core]),
+      [`GET /api/team/members/${core.id}`]: () => ok([ada]),
+      [`PUT /api/teams/${core.id}/retention`]: (body) => {
+        sent.push(body);
+        if ((body as { gpuSampleHours?: number }).gpuSampleHours === 30)
+          return jsonResponse(400, { success: false, data: null, message: 'gpuSampleHours: must be between 24 and 30 hours', code: 'validation_failed', field: 'gpuSampleHours' });
+        return ok({ ...retention, usageEvents: { ...retention.usageEvents, days: 120, effectiveDays: 120 } });
+      },
+    });
+    await renderInSite(<TeamScreen />);
+    const user = userEvent.setup();
+    const form = await screen.findByRole('form', { name: 'Data retention' });
+    await user.type(within(form).getByLabelText('Keep raw usage events for (days)'), '30');
+    await user.click(within(form).getByRole('button', { name: 'Save retention' }));
+    expect(within(form).getByText('Enter a whole number of days from 90 to 400, or leave it empty')).toBeTruthy();
+    expect(api.calls(`PUT /api/teams/${core.id}/retention`)).toHaveLength(0);
+
+    await user.clear(within(form).getByLabelText('Keep raw usage events for (days)'));
+    await user.type(within(form).getByLabelText('Keep raw usage events for (days)'), '120');
+    await user.click(within(form).getByRole('button', { name: 'Save retention' }));
+    await within(await screen.findByRole('form', { name: 'Data retention' })).findByText('Retention saved.');
+    expect(sent).toEqual([{ usageEventDays: 120 }]);
+
+    const saved = screen.getByRole('form', { name: 'Data retention' });
+    await user.type(within(saved).getByLabelText('Keep raw GPU samples for (hours)'), '30');
+    // The bounds shown are the server's at loading; a refusal it answers names the field.
+    await user.click(within(saved).getByRole('button', { name: 'Save retention' }));
+    expect(await within(saved).findByText('gpuSampleHours: must be between 24 and 30 hours')).toBeTruthy();
+    expect(within(saved).getByLabelText('Keep raw GPU samples for (hours)').getAttribute('aria-invalid')).toBe('true');
+  });
+
+  it('says the access review is on the Enterprise plan without asking for it, and offers the export on Enterprise', async () => {
+    const api = stubApi({ 'GET /api/team/': () => ok([core]), [`GET /api/team/members/${core.id}`]: () => ok([ada]) });
+    await renderInSite(<TeamScreen />);
+    const review = await screen.findByRole('region', { name: 'Access review' });
+    expect(await within(review).findByText('ISO/SOC2 readiness (the access review) is part of the Enterprise plan; the Free Trial plan does not include it.')).toBeTruthy();
+    expect(within(review).queryByRole('button', { name: 'Export access review (CSV)' })).toBeNull();
+    expect(api.fetchMock.mock.calls.some(([input]) => String(input).includes('/access-review'))).toBe(false);
+    cleanup();
+
+    stubApi({
+      'GET /api/team/': () => ok([core]),
+      [`GET /api/team/members/${core.id}`]: () => ok([ada]),
+      [`GET /api/team/${core.id}/seats`]: () => ok({ ...trialSeats, plan: 'Enterprise', planSlug: 'enterprise', paying: true, included: null }),
+    });
+    await renderInSite(<TeamScreen />);
+    expect(await within(await screen.findByRole('region', { name: 'Access review' })).findByRole('button', { name: 'Export access review (CSV)' })).toBeTruthy();
   });
 });

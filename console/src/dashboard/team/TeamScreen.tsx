@@ -1,8 +1,9 @@
 /**
  * /dashboard/settings/team: the team (?team= picks one of yours, else the first) with its
  * members and roles, invitations by e-mail (and, for admins, those still pending), the
- * seats its plan includes and its budget, and for admins prompt capture, the AI advisor's
- * wording and single sign-on (Enterprise).
+ * seats its plan includes and its budget, and for admins prompt capture, data retention (every
+ * retention setting in one place), the access review export, the AI advisor's wording and
+ * single sign-on (Enterprise).
  * A user without a team creates one or joins one with an invitation link (the onboarding
  * checklist links here).
  */
@@ -19,6 +20,8 @@ import { TeamBudget } from '../budgets/BudgetEntries.tsx';
 import { InviteMemberForm, ROLE_LABELS } from './InviteMemberForm.tsx';
 import { PendingInvitations } from './PendingInvitations.tsx';
 import { AdvisorWordingSettings } from '../advisor/AdvisorWordingSettings.tsx';
+import { AccessReviewExport } from './AccessReviewExport.tsx';
+import { DataRetentionSettings } from './DataRetentionSettings.tsx';
 import { PromptCaptureSettings } from './PromptCaptureSettings.tsx';
 import { SeatUsage } from './SeatUsage.tsx';
 import { SsoSettings } from './SsoSettings.tsx';
@@ -111,6 +114,8 @@ function TeamDetails({ team, teams, onOpen }: { team: Team; teams: Team[]; onOpe
         )}
         <TeamBudget teamId={team.id} />
         {isAdmin && <PromptCaptureSettings teamId={team.id} />}
+        {isAdmin && <DataRetentionSettings teamId={team.id} />}
+        {isAdmin && <AccessReviewExport teamId={team.id} />}
         {isAdmin && <AdvisorWordingSettings teamId={team.id} />}
         {isAdmin && <SsoSettings teamId={team.id} />}
       </div>

@@ -295,12 +295,6 @@ export async function finishGpuRollup(db: Db, gpuId: string): Promise<void> {
   await db.deleteFrom('gpu_rollup_pending').where('gpu_id', '=', gpuId).execute();
 }
 
-/** Deletes raw samples taken before `before` (their minutes stay); how many. */
-export async function deleteGpuSamplesBefore(db: Db, before: Date): Promise<number> {
-  const result = await db.deleteFrom('gpu_samples').where('at', '<', before).executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
 // Idle rules and prices
 
 export async function findGpuIdleRules(db: Db, teamId: string): Promise<IdleRules> {

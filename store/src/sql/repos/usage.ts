@@ -196,12 +196,3 @@ export async function findUsageEvent(db: Kysely<Database>, requestId: string) {
     .executeTakeFirst();
 }
 
-/**
- * Deletes the usage events that happened before `before` (their rollups stay); their
- * request ids stay claimed, so a very late redelivery is still counted once. Returns how
- * many went.
- */
-export async function deleteUsageEventsBefore(db: Kysely<Database>, before: Date): Promise<number> {
-  const { numDeletedRows } = await db.deleteFrom('usage_events').where('occurred_at', '<', before).executeTakeFirst();
-  return Number(numDeletedRows);
-}
