@@ -129,6 +129,7 @@ for (const mode of testModes) {
         usageEvents: { days: null, effectiveDays: 400, defaultDays: 400, minDays: 90, maxDays: 400 },
         promptCaptures: { days: null, effectiveDays: 30, defaultDays: 30, minDays: 1, maxDays: 365 },
         gpuSamples: { hours: null, effectiveHours: 48, defaultHours: 48, minHours: 24, maxHours: 48 },
+        auditLog: { days: 365, effectiveDays: 365, defaultDays: 365, minDays: 30, maxDays: 3650 },
       });
       for (const [body, field] of [
         [{ usageEventDays: 89 }, 'usageEventDays'],
@@ -139,6 +140,8 @@ for (const mode of testModes) {
         [{ promptCaptureDays: 366 }, 'promptCaptureDays'],
         [{ gpuSampleHours: 23 }, 'gpuSampleHours'],
         [{ gpuSampleHours: 49 }, 'gpuSampleHours'],
+        [{ auditLogDays: 29 }, 'auditLogDays'],
+        [{ auditLogDays: 3651 }, 'auditLogDays'],
       ] as const) {
         const refused = await api('PUT', `/teams/${ids.team}/retention`, { body });
         expect([refused.status, refused.body.field], JSON.stringify(body)).toEqual([400, field]);
@@ -149,12 +152,17 @@ for (const mode of testModes) {
     });
 
     it('saves the team’s own retention (audited; captured prompts through prompt capture’s setting), and the prune job honours it per team', async () => {
-      const saved = await api('PUT', `/teams/${ids.team}/retention`, { body: { usageEventDays: 120, promptCaptureDays: 7, gpuSampleHours: 24 } });
+      const saved = await api('PUT', `/teams/${ids.team}/retention`, { body: { usageEventDays: 120, promptCaptureDays: 7, gpuSampleHours: 24, auditLogDays: 60 } });
       expect(saved.status, JSON.stringify(saved.body)).toBe(200);
-      expect(saved.body.data).toMatchObject({ usageEvents: { days: 120, effectiveDays: 120 }, promptCaptures: { days: 7, effectiveDays: 7 }, gpuSamples: { hours: 24, effectiveHours: 24 } });
+      expect(saved.body.data).toMatchObject({ usageEvents: { days: 120, effectiveDays: 120 }, promptCaptures: { days: 7, effectiveDays: 7 }, gpuSamples: { hours: 24, effectiveHours: 24 }, auditLog: { days: 60 } });
+      // Captured prompts and the audit log through their own services' settings.
       expect((await api('GET', `/capture/teams/${ids.team}`)).body.data).toMatchObject({ retentionDays: 7, effectiveRetentionDays: 7 });
-      const audit = await db().selectFrom('audit_log').select(['action', 'details']).where('team_id', '=', ids.team).where('action', '=', 'team.retention.updated').execute();
-      expect(audit).toEqual([{ action: 'team.retention.updated', details: { before: { usageEventDays: null, gpuSampleHours: null }, after: { usageEventDays: 120, gpuSampleHours: 24 } } }]);
+      expect((await api('GET', `/audit/retention/${ids.team}`)).body.data).toMatchObject({ auditRetentionDays: 60 });
+      const audit = await db().selectFrom('audit_log').select(['action', 'before', 'after']).where('team_id', '=', ids.team).where('action', 'in', ['team.retention.updated', 'audit.retention_updated']).orderBy('seq').execute();
+      expect(audit).toEqual([
+        { action: 'audit.retention_updated', before: { auditRetentionDays: 365 }, after: { auditRetentionDays: 60 } },
+        { action: 'team.retention.updated', before: { usageEventDays: null, gpuSampleHours: null }, after: { usageEventDays: 120, gpuSampleHours: 24 } },
+      ]);
       // A field left out is kept; null returns it to the default.
       expect((await api('PUT', `/teams/${ids.team}/retention`, { body: { promptCaptureDays: null } })).body.data).toMatchObject({ usageEvents: { days: 120 }, promptCaptures: { days: null, effectiveDays: 30 }, gpuSamples: { hours: 24 } });
 

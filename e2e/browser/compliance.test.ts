@@ -3,7 +3,7 @@
  * Enterprise team whose agent pushed the real H200 capture generates AI advisor tips: the
  * idle-GPU tip says what python3's held memory and the idle time cost (£2.916667 this week
  * at £3.50 an hour) with its idle periods as evidence. On the Team screen its admin sets the
- * Data retention (a value out of bounds is refused on its field before anything is sent;
+ * Data retention, the audit log's included (a value out of bounds is refused on its field before anything is sent;
  * the saved values are what the API then answers) and downloads the access review as a CSV
  * file; a team on the free trial is told the access review is on the Enterprise plan.
  * Screenshots at 1280 and 390 px in light and dark, no sideways scroll, no critical or
@@ -76,11 +76,12 @@ describe.skipIf(!hasChromium)('compliance readiness', () => {
       await retention.getByText('Enter a whole number of days from 90 to 400, or leave it empty').waitFor();
       await retention.getByLabel('Keep raw usage events for (days)').fill('120');
       await retention.getByLabel('Keep raw GPU samples for (hours)').fill('24');
+      await retention.getByLabel('Keep the audit log for (days)').fill('730');
       await retention.getByRole('button', { name: 'Save retention' }).click();
       await retention.getByText('Retention saved.').waitFor();
       await retention.getByText('Now: 120 days.', { exact: false }).waitFor();
       const saved = (await callApi(spendgate.url, 'GET', `/teams/${admin.teamId}/retention`, { token: admin.token })).body.data;
-      expect(saved).toMatchObject({ usageEvents: { days: 120 }, promptCaptures: { days: null }, gpuSamples: { hours: 24 } });
+      expect(saved).toMatchObject({ usageEvents: { days: 120 }, promptCaptures: { days: null }, gpuSamples: { hours: 24 }, auditLog: { days: 730 } });
 
       const review = page.getByRole('region', { name: 'Access review' });
       const [download] = await Promise.all([page.waitForEvent('download'), review.getByRole('button', { name: 'Export access review (CSV)' }).click()]);

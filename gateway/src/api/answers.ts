@@ -1093,4 +1093,6 @@ export const TeamRetention = z.strictObject({
   promptCaptures: RetentionDays,
   /** Raw GPU samples; their classified minutes are kept. */
   gpuSamples: z.strictObject({ hours: z.number().int().nullable(), effectiveHours: z.number().int(), defaultHours: z.number().int(), minHours: z.number().int(), maxHours: z.number().int() }),
+  /** The audit log (the audit service's retention, also at /api/audit/retention/{teamId}): oldest entries pruned, the chain anchored. */
+  auditLog: RetentionDays,
 });

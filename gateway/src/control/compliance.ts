@@ -4,14 +4,15 @@
  * joined and when they last signed in, as JSON or a CSV file (cells that a spreadsheet would
  * run as a formula are written as text, as the usage export does). And every retention setting of a team in one place
  * (team admins): raw usage events and raw GPU samples (the team's own, at most the
- * deployment's, which is also the default), and captured prompts (prompt capture's own
- * setting, changed through its service so its bounds, audit and key caches stay its own).
- * Each change is audited.
+ * deployment's, which is also the default), captured prompts (prompt capture's own setting,
+ * changed through its service so its bounds, audit and key caches stay its own) and the
+ * audit log (the audit service's own retention, through it). Each change is audited.
  */
 import { complianceRefusal, PlanRequiredError, ValidationError } from '@spendgate/core';
-import { accessReviewRows, type Config, findTeamRetention, type SqlStore, upsertTeamRetention, writeAudit } from '@spendgate/store';
+import { AUDIT_RETENTION_MAX_DAYS, AUDIT_RETENTION_MIN_DAYS, accessReviewRows, type Config, findTeamRetention, type SqlStore, upsertTeamRetention, writeAudit } from '@spendgate/store';
 import { stringify } from 'csv-stringify/sync';
 import type { Access } from './access.ts';
+import type { AuditService } from './audit.ts';
 import type { PlanService } from './plans.ts';
 import type { createPromptCaptureService } from './prompt-captures.ts';
 import { userText } from './usage-export.ts';
@@ -41,6 +42,7 @@ export interface RetentionChanges {
   usageEventDays?: number | null;
   promptCaptureDays?: number | null;
   gpuSampleHours?: number | null;
+  auditLogDays?: number | null;
 }
 
 export function createComplianceService(deps: {
@@ -48,6 +50,7 @@ export function createComplianceService(deps: {
   access: Access;
   plans: Pick<PlanService, 'teamTerms'>;
   promptCaptures: Pick<ReturnType<typeof createPromptCaptureService>, 'settings' | 'updateTeam'>;
+  audit: Pick<AuditService, 'retention' | 'setRetention'>;
   config: Pick<Config, 'usageEventRetentionDays' | 'gpuSampleRetentionHours'>;
   now?: () => Date;
 }) {
@@ -55,7 +58,7 @@ export function createComplianceService(deps: {
   const now = deps.now ?? (() => new Date());
 
   async function retentionOf(userId: string, teamId: string) {
-    const [own, capture] = await Promise.all([findTeamRetention(db, teamId), deps.promptCaptures.settings(userId, teamId)]);
+    const [own, capture, audit] = await Promise.all([findTeamRetention(db, teamId), deps.promptCaptures.settings(userId, teamId), deps.audit.retention(userId, teamId)]);
     const usageEventDays = own?.usage_event_days ?? null;
     const gpuSampleHours = own?.gpu_sample_hours ?? null;
     return {
@@ -80,6 +83,13 @@ export function createComplianceService(deps: {
         defaultHours: deps.config.gpuSampleRetentionHours,
         minHours: Math.min(MIN_GPU_SAMPLE_RETENTION_HOURS, deps.config.gpuSampleRetentionHours),
         maxHours: deps.config.gpuSampleRetentionHours,
+      },
+      auditLog: {
+        days: audit.auditRetentionDays,
+        effectiveDays: audit.auditRetentionDays,
+        defaultDays: audit.defaultDays,
+        minDays: AUDIT_RETENTION_MIN_DAYS,
+        maxDays: AUDIT_RETENTION_MAX_DAYS,
       },
     };
   }
@@ -134,6 +144,8 @@ export function createComplianceService(deps: {
       checkBound('usageEventDays', changes.usageEventDays, { min: current.usageEvents.minDays, max: current.usageEvents.maxDays }, 'days');
       checkBound('promptCaptureDays', changes.promptCaptureDays, { min: current.promptCaptures.minDays, max: current.promptCaptures.maxDays }, 'days');
       checkBound('gpuSampleHours', changes.gpuSampleHours, { min: current.gpuSamples.minHours, max: current.gpuSamples.maxHours }, 'hours');
+      checkBound('auditLogDays', changes.auditLogDays, { min: current.auditLog.minDays, max: current.auditLog.maxDays }, 'days');
+      if (changes.auditLogDays !== undefined) await deps.audit.setRetention(userId, teamId, changes.auditLogDays ?? current.auditLog.defaultDays);
       if (changes.promptCaptureDays !== undefined && changes.promptCaptureDays !== current.promptCaptures.days) {
         const capture = await deps.promptCaptures.settings(userId, teamId);
         await deps.promptCaptures.updateTeam(userId, teamId, { enabled: capture.enabled, retentionDays: changes.promptCaptureDays, redactionPatterns: capture.redactionPatterns });
@@ -151,10 +163,8 @@ export function createComplianceService(deps: {
             action: 'team.retention.updated',
             targetType: 'team',
             targetId: teamId,
-            details: {
-              before: { usageEventDays: current.usageEvents.days, gpuSampleHours: current.gpuSamples.hours },
-              after: { usageEventDays: values.usage_event_days, gpuSampleHours: values.gpu_sample_hours },
-            },
+            before: { usageEventDays: current.usageEvents.days, gpuSampleHours: current.gpuSamples.hours },
+            after: { usageEventDays: values.usage_event_days, gpuSampleHours: values.gpu_sample_hours },
           });
         });
       }

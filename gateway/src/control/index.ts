@@ -73,6 +73,7 @@ export async function createControlPlaneServices(deps: {
   const operatorProviders = operatorAccounts(config.optimisedUpstreams).map((account) => account.adapter.catalogProvider);
   const checkSettings = createKeySettingsCheck({ catalog: deps.catalog, operatorProviders });
   const subscriptions = createSubscriptionService({ sql, access, keyCache: deps.keyCache, ...clock });
+  const audit = createAuditService({ sql, access, plans });
   const promptCaptures = createPromptCaptureService({ sql, access, plans, envelope: deps.envelope, keyCache: deps.keyCache, config });
   const services = {
     accounts,
@@ -93,10 +94,10 @@ export async function createControlPlaneServices(deps: {
     usageAnalytics,
     usageExport: createUsageExport({ sql, access, plans }),
     requestLog: createRequestLog({ sql, access, plans }),
-    audit: createAuditService({ sql, access, plans }),
+    audit,
     pricing: createPricingService({ sql, access }),
     promptCaptures,
-    compliance: createComplianceService({ sql, access, plans, promptCaptures, config }),
+    compliance: createComplianceService({ sql, access, plans, promptCaptures, audit, config }),
     forecasts: createForecastService({ sql, access, queue: deps.queue }),
     budgets: createBudgetService({ sql, access, ledger: deps.ledger, keyCache: deps.keyCache }),
     alerts: createAlertService({ sql, access, plans, envelope: deps.envelope, outbound: deps.outbound, queue: deps.queue }),

@@ -2,9 +2,9 @@
  * Data retention on the Team screen (team admins): every retention setting of the team in
  * one place — raw usage events (the request log and per-request exports; daily totals are
  * kept whatever this says), captured prompts (prompt capture's own setting, at most the
- * plan's) and raw GPU samples (their classified minutes are kept). Each field empty means
- * the deployment's default, which is also the longest; the server's bounds are checked
- * before saving and its refusal, naming the field, is shown on that field.
+ * plan's), raw GPU samples (their classified minutes are kept) and the audit log (its own
+ * bounds). Each field empty means the default (for raw data also the longest); the server's
+ * bounds are checked before saving and its refusal, naming the field, is shown on that field.
  */
 import { type UseMutationResult, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
@@ -63,6 +63,17 @@ const rowsOf = (retention: TeamRetention): Row[] => [
     min: retention.gpuSamples.minHours,
     max: retention.gpuSamples.maxHours,
     what: 'Each sample an agent pushed or an exporter showed; the minutes classified from them stay.',
+  },
+  {
+    field: 'auditLogDays',
+    label: 'Keep the audit log for (days)',
+    unit: 'days',
+    set: retention.auditLog.days,
+    effective: retention.auditLog.effectiveDays,
+    defaultValue: retention.auditLog.defaultDays,
+    min: retention.auditLog.minDays,
+    max: retention.auditLog.maxDays,
+    what: 'Older entries are deleted; the hash chain still verifies from the last one deleted.',
   },
 ];
 

@@ -42,6 +42,7 @@ const retention: TeamRetention = {
   usageEvents: { days: null, effectiveDays: 400, defaultDays: 400, minDays: 90, maxDays: 400 },
   promptCaptures: { days: null, effectiveDays: 30, defaultDays: 30, minDays: 1, maxDays: 30 },
   gpuSamples: { hours: null, effectiveHours: 48, defaultHours: 48, minHours: 24, maxHours: 48 },
+  auditLog: { days: 365, effectiveDays: 365, defaultDays: 365, minDays: 30, maxDays: 3650 },
 };
 
 /**

@@ -13,8 +13,11 @@ const TeamParams = z.object({ teamId: id('team') });
 const AccessReviewQuery = z.object({ format: z.enum(['csv', 'json'], { error: 'must be csv or json' }).default('json') });
 const setting = (unit: string) => z.number({ error: `must be a whole number of ${unit} or null (the default)` }).int(`must be a whole number of ${unit}`).nullable().optional();
 const RetentionBody = z
-  .strictObject({ usageEventDays: setting('days'), promptCaptureDays: setting('days'), gpuSampleHours: setting('hours') }, { error: 'must be an object of usageEventDays, promptCaptureDays, gpuSampleHours' })
-  .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'must change usageEventDays, promptCaptureDays or gpuSampleHours' });
+  .strictObject(
+    { usageEventDays: setting('days'), promptCaptureDays: setting('days'), gpuSampleHours: setting('hours'), auditLogDays: setting('days') },
+    { error: 'must be an object of usageEventDays, promptCaptureDays, gpuSampleHours, auditLogDays' },
+  )
+  .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'must change usageEventDays, promptCaptureDays, gpuSampleHours or auditLogDays' });
 
 export const complianceRoutes =
   (services: Pick<ControlPlaneServices, 'compliance'>): FastifyPluginAsync =>
