@@ -4,7 +4,7 @@
 // address they reach; a test message through the worker's delivery; and the alert history
 // with every delivery and attempt. Team admins manage channels; members read.
 import { randomUUID } from 'node:crypto';
-import { type AlertChannel, ForbiddenError, NotFoundError, testAlertText, ValidationError } from '@spendgate/core';
+import { type AlertChannel, NotFoundError, PlanRequiredError, testAlertText, ValidationError } from '@spendgate/core';
 import {
   alertChannelSecretScope,
   type AlertChannelSettings,
@@ -55,7 +55,7 @@ export function createAlertService(deps: {
   async function requirePlanAllows(teamId: string, kind: AlertChannel) {
     const { terms } = await deps.plans.teamTerms(teamId);
     if (!terms.alertChannels.includes(kind)) {
-      throw new ForbiddenError(`${CHANNEL_NAMES[kind]} alerts are part of the Enterprise plan; the ${terms.name} plan sends alerts by e-mail`);
+      throw new PlanRequiredError(`${CHANNEL_NAMES[kind]} alerts are part of the Enterprise plan; the ${terms.name} plan sends alerts by e-mail`);
     }
   }
 
