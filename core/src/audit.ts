@@ -24,6 +24,8 @@ function redactUrl(value: string, webhook: boolean): string {
   const credentials = url.username || url.password ? `${REDACTED}@` : '';
   const path = webhook && url.pathname !== '/' ? `/${REDACTED}` : url.pathname;
   const query = url.search ? `?${REDACTED}` : '';
+  // Nothing secret in it: the URL as it was given, not as URL would normalise it.
+  if (!credentials && !query && path === url.pathname) return value;
   return `${url.protocol}//${credentials}${url.host}${path}${query}`;
 }
 
