@@ -14,15 +14,13 @@
  * created in that PostgreSQL and dropped after). Prints one table; JSON to bench/results/.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildApp } from '@spendgate/gateway';
-import { insertUsageEvents, listOutboxMail, loadConfig, type NewUsageEvent, upsertSubscription } from '@spendgate/store';
+import { insertUsageEvents, listOutboxMail, type NewUsageEvent, upsertSubscription } from '@spendgate/store';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { azureTrace } from '../worker/src/demo/workload.ts';
+import { startReadSideServer } from './src/read-side-server.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -38,37 +36,8 @@ const BATCH = 1_000;
 const WRITERS = 4;
 const DAY_MS = 86_400_000;
 
-const dataDir = await mkdtemp(path.join(tmpdir(), 'sg-bench-analytics-'));
-let databaseUrl: string | undefined;
-let dropDatabase: (() => Promise<void>) | undefined;
-if (MODE === 'scaled') {
-  const adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl || !process.env.REDIS_URL) throw new Error('--mode scaled needs DATABASE_URL and REDIS_URL');
-  const name = `sg_bench_analytics_${randomUUID().slice(0, 8)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  databaseUrl = url.toString();
-  dropDatabase = async () => {
-    const dropper = new pg.Client({ connectionString: adminUrl });
-    await dropper.connect();
-    await dropper.query(`drop database if exists ${name} with (force)`);
-    await dropper.end();
-  };
-}
-
-const config = await loadConfig({
-  ...process.env,
-  DATA_DIR: dataDir,
-  PORT: '0',
-  LOG_LEVEL: 'warn',
-  DATABASE_URL: databaseUrl,
-  REDIS_URL: MODE === 'scaled' ? process.env.REDIS_URL : undefined,
-});
-const app = await buildApp(config);
+const server = await startReadSideServer(MODE);
+const { app } = server;
 const base = await app.listen({ port: 0, host: '127.0.0.1' });
 const db = app.runtime.stores.sql.db;
 
@@ -227,7 +196,5 @@ try {
   await writeFile(file, `${JSON.stringify({ mode: MODE, events: EVENTS, rollupCells, ingestEventsPerSecond: EVENTS / ingestSeconds, reads }, null, 2)}\n`);
   console.log(`\nResults: ${path.relative(process.cwd(), file)}`);
 } finally {
-  await app.close();
-  await dropDatabase?.();
-  await rm(dataDir, { recursive: true, force: true });
+  await server.close();
 }

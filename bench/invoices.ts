@@ -16,16 +16,14 @@
  * Prints the figures; JSON to bench/results/.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { periodEndAfter } from '@spendgate/core';
-import { buildApp } from '@spendgate/gateway';
-import { findSubscription, insertTeam, insertUsageEvents, insertUser, loadConfig, type NewUsageEvent, startBillingPeriod, upsertSubscription } from '@spendgate/store';
+import { findSubscription, insertTeam, insertUsageEvents, insertUser, type NewUsageEvent, startBillingPeriod, upsertSubscription } from '@spendgate/store';
 import { createInvoiceBuildProcessor, createInvoiceProofProcessor } from '@spendgate/worker';
 import { sql } from 'kysely';
-import pg from 'pg';
+import { startReadSideServer } from './src/read-side-server.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -44,38 +42,8 @@ const WRITERS = 4;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
-const dataDir = await mkdtemp(path.join(tmpdir(), 'sg-bench-invoices-'));
-let databaseUrl: string | undefined;
-let dropDatabase: (() => Promise<void>) | undefined;
-if (MODE === 'scaled') {
-  const adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl || !process.env.REDIS_URL) throw new Error('--mode scaled needs DATABASE_URL and REDIS_URL');
-  const name = `sg_bench_invoices_${randomUUID().slice(0, 8)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  databaseUrl = url.toString();
-  dropDatabase = async () => {
-    const dropper = new pg.Client({ connectionString: adminUrl });
-    await dropper.connect();
-    await dropper.query(`drop database if exists ${name} with (force)`);
-    await dropper.end();
-  };
-}
-
-// The whole server's start-up (migrations, core's plans stored); its own jobs are not used.
-const config = await loadConfig({
-  ...process.env,
-  DATA_DIR: dataDir,
-  PORT: '0',
-  LOG_LEVEL: 'warn',
-  DATABASE_URL: databaseUrl,
-  REDIS_URL: MODE === 'scaled' ? process.env.REDIS_URL : undefined,
-});
-const app = await buildApp(config);
+const server = await startReadSideServer(MODE);
+const { app } = server;
 const { stores } = app.runtime;
 const { db } = stores.sql;
 
@@ -199,7 +167,5 @@ try {
   await writeFile(file, `${JSON.stringify(figures, null, 2)}\n`);
   console.log(`\nResults: ${path.relative(process.cwd(), file)}`);
 } finally {
-  await app.close();
-  await dropDatabase?.();
-  await rm(dataDir, { recursive: true, force: true });
+  await server.close();
 }
