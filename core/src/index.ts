@@ -133,6 +133,7 @@ export { COMPUTE_APPS_FIELDS, type GpuProcessSample, type GpuSample, type Parsed
 export {
   type AdjustedInvoice,
   addMonthsClamped,
+  buildAdjustmentInvoice,
   buildInvoice,
   type ChargeCount,
   type ChargedRule,

@@ -31,7 +31,9 @@
  *   their own after the period's lines, one per team, rule and fee as any usage line,
  *   each naming the invoice it adjusts and the earlier window it counts. An invoice once
  *   finalised is never changed (its number and total were sent), and no invoice is made
- *   for a few pence that arrived late. What was invoiced already is told apart from what
+ *   for a few pence that arrived late. A subscription that has ended has no next invoice: its
+ *   late usage, once it arrived more than the grace period ago, gets a standalone invoice
+ *   of adjustment lines only (`buildAdjustmentInvoice`), none when it comes to £0. What was invoiced already is told apart from what
  *   arrived later by when each event reached the database (the store's cut-offs), so an
  *   event is billed once: on its period's invoice or on one adjustment.
  */
@@ -386,10 +388,25 @@ export function buildInvoice(input: InvoiceInput): Invoice {
       }
     }
   }
-  const lateUsage = [...(input.lateUsage ?? [])].sort((a, b) => a.window.from.getTime() - b.window.from.getTime());
-  for (const late of lateUsage) {
+  lines.push(...adjustmentLines(input.lateUsage ?? []));
+  return { lines, totalPence: lines.reduce((sum, each) => sum + each.amountPence, 0n) };
+}
+
+/** The adjustment lines of late usage, oldest window first, then per team. */
+function adjustmentLines(lateUsage: readonly LateUsage[]): InvoiceLine[] {
+  const lines: InvoiceLine[] = [];
+  for (const late of [...lateUsage].sort((a, b) => a.window.from.getTime() - b.window.from.getTime())) {
     for (const team of byTeam(late.teams)) lines.push(...chargeLines(team.teamId, team.charges, late.window.from, late.window.to, late.adjusts));
   }
+  return lines;
+}
+
+/**
+ * Builds the standalone invoice of a subscription that has ended: only the adjustment
+ * lines of the late usage of its earlier invoices (it has no next invoice to carry them).
+ */
+export function buildAdjustmentInvoice(lateUsage: readonly LateUsage[]): Invoice {
+  const lines = adjustmentLines(lateUsage);
   return { lines, totalPence: lines.reduce((sum, each) => sum + each.amountPence, 0n) };
 }
 

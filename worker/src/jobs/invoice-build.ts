@@ -18,18 +18,26 @@
  *   before its cut-off (usageCountedBefore, taken before its transaction), and each
  *   earlier invoice's late usage from where it was last counted up to that cut-off — so
  *   each event is billed once, and an invoice built again bills nothing again.
+ * - A subscription that has ended has no next invoice: its late usage that arrived at least
+ *   `INVOICE_GRACE_MS` ago gets a standalone invoice of adjustment lines only (core's
+ *   buildAdjustmentInvoice), its period empty at its cut-off, finalised and collected as
+ *   any other, under the subscription's row lock so overlapping runs bill it once; none
+ *   when it comes to £0 (demo teams are never billed).
  * - A subscription whose status this changed (a trial paused, started or ended, a
  *   subscription ended at its period's end) has its keys dropped from every gateway's key
  *   cache once the change is committed, so the data plane applies it at the next request.
  */
-import { buildInvoice, type PlanSlug, periodEndAfter, statusAt } from '@spendgate/core';
+import { buildAdjustmentInvoice, buildInvoice, type PlanSlug, periodEndAfter, statusAt } from '@spendgate/core';
 import {
   advanceBillingPeriod,
+  billedTeamIds,
   cancelSubscription,
+  endedSubscriptionsWithInvoices,
   endedTrials,
   finalizeInvoice,
   insertInvoice,
   invoiceInput,
+  lateUsageInput,
   lateUsageWindows,
   type Logger,
   lockSubscription,
@@ -99,6 +107,35 @@ export function createInvoiceBuildProcessor(deps: {
     });
   }
 
+  /**
+   * Bills the late usage of a subscription that has ended, recorded before `cutoff`, on a
+   * standalone invoice of adjustment lines (its period empty, at its cut-off): whether it did.
+   */
+  async function invoiceFinalLateUsage(subscriptionId: string, at: Date, cutoff: Date): Promise<boolean> {
+    const countedBefore = new Date(Math.min((await usageCountedBefore(db)).getTime(), cutoff.getTime()));
+    return db.transaction().execute(async (trx) => {
+      const subscription = await lockSubscription(trx, subscriptionId);
+      if (subscription?.status !== 'canceled' || subscription.current_period_start !== null) return false;
+      const late = await lateUsageWindows(trx, subscription.id, countedBefore, new Date(at.getTime() - deps.usageEventRetentionDays * DAY_MS));
+      const invoice = buildAdjustmentInvoice(await lateUsageInput(trx, await billedTeamIds(trx, subscription.user_id), late, countedBefore));
+      if (invoice.totalPence === 0n) return false;
+      const recorded = await insertInvoice(trx, {
+        id: crypto.randomUUID(),
+        subscriptionId: subscription.id,
+        periodStart: countedBefore,
+        periodEnd: countedBefore,
+        billedUntil: countedBefore,
+        createdAt: at,
+        usageCountedBefore: countedBefore,
+        ...invoice,
+      });
+      if (!recorded.created) return false;
+      await finalizeInvoice(trx, recorded.id, at);
+      deps.log.info({ subscriptionId, invoiceId: recorded.id, totalPence: invoice.totalPence.toString(), lines: invoice.lines.length }, "invoice-build: invoiced an ended subscription's late usage");
+      return true;
+    });
+  }
+
   return async (): Promise<void> => {
     const at = now();
     for (const trial of await endedTrials(db, at)) {
@@ -127,6 +164,9 @@ export function createInvoiceBuildProcessor(deps: {
         }
       }
       if (!progressed) break;
+    }
+    for (const subscription of await endedSubscriptionsWithInvoices(db, new Date(at.getTime() - deps.usageEventRetentionDays * DAY_MS))) {
+      await invoiceFinalLateUsage(subscription.id, at, cutoff);
     }
   };
 }

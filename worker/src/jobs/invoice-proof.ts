@@ -14,15 +14,17 @@
  * So each window's events are accounted for: those recorded before its invoice's cut-off
  * are on its own lines, later ones on the adjustment lines of the invoices after it, up
  * to the last one's cut-off; what was recorded after that is late usage still to bill on
- * the subscription's next invoice, counted here and logged (pendingLateRequests).
+ * the subscription's next invoice (or, once it has ended, its standalone adjustment
+ * invoice), counted here and logged (pendingLateRequests).
  */
-import { buildInvoice, type InvoiceLine, invoiceLineKey, microsToPence } from '@spendgate/core';
+import { buildAdjustmentInvoice, buildInvoice, type InvoiceLine, invoiceLineKey, microsToPence } from '@spendgate/core';
 import {
   adjustedWindows,
   billedTeamIds,
   countCharges,
   invoiceInput,
   invoicesToProve,
+  lateUsageInput,
   lateUsageWindows,
   listInvoiceLines,
   type Logger,
@@ -47,13 +49,20 @@ export function createInvoiceProofProcessor(deps: { sql: Pick<SqlStore, 'db'>; l
       const keptDays = await shortestUsageEventRetentionDays(db, await billedTeamIds(db, invoice.user_id), deps.usageEventRetentionDays);
       if (invoice.period_end.getTime() <= at.getTime() - keptDays * DAY_MS) continue;
       const stored = await listInvoiceLines(db, invoice.id);
-      const input = await invoiceInput(
-        db,
-        { id: invoice.subscription_id, userId: invoice.user_id },
-        { start: invoice.period_start, end: invoice.period_end, billedUntil: invoice.billed_until },
-        { countedBefore: invoice.usage_counted_before, late: await adjustedWindows(db, invoice.id) },
-      );
-      const recounted = new Map<string, InvoiceLine>(buildInvoice(input).lines.map((line) => [invoiceLineKey(line), line]));
+      const late = await adjustedWindows(db, invoice.id);
+      // An ended subscription's standalone adjustment invoice has an empty period: only its late usage.
+      const rebuilt =
+        invoice.period_end.getTime() === invoice.period_start.getTime()
+          ? buildAdjustmentInvoice(await lateUsageInput(db, await billedTeamIds(db, invoice.user_id), late, invoice.usage_counted_before))
+          : buildInvoice(
+              await invoiceInput(
+                db,
+                { id: invoice.subscription_id, userId: invoice.user_id },
+                { start: invoice.period_start, end: invoice.period_end, billedUntil: invoice.billed_until },
+                { countedBefore: invoice.usage_counted_before, late },
+              ),
+            );
+      const recounted = new Map<string, InvoiceLine>(rebuilt.lines.map((line) => [invoiceLineKey(line), line]));
       const differences: { line: string; invoiced?: string; found?: string }[] = [];
       const found = stored.map((line) => {
         const key = invoiceLineKey({

@@ -6,7 +6,9 @@
 // a plan changed mid-period is prorated and a cancellation at the period's end ends the
 // subscription; usage of March recorded after March's invoice was built is billed once, on
 // adjustment lines of April's, and the proof accounts for every March event across both;
-// the nightly proof agrees with every line until an event is tampered with.
+// the nightly proof agrees with every line until an event is tampered with; a subscription
+// cancelled at once gets its late usage, once past the grace, on one standalone adjustment
+// invoice (a demo team's on none).
 import { randomUUID } from 'node:crypto';
 import {
   cancelSubscription,
@@ -28,7 +30,7 @@ import {
 } from '@spendgate/store';
 import { openTestSqlStore, sqlBackends, type TestSqlStore } from '@spendgate/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInvoiceBuildProcessor } from './invoice-build.ts';
+import { createInvoiceBuildProcessor, INVOICE_GRACE_MS } from './invoice-build.ts';
 import { createInvoiceProofProcessor } from './invoice-proof.ts';
 
 const at = (iso: string) => new Date(iso);
@@ -298,5 +300,69 @@ describe.each(sqlBackends)('invoices on %s', (backend) => {
     const march = (invoices: typeof after) => invoices.find((invoice) => invoice.period_start.getTime() === MARCH.getTime())!;
     expect(march(after).proof_checked_at).toEqual(march(before).proof_checked_at);
     expect(after.find((invoice) => invoice !== march(after))!.proof_checked_at).toEqual(at('2025-07-05T03:00:00Z'));
+  });
+
+  it("bills an ended subscription's late usage past the grace on one standalone adjustment invoice, and a demo team's on none", async () => {
+    // Dan and Eve start Growth on 1 November 2025 (inside the 400 days kept) and cancel at once on the 10th;
+    // Eve's only team is a demo team.
+    const dan = { user: randomUUID(), team: randomUUID() };
+    const eve = { user: randomUUID(), team: randomUUID() };
+    const NOVEMBER = at('2025-11-01T00:00:00Z');
+    const subscriptionOf = async (who: { user: string; team: string }, name: string) => {
+      await insertUser(sql.db, { id: who.user, email: `${who.user}@example.com`, name, passwordHash: 'x' });
+      await upsertSubscription(sql.db, { userId: who.user, planSlug: 'growth', status: 'trialing', trialEnd: NOVEMBER, at: at('2025-09-01T00:00:00Z') });
+      const id = (await findSubscription(sql.db, who.user))!.id;
+      await insertPaymentMethod(sql.db, { id: randomUUID(), subscriptionId: id, stripePaymentMethodId: `pm_${backend}_${name}`, brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030, isDefault: true });
+      await insertTeam(sql.db, { id: who.team, name, description: '', createdBy: who.user });
+      return id;
+    };
+    const danSubscription = await subscriptionOf(dan, 'dan');
+    const eveSubscription = await subscriptionOf(eve, 'eve');
+    await sql.db.updateTable('teams').set({ is_demo: true }).where('id', '=', eve.team).execute();
+    await build(at('2025-11-01T02:00:00Z'));
+    for (const id of [danSubscription, eveSubscription]) await cancelSubscription(sql.db, id, { immediate: true, at: at('2025-11-10T00:00:00Z') });
+    await build(at('2025-11-10T02:00:00Z'));
+    const [final] = await listInvoices(sql.db, danSubscription);
+    expect(final!.status).toBe('open');
+    expect(await listInvoices(sql.db, eveSubscription)).toHaveLength(1);
+
+    // November's requests reach the database after the final invoices were built.
+    const mid = at('2025-11-05T12:00:00Z');
+    await insertUsageEvents(sql.db, [
+      ...events(3, mid, 'byom-routing-fee', 4_000n, dan.team),
+      ...events(1, mid, 'optimised-uplift', 1_234_567n, dan.team),
+      ...events(4, mid, 'byom-routing-fee', 4_000n, eve.team),
+    ]);
+    // Within the grace after they arrived (more may be on their way): nothing yet.
+    const arrived = new Date();
+    await build(arrived);
+    expect(await listInvoices(sql.db, danSubscription)).toHaveLength(1);
+
+    const pastGrace = new Date(arrived.getTime() + INVOICE_GRACE_MS + 60_000);
+    await build(pastGrace);
+    const invoices = await listInvoices(sql.db, danSubscription);
+    expect(invoices).toHaveLength(2);
+    const adjustment = invoices.find((invoice) => invoice.id !== final!.id)!;
+    expect(await lines(adjustment.id)).toEqual([
+      ['byom-routing-fee', null, 3n, 12_000n, 1n], // 3 × £0.004 = 1.2p
+      ['optimised-uplift', null, 1n, 1_234_567n, 123n], // £1.234567
+    ]);
+    expect([adjustment.status, adjustment.total_pence]).toEqual(['open', 124n]);
+    expect(adjustment.number).toMatch(/^SG-2026-\d{6}$/); // numbered in the year it is finalised
+    const adjusts = (await listInvoiceLines(sql.db, adjustment.id)).map((line) => [line.adjusts_invoice_id, line.window_start, line.window_end]);
+    expect(adjusts).toEqual([
+      [final!.id, NOVEMBER, at('2025-11-10T00:00:00Z')],
+      [final!.id, NOVEMBER, at('2025-11-10T00:00:00Z')],
+    ]);
+    expect(await listInvoices(sql.db, eveSubscription)).toHaveLength(1);
+
+    // A run again bills nothing again, and the proof finds everything billed.
+    await build(new Date(pastGrace.getTime() + 60_000));
+    expect(await listInvoices(sql.db, danSubscription)).toHaveLength(2);
+    const errorsBefore = proofErrors.length;
+    await prove(new Date(pastGrace.getTime() + 120_000));
+    expect(proofErrors.length).toBe(errorsBefore);
+    expect(proofSummaries.at(-1)).toEqual({ invoices: 3, mismatched: 0, pendingLateRequests: '0' }); // Dan's two, Eve's final one
+    expect((await listInvoices(sql.db, danSubscription)).map((invoice) => invoice.proof_ok)).toEqual([true, true]);
   });
 });

@@ -343,9 +343,19 @@ export async function invoiceInput(
       units: { key: spans('key'), group: spans('group'), seat: spans('seat') },
     };
   });
+  return {
+    period: { start, end: period.end },
+    plans: billedUntil > start ? await planSegments(db, subscription.id, start, billedUntil) : [],
+    teams,
+    lateUsage: usage ? await lateUsageInput(db, teamIds, usage.late, usage.countedBefore) : [],
+  };
+}
+
+/** The late usage of earlier windows the billed teams recorded from each window's cut-off up to `countedBefore`, as core's input. */
+export async function lateUsageInput(db: Db, teamIds: readonly string[], windows: readonly LateWindow[], countedBefore: Date): Promise<LateUsage[]> {
   const lateUsage: LateUsage[] = [];
-  for (const window of usage?.late ?? []) {
-    const late = await countCharges(db, teamIds, window.from, window.to, { from: window.arrivedFrom, before: usage!.countedBefore });
+  for (const window of windows) {
+    const late = await countCharges(db, teamIds, window.from, window.to, { from: window.arrivedFrom, before: countedBefore });
     if (late.length === 0) continue;
     lateUsage.push({
       adjusts: { invoiceId: window.invoiceId, number: window.number, arrivedFrom: window.arrivedFrom },
@@ -353,12 +363,19 @@ export async function invoiceInput(
       teams: teamIds.map((teamId) => ({ teamId, charges: late.filter((charge) => charge.teamId === teamId) })),
     });
   }
-  return {
-    period: { start, end: period.end },
-    plans: billedUntil > start ? await planSegments(db, subscription.id, start, billedUntil) : [],
-    teams,
-    lateUsage,
-  };
+  return lateUsage;
+}
+
+/** Subscriptions that have ended (no billing period left) with an invoice whose period ended after `since`: where late usage may still be billed. */
+export async function endedSubscriptionsWithInvoices(db: Db, since: Date) {
+  return db
+    .selectFrom('subscriptions as s')
+    .select(['s.id'])
+    .where('s.status', '=', 'canceled')
+    .where('s.current_period_start', 'is', null)
+    .where((eb) => eb.exists(eb.selectFrom('invoices as i').select('i.id').whereRef('i.subscription_id', '=', 's.id').where('i.status', 'in', ['open', 'paid']).where('i.period_end', '>', since)))
+    .orderBy('s.id')
+    .execute();
 }
 
 /**
