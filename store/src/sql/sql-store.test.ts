@@ -192,7 +192,7 @@ for (const backend of sqlBackends) {
       };
       expect(await insertUsageEvents(store.db, [given])).toBe(1);
       const stored = await store.db.selectFrom('usage_events').selectAll().where('request_id', '=', given.request_id).executeTakeFirstOrThrow();
-      expect(stored).toEqual({ ...given, occurred_at: new Date(given.occurred_at), key_kind: 'byok', billed_currency: 'GBP' });
+      expect(stored).toEqual({ ...given, occurred_at: new Date(given.occurred_at), key_kind: 'byok', billed_currency: 'GBP', recorded_at: expect.any(Date) });
     });
 
     it('erases the plain body hashes recorded before fingerprints were keyed (migration 0012)', async () => {
