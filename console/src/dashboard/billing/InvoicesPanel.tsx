@@ -34,7 +34,11 @@ const MICROS_PER_PENNY = 10_000n;
 /** Whole pence as money for people: '£115.73'. */
 export const pounds = (pence: number) => formatMoney(money(BigInt(pence) * MICROS_PER_PENNY, 'GBP'));
 const count = new Intl.NumberFormat('en-GB');
-const period = (invoice: Invoice) => `${billingDate.format(new Date(invoice.periodStart))} – ${billingDate.format(new Date(invoice.periodEnd))}`;
+/** Its period; an ended subscription's invoice of late usage alone has none (start = end) and says so. */
+const period = (invoice: Invoice) =>
+  invoice.periodStart === invoice.periodEnd
+    ? `Late usage after the subscription ended, counted to ${billingDate.format(new Date(invoice.periodEnd))}`
+    : `${billingDate.format(new Date(invoice.periodStart))} – ${billingDate.format(new Date(invoice.periodEnd))}`;
 
 export function InvoicesPanel() {
   const invoices = useQuery(invoicesQuery());

@@ -196,6 +196,15 @@ describe('the subscription screen', () => {
     expect(panel('Invoices').textContent).toContain('Paid');
   });
 
+  it("names an ended subscription's invoice of late usage by what it bills, not by an empty period", async () => {
+    const lateUsage: Invoice = { ...invoice, id: '00000000-0000-4000-8000-00000000e002', number: 'SG-2026-000009', periodStart: '2026-11-10T00:00:00.000Z', periodEnd: '2026-11-10T00:00:00.000Z', totalPence: 124 };
+    stubApi({ 'GET /api/subscription/billing': () => ok([lateUsage, invoice]) });
+    await renderInSite(<SubscriptionScreen />);
+    const rows = within(await within(panel('Invoices')).findByRole('list', { name: 'Invoices' })).getAllByRole('listitem');
+    expect(rows[0]!.textContent).toContain('SG-2026-000009 Late usage after the subscription ended, counted to 10 Nov 2026');
+    expect(rows[1]!.textContent).toContain('SG-000001 1 Oct 2026 – 1 Nov 2026');
+  });
+
   it('a trial says its days left and offers a plan to pay for; no cards and no invoices are said so', async () => {
     stubApi({
       'GET /api/subscription/current': () => ok(trialing),
