@@ -4,8 +4,10 @@
  * requests that reached the provider plus those the gateway refused — with their tokens;
  * 100 distinct models fold into at most 50 labels and `other`; no key, team, group or key
  * id ever appears; an upstream's failures, the breaker, a budget's refusal, the meter
- * backlog and the queues are there; 401 without the token, 404 when none is configured.
+ * backlog and the queues are there; the model lists and the token counts the gateway answers
+ * itself are counted by route; 401 without the token, 404 when none is configured.
  */
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
@@ -122,6 +124,23 @@ for (const mode of testModes) {
       } finally {
         await second.stop();
       }
+    });
+
+    it('counts the model lists and the token counts the gateway answers itself, by route and plan', async () => {
+      const before = (await samplesOf(spendgate)).samples;
+      const anthropic = new Anthropic({ baseURL: spendgate.url, apiKey: key, maxRetries: 0 });
+      for (let i = 0; i < 3; i++) await openai.models.list();
+      await anthropic.models.list();
+      // The key's provider is OpenAI, which counts no Anthropic-format tokens: the gateway's estimate answers.
+      for (let i = 0; i < 2; i++) await anthropic.messages.countTokens({ model: 'gpt-4o', messages: HI });
+
+      const after = (await samplesOf(spendgate)).samples;
+      const added = (labels: Record<string, string>, name = 'spendgate_local_requests_total') => sumOf(after, name, labels) - sumOf(before, name, labels);
+      expect(added({ route: 'models', plan: 'free-trial' })).toBe(4);
+      expect(added({ route: 'messages.count_tokens', plan: 'free-trial' })).toBe(2);
+      // Neither reached a provider nor was refused.
+      expect(added({}, 'spendgate_requests_total')).toBe(0);
+      expect(added({}, 'spendgate_refused_requests_total')).toBe(0);
     });
 
     it("counts an upstream's failed tries and keeps its breaker", async () => {

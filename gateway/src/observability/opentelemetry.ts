@@ -133,6 +133,7 @@ export async function startOpenTelemetry(config: NonNullable<ObservabilityConfig
       }
       operationDuration.record((Date.now() - request.startedAt.getTime()) / 1000, attributes);
     },
+    requestAnsweredLocally: noop,
     requestRefused: noop,
     budgetRefused: noop,
     upstreamFailed: noop,

@@ -24,6 +24,9 @@ describe('Prometheus request metrics', () => {
     metrics.observer.requestEnded(request('embeddings', 'growth', new Date(now)), { model: 'second', usage, statusCode: 200 }, 0n);
     metrics.observer.requestEnded(request('embeddings', 'growth', new Date(now)), { model: 'third', usage, statusCode: 200 }, 0n);
     metrics.observer.requestRefused('unknown', 404, 'not_found');
+    metrics.observer.requestAnsweredLocally('models', 'growth');
+    metrics.observer.requestAnsweredLocally('models', 'growth');
+    metrics.observer.requestAnsweredLocally('messages.count_tokens', 'growth');
     const { text, contentType } = await metrics.scrape();
 
     expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -43,6 +46,8 @@ describe('Prometheus request metrics', () => {
     expect(lineOf(text, `spendgate_tokens_total{provider="openai",${weird},type="reasoning"}`)).toMatch(/ 4$/);
     expect(lineOf(text, `spendgate_cost_usd_micros_total{provider="openai",${weird},plan="growth"}`)).toMatch(/ 1500$/);
     expect(lineOf(text, 'spendgate_refused_requests_total{route="unknown",status="404",code="not_found"}')).toMatch(/ 1$/);
+    expect(lineOf(text, 'spendgate_local_requests_total{route="models",plan="growth"}')).toMatch(/ 2$/);
+    expect(lineOf(text, 'spendgate_local_requests_total{route="messages.count_tokens",plan="growth"}')).toMatch(/ 1$/);
     // The scrape-time gauges.
     expect(lineOf(text, 'spendgate_circuit_breakers{provider="openai",state="open"}')).toMatch(/ 1$/);
     expect(lineOf(text, 'spendgate_meter_backlog_events{stage="outbox"}')).toMatch(/ 5$/);

@@ -4,6 +4,9 @@
  * breakers, the usage events waiting to be written and the jobs waiting per queue
  * (prom-client gauges), and prom-client's process metrics.
  *
+ * Requests the gateway answers itself are counted too: successfully (the model list, a
+ * token count estimated locally) by route and plan, refused by route, status and code.
+ *
  * Labels are bounded and never name a key or a team: provider, model (the first
  * `modelLabels` distinct models this process saw; later ones count as `other`), route
  * (the data plane's surface), status (the HTTP code when it is a common one, else its
@@ -219,6 +222,8 @@ export function createPrometheusMetrics(options: { modelLabels: number; sources:
     }
     return series;
   };
+  /** Local answers by route → plan: the model list is asked often, so counting it makes nothing once its series exists. */
+  const localAnswers = new Map<string, Map<string, { values: readonly string[]; count: number }>>();
   const refused = new LabelledCounts();
   const budgetRefusals = new LabelledCounts();
   const upstreamErrors = new LabelledCounts();
@@ -232,6 +237,12 @@ export function createPrometheusMetrics(options: { modelLabels: number; sources:
       if (request.firstByteAt !== undefined) series.firstByte.observe((request.firstByteAt - startedAt) / 1000);
       for (let index = 0; index < TOKEN_TYPES.length; index++) series.tokens[index]! += TOKEN_TYPES[index]![1](outcome.usage);
       if (costMicros !== undefined) series.costMicros += Number(costMicros);
+    },
+    requestAnsweredLocally(endpoint, plan) {
+      const byPlan = branch(localAnswers, endpoint);
+      const entry = byPlan.get(plan);
+      if (entry) entry.count += 1;
+      else byPlan.set(plan, { values: [endpoint, plan], count: 1 });
     },
     requestRefused(endpoint, statusCode, code) {
       refused.add([endpoint, statusLabel(statusCode), code]);
@@ -253,6 +264,13 @@ export function createPrometheusMetrics(options: { modelLabels: number; sources:
       'Requests that reached a provider, by how they ended',
       ['provider', 'model', 'route', 'status', 'plan'],
       allSeries.map((series) => ({ values: [series.provider, series.model, series.route, series.status, series.plan], count: series.requests })),
+    );
+    writeCounter(
+      lines,
+      'spendgate_local_requests_total',
+      'Requests the gateway answered itself and successfully, without a provider (the model list, token counts estimated locally), by route and plan',
+      ['route', 'plan'],
+      [...localAnswers.values()].flatMap((byPlan) => [...byPlan.values()]),
     );
     writeCounter(
       lines,

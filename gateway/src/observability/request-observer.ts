@@ -31,6 +31,8 @@ export interface ObservedOutcome {
 export interface RequestObserver {
   /** A request that reached a provider has ended and been priced: `costMicros` is the provider's list price (micro-USD), undefined when unpriced. */
   requestEnded(request: ObservedRequest, outcome: ObservedOutcome, costMicros: bigint | undefined): void;
+  /** The gateway answered a request itself and successfully, without a provider: the model list, a token count estimated locally. */
+  requestAnsweredLocally(endpoint: string, plan: string): void;
   /** The gateway answered a request itself, without a provider (refused: bad key, bad body, budget, rate limit…; 404). */
   requestRefused(endpoint: string, statusCode: number, code: string): void;
   /** A hard budget refused a request (402/503 before any provider), by plan. */
@@ -46,6 +48,9 @@ export function combineObservers(observers: readonly (RequestObserver | undefine
   return {
     requestEnded: (request, outcome, cost) => {
       for (const observer of present) observer.requestEnded(request, outcome, cost);
+    },
+    requestAnsweredLocally: (endpoint, plan) => {
+      for (const observer of present) observer.requestAnsweredLocally(endpoint, plan);
     },
     requestRefused: (endpoint, statusCode, code) => {
       for (const observer of present) observer.requestRefused(endpoint, statusCode, code);

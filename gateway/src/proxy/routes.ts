@@ -265,7 +265,9 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
         if (!countsTokensFor('anthropic', upstream.adapter)) {
           // The provider counts only in its own format; otherwise the tiktoken estimate answers, on the key's rate limits.
           const rateLimitHeaders = await deps.metering.admitRate(principal, promptTokens);
-          return sendJson(response, 200, { input_tokens: await promptTokens() }, rateLimitHeaders);
+          const inputTokens = await promptTokens();
+          deps.observer?.requestAnsweredLocally('messages.count_tokens', principal.plan.slug);
+          return sendJson(response, 200, { input_tokens: inputTokens }, rateLimitHeaders);
         }
         return relay({ operation: 'count_tokens', stream: false, promptTokens, maxOutputTokens: 0 });
       }),
@@ -301,6 +303,7 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
         format: 'openai',
         endpoint: 'models',
         handle: async ({ principal, request, response }) => {
+          deps.observer?.requestAnsweredLocally('models', principal.plan.slug);
           const now = new Date();
           const models = deps.upstreams.modelsFor(principal, now);
           const createdAt = priceVersionAt(deps.catalog, now)?.effectiveFrom ?? now.toISOString();
