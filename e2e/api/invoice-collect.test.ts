@@ -3,9 +3,11 @@
  * a clock the test sets: a billed period's invoice becomes a Stripe invoice whose items are
  * its lines to the penny, finalized and paid with the default card, once however often the
  * job runs; a declined card leaves it open and the subscription past due, and when Stripe's
- * retry succeeds the webhook marks it paid and the subscription active again.
+ * retry succeeds the webhook marks it paid and the subscription active again. Each outcome is
+ * in the account's team's audit log once, as the system's, with the invoice's number and total
+ * and the subscription's status before and after.
  */
-import { findInvoiceById } from '@spendgate/store';
+import { findInvoiceById, listAudit } from '@spendgate/store';
 import { createInvoiceBuildProcessor, createInvoiceCollectProcessor } from '@spendgate/worker';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,6 +57,8 @@ for (const mode of testModes) {
     /** An account on Growth whose trial has ended with `card` saved, billed for its first period: its open invoice. */
     async function billedAccount(email: string, card: string) {
       const { token } = await signUp(spendgate.url, email, { planId: growthId });
+      const team = await callApi(spendgate.url, 'POST', '/team/', { token, body: { name: 'Billed', description: '' } });
+      expect(team.status).toBe(201);
       const intent = (await callApi(spendgate.url, 'POST', '/subscription/create-setup-intent', { token })).body.data;
       const confirmed = await stripe.setupIntents.confirm(intent.setupIntentId, { payment_method: card });
       expect((await callApi(spendgate.url, 'POST', '/subscription/save-payment-method', { token, body: { paymentMethodId: confirmed.payment_method } })).status).toBe(200);
@@ -67,11 +71,17 @@ for (const mode of testModes) {
       const [invoice] = (await callApi(spendgate.url, 'GET', '/subscription/billing', { token })).body.data;
       expect(invoice).toMatchObject({ status: 'open', totalPence: 9900 });
       const detail = (await callApi(spendgate.url, 'GET', `/subscription/invoice/${invoice.id}`, { token })).body.data;
-      return { token, invoice, lines: detail.lines as { id: string; description: string; amountPence: number }[], at: new Date(periodEnd.getTime() + 3 * HOUR_MS) };
+      return { token, teamId: team.body.data.id as string, invoice, lines: detail.lines as { id: string; description: string; amountPence: number }[], at: new Date(periodEnd.getTime() + 3 * HOUR_MS) };
     }
 
+    /** The team's audit entries of the invoice's collection, oldest first. */
+    const collections = async (teamId: string) =>
+      (await listAudit(db(), teamId))
+        .filter((row) => row.action === 'invoice.collected' || row.action === 'invoice.declined')
+        .map((row) => ({ action: row.action, actor: row.actor_user_id, ip: row.actor_ip, targetId: row.target_id, details: row.details, before: row.before, after: row.after }));
+
     it('charges an invoice as a Stripe invoice of its lines to the penny, once however often the job runs', async () => {
-      const { token, invoice, lines, at } = await billedAccount(`paid-${mode}@example.com`, 'pm_card_visa');
+      const { token, teamId, invoice, lines, at } = await billedAccount(`paid-${mode}@example.com`, 'pm_card_visa');
       await collect(at);
       const kept = await findInvoiceById(db(), invoice.id);
       expect(kept).toMatchObject({ status: 'paid', stripe_invoice_id: expect.stringMatching(/^in_/) });
@@ -85,10 +95,21 @@ for (const mode of testModes) {
       await collect(new Date(at.getTime() + DAY_MS));
       expect(stripeWrites()).toBe(writes);
       expect(errors).toEqual([]);
+      expect(await collections(teamId)).toEqual([
+        {
+          action: 'invoice.collected',
+          actor: null,
+          ip: null,
+          targetId: invoice.id,
+          details: { number: invoice.number, totalPence: '9900', stripeInvoiceId: kept!.stripe_invoice_id },
+          before: { status: 'open', subscriptionStatus: 'active' },
+          after: { status: 'paid', subscriptionStatus: 'active' },
+        },
+      ]);
     });
 
     it("leaves an invoice open when the card is declined, then the webhook marks it paid when Stripe's retry succeeds", async () => {
-      const { token, invoice, at } = await billedAccount(`declined-${mode}@example.com`, 'pm_card_chargeCustomerFail');
+      const { token, teamId, invoice, at } = await billedAccount(`declined-${mode}@example.com`, 'pm_card_chargeCustomerFail');
       await collect(at);
       const kept = await findInvoiceById(db(), invoice.id);
       expect(kept).toMatchObject({ status: 'open', stripe_invoice_id: expect.stringMatching(/^in_/) });
@@ -110,6 +131,18 @@ for (const mode of testModes) {
       expect(await findInvoiceById(db(), invoice.id)).toMatchObject({ status: 'paid' });
       expect((await callApi(spendgate.url, 'GET', '/subscription/current', { token })).body.data.status).toBe('active');
       expect(errors).toEqual([]);
+      const audited = { actor: null, ip: null, targetId: invoice.id };
+      const charged = { number: invoice.number, totalPence: '9900', stripeInvoiceId: kept!.stripe_invoice_id };
+      expect(await collections(teamId)).toEqual([
+        { action: 'invoice.declined', ...audited, details: charged, before: { status: 'open', subscriptionStatus: 'active' }, after: { status: 'open', subscriptionStatus: 'past_due' } },
+        {
+          action: 'invoice.collected',
+          ...audited,
+          details: { ...charged, source: 'stripe-webhook' },
+          before: { status: 'open', subscriptionStatus: 'past_due' },
+          after: { status: 'paid', subscriptionStatus: 'active' },
+        },
+      ]);
     });
   });
 }

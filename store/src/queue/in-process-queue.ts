@@ -7,7 +7,9 @@
  * `backoffMs`, doubling each time, until `attempts` tries have failed; then `onError`
  * hears of it. A job starts on the next turn of the event loop, never inside `enqueue`
  * (the caller's own work, e.g. answering a request, goes first). The payload is handed to
- * the processor as it is, not copied: neither side may change it.
+ * the processor as it is, not copied: neither side may change it. A job runs outside the
+ * request that enqueued it, as a BullMQ worker would: what it audits is the system's, with no
+ * IP or user agent.
  *
  * A schedule enqueues its job on a timer, with the id `schedule:<name>`, so a turn that
  * comes while the last run is pending is skipped.
@@ -19,6 +21,7 @@
  * next start finds again (a job that hands on work for minutes would hold a shutdown up),
  * and a resumable job that fails because the queue closed under it is not reported.
  */
+import { withoutAuditOrigin } from '../sql/repos/audit.ts';
 import { DEFAULT_BACKOFF_MS, type QueueOptions, resolveErrorReporter, resolveProcessOptions, validateSchedule } from './options.ts';
 import type { EnqueueOptions, JobHandler, JobMap, JobQueue, ProcessOptions, ScheduleOptions } from './types.ts';
 
@@ -106,7 +109,7 @@ export function createInProcessQueue<M extends JobMap>(options: QueueOptions = {
     processor.running += 1;
     const attempt = job.triesMade + 1;
     try {
-      await processor.handler(job.payload, { jobId: job.jobId, attempt });
+      await withoutAuditOrigin(() => processor.handler(job.payload, { jobId: job.jobId, attempt }));
       forget(job);
     } catch (error) {
       if (attempt < processor.attempts && closing === undefined) {

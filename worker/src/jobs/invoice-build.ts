@@ -26,6 +26,10 @@
  * - A subscription whose status this changed (a trial paused, started or ended, a
  *   subscription ended at its period's end) has its keys dropped from every gateway's key
  *   cache once the change is committed, so the data plane applies it at the next request.
+ * - Each change is audited by the system in its transaction: an invoice finalised (its number
+ *   and total in pence, a period's or an adjustment's), a trial's end (billing started,
+ *   paused, or the subscription ended) and a subscription ended at its period's end, with the
+ *   subscription's status before and after.
  */
 import { buildAdjustmentInvoice, buildInvoice, type PlanSlug, periodEndAfter, statusAt } from '@spendgate/core';
 import {
@@ -37,9 +41,9 @@ import {
   finalizeInvoice,
   insertInvoice,
   invoiceInput,
+  type Logger,
   lateUsageInput,
   lateUsageWindows,
-  type Logger,
   lockSubscription,
   moveInvoice,
   type SqlStore,
@@ -48,7 +52,7 @@ import {
   subscriptionsToInvoice,
   usageCountedBefore,
 } from '@spendgate/store';
-import { type InvalidateKey, refreshSubscriptionKeys } from '../payments/billing.ts';
+import { auditBySystem, type InvalidateKey, refreshSubscriptionKeys } from '../payments/billing.ts';
 
 /** How long after its period's end an invoice waits for usage events still on their way. */
 export const INVOICE_GRACE_MS = 3_600_000;
@@ -93,15 +97,30 @@ export function createInvoiceBuildProcessor(deps: {
         ...invoice,
       });
       if (recorded.created) {
-        await finalizeInvoice(trx, recorded.id, at);
-        if (invoice.totalPence === 0n) await moveInvoice(trx, recorded.id, 'paid', at);
+        const number = await finalizeInvoice(trx, recorded.id, at);
+        const paid = invoice.totalPence === 0n && (await moveInvoice(trx, recorded.id, 'paid', at));
+        await auditBySystem(trx, subscription.id, {
+          action: 'invoice.finalized',
+          targetType: 'invoice',
+          targetId: recorded.id,
+          details: { kind: 'period', subscriptionId: subscription.id, periodStart: start.toISOString(), periodEnd: end.toISOString(), lines: invoice.lines.length },
+          before: { status: 'draft' },
+          after: { status: paid ? 'paid' : 'open', number, totalPence: invoice.totalPence.toString() },
+        });
       }
       const ends = subscription.status === 'canceled' || subscription.cancel_at_period_end;
-      await advanceBillingPeriod(
-        trx,
-        subscription.id,
-        ends ? { canceledAt: subscription.canceled_at ?? end } : { start: end, end: periodEndAfter(subscription.billing_anchor, end) },
-      );
+      const canceledAt = subscription.canceled_at ?? end;
+      await advanceBillingPeriod(trx, subscription.id, ends ? { canceledAt } : { start: end, end: periodEndAfter(subscription.billing_anchor, end) });
+      if (ends && subscription.status !== 'canceled') {
+        await auditBySystem(trx, subscription.id, {
+          action: 'subscription.ended',
+          targetType: 'subscription',
+          targetId: subscription.id,
+          details: { reason: 'cancelled at the end of its period' },
+          before: { status: subscription.status, planSlug: subscription.plan_slug },
+          after: { status: 'canceled', canceledAt: canceledAt.toISOString() },
+        });
+      }
       deps.log.info({ subscriptionId, invoiceId: recorded.id, totalPence: invoice.totalPence.toString(), lines: invoice.lines.length }, 'invoice-build: invoiced a billing period');
       return { invoiced: true, ended: subscription.status !== 'canceled' && ends };
     });
@@ -130,7 +149,15 @@ export function createInvoiceBuildProcessor(deps: {
         ...invoice,
       });
       if (!recorded.created) return false;
-      await finalizeInvoice(trx, recorded.id, at);
+      const number = await finalizeInvoice(trx, recorded.id, at);
+      await auditBySystem(trx, subscription.id, {
+        action: 'invoice.finalized',
+        targetType: 'invoice',
+        targetId: recorded.id,
+        details: { kind: 'adjustment', subscriptionId: subscription.id, lines: invoice.lines.length },
+        before: { status: 'draft' },
+        after: { status: 'open', number, totalPence: invoice.totalPence.toString() },
+      });
       deps.log.info({ subscriptionId, invoiceId: recorded.id, totalPence: invoice.totalPence.toString(), lines: invoice.lines.length }, "invoice-build: invoiced an ended subscription's late usage");
       return true;
     });
@@ -141,13 +168,30 @@ export function createInvoiceBuildProcessor(deps: {
     for (const trial of await endedTrials(db, at)) {
       const trialEnd = trial.trial_end!;
       const state = { planSlug: trial.plan_slug as PlanSlug, status: 'trialing' as const, trialEnd, hasPaymentMethod: trial.has_payment_method };
-      if (trial.cancel_at_period_end) {
-        await cancelSubscription(db, trial.id, { immediate: true, at: trialEnd });
-      } else if (statusAt(state, at) === 'active') {
-        await startBillingPeriod(db, { subscriptionId: trial.id, anchor: trialEnd, start: trialEnd, end: periodEndAfter(trialEnd, trialEnd) });
-      } else {
-        await setSubscriptionStatus(db, trial.id, 'paused');
-      }
+      await db.transaction().execute(async (trx) => {
+        // Held, and still a trial: a run beside this one changes and audits it once.
+        if ((await lockSubscription(trx, trial.id))?.status !== 'trialing') return;
+        const audit = (action: string, after: Record<string, unknown>) =>
+          auditBySystem(trx, trial.id, {
+            action,
+            targetType: 'subscription',
+            targetId: trial.id,
+            details: { reason: 'trial ended', trialEnd: trialEnd.toISOString() },
+            before: { status: 'trialing', planSlug: trial.plan_slug },
+            after,
+          });
+        if (trial.cancel_at_period_end) {
+          await cancelSubscription(trx, trial.id, { immediate: true, at: trialEnd });
+          await audit('subscription.ended', { status: 'canceled', canceledAt: trialEnd.toISOString() });
+        } else if (statusAt(state, at) === 'active') {
+          const periodEnd = periodEndAfter(trialEnd, trialEnd);
+          await startBillingPeriod(trx, { subscriptionId: trial.id, anchor: trialEnd, start: trialEnd, end: periodEnd });
+          await audit('subscription.billing_started', { status: 'active', planSlug: trial.plan_slug, periodStart: trialEnd.toISOString(), periodEnd: periodEnd.toISOString() });
+        } else {
+          await setSubscriptionStatus(trx, trial.id, 'paused');
+          await audit('subscription.paused', { status: 'paused', planSlug: trial.plan_slug });
+        }
+      });
       await refreshSubscriptionKeys(deps, trial.id);
     }
     const cutoff = new Date(at.getTime() - INVOICE_GRACE_MS);

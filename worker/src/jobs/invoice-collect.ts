@@ -10,13 +10,15 @@
  * Stripe retries (auto_advance); the webhook marks the invoice paid when a retry succeeds.
  * Then the invoice names its Stripe invoice and is not taken again; a subscription whose
  * status changed has its keys dropped from the gateways' key caches. Every write carries an
- * idempotency key from the subscription, the period and the line or step.
+ * idempotency key from the subscription, the period and the line or step. The outcome is
+ * audited by the system: invoice.collected or invoice.declined, with the invoice's number and
+ * total and the subscription's status before and after.
  */
 import {
   findSubscriptionById,
   invoicesToCollect,
-  listInvoiceLines,
   type Logger,
+  listInvoiceLines,
   moveInvoice,
   type SqlStore,
   type StripeConfig,
@@ -24,7 +26,7 @@ import {
   setSubscriptionStatus,
 } from '@spendgate/store';
 import Stripe from 'stripe';
-import { type InvalidateKey, refreshSubscriptionKeys } from '../payments/billing.ts';
+import { auditBySystem, type InvalidateKey, refreshSubscriptionKeys } from '../payments/billing.ts';
 import { createStripeClient, stripeIdempotencyKey } from '../payments/stripe.ts';
 
 const BATCH = 50;
@@ -101,15 +103,20 @@ export function createInvoiceCollectProcessor(deps: {
     const statusChanged = await db.transaction().execute(async (trx) => {
       await setStripeInvoice(trx, invoice.id, charged.id);
       const status = (await findSubscriptionById(trx, invoice.subscription_id))?.status;
-      if (paid) {
-        await moveInvoice(trx, invoice.id, 'paid', now());
-        if (status !== 'past_due') return false;
-        await setSubscriptionStatus(trx, invoice.subscription_id, 'active');
-        return true;
+      const moved = paid && (await moveInvoice(trx, invoice.id, 'paid', now()));
+      const next = paid ? (status === 'past_due' ? 'active' : status) : status === 'active' ? 'past_due' : status;
+      if (next && next !== status) await setSubscriptionStatus(trx, invoice.subscription_id, next);
+      if (moved || !paid) {
+        await auditBySystem(trx, invoice.subscription_id, {
+          action: paid ? 'invoice.collected' : 'invoice.declined',
+          targetType: 'invoice',
+          targetId: invoice.id,
+          details: { number: invoice.number, totalPence: String(invoice.total_pence), stripeInvoiceId: charged.id },
+          before: { status: 'open', subscriptionStatus: status },
+          after: { status: moved ? 'paid' : 'open', subscriptionStatus: next },
+        });
       }
-      if (status !== 'active') return false;
-      await setSubscriptionStatus(trx, invoice.subscription_id, 'past_due');
-      return true;
+      return next !== status;
     });
     if (statusChanged) await refreshSubscriptionKeys(deps, invoice.subscription_id);
     deps.log.info({ invoiceId: invoice.id, stripeInvoiceId: charged.id, paid }, 'invoice-collect: charged an invoice through Stripe');

@@ -8,7 +8,8 @@
 // adjustment lines of April's, and the proof accounts for every March event across both;
 // the nightly proof agrees with every line until an event is tampered with; a subscription
 // cancelled at once gets its late usage, once past the grace, on one standalone adjustment
-// invoice (a demo team's on none).
+// invoice (a demo team's on none). Each change is in the audit log of the account's teams as
+// the system's (no actor, no IP), with the status and the invoice's number and total.
 import { randomUUID } from 'node:crypto';
 import {
   cancelSubscription,
@@ -19,6 +20,7 @@ import {
   insertTeam,
   insertUsageEvents,
   insertUser,
+  listAudit,
   listInvoiceLines,
   listInvoices,
   type NewUsageEvent,
@@ -40,7 +42,17 @@ const MAY = at('2025-05-01T00:00:00Z');
 
 describe.each(sqlBackends)('invoices on %s', (backend) => {
   let sql: TestSqlStore;
-  const ids = { ada: randomUUID(), bob: randomUUID(), cy: randomUUID(), team: randomUUID(), demo: randomUUID(), group: randomUUID(), key: randomUUID() };
+  const ids = {
+    ada: randomUUID(),
+    bob: randomUUID(),
+    cy: randomUUID(),
+    team: randomUUID(),
+    demo: randomUUID(),
+    bobTeam: randomUUID(),
+    cyTeam: randomUUID(),
+    group: randomUUID(),
+    key: randomUUID(),
+  };
   let subscriptionId: string;
   const proofErrors: { invoiceId: string; differences: unknown[] }[] = [];
   const proofSummaries: { invoices: number; mismatched: number; pendingLateRequests: string }[] = [];
@@ -119,6 +131,12 @@ describe.each(sqlBackends)('invoices on %s', (backend) => {
     created_at: createdAt,
   });
 
+  /** The team's audit entries of `actions`, oldest first, as the system wrote them. */
+  const audited = async (teamId: string, ...actions: string[]) =>
+    (await listAudit(sql.db, teamId))
+      .filter((row) => actions.includes(row.action))
+      .map((row) => ({ action: row.action, actor: row.actor_user_id, ip: row.actor_ip, targetId: row.target_id, details: row.details, before: row.before, after: row.after }));
+
   const lines = async (invoiceId: string) =>
     (await listInvoiceLines(sql.db, invoiceId)).map((line) => [line.kind, line.plan_slug, line.quantity, line.amount_micros, line.amount_pence]);
 
@@ -142,6 +160,8 @@ describe.each(sqlBackends)('invoices on %s', (backend) => {
     await insertTeam(sql.db, { id: ids.team, name: 'Acme', description: '', createdBy: ids.ada });
     await insertTeam(sql.db, { id: ids.demo, name: 'Demo', description: '', createdBy: ids.ada });
     await sql.db.updateTable('teams').set({ is_demo: true }).where('id', '=', ids.demo).execute();
+    await insertTeam(sql.db, { id: ids.bobTeam, name: 'Bob', description: '', createdBy: ids.bob });
+    await insertTeam(sql.db, { id: ids.cyTeam, name: 'Cy', description: '', createdBy: ids.cy });
 
     const unit = (kind: 'key' | 'group' | 'seat', from: Date) => openPlanUnit(sql.db, { teamId: ids.team, kind, targetId: randomUUID(), at: from });
     // 12 optimised keys and 7 seats all along; 11 groups until 11 March, then 10.
@@ -180,6 +200,28 @@ describe.each(sqlBackends)('invoices on %s', (backend) => {
     const cy = (await findSubscription(sql.db, ids.cy))!;
     expect([cy.status, cy.canceled_at, cy.current_period_start, cy.cancel_at_period_end]).toEqual(['canceled', MARCH, null, false]);
     expect(await listInvoices(sql.db, subscriptionId)).toEqual([]);
+
+    const trialEnded = { reason: 'trial ended', trialEnd: MARCH.toISOString() };
+    const trialing = { status: 'trialing', planSlug: 'growth' };
+    const system = { actor: null, ip: null };
+    expect(await audited(ids.team, 'subscription.billing_started', 'subscription.paused', 'subscription.ended')).toEqual([
+      {
+        action: 'subscription.billing_started',
+        ...system,
+        targetId: subscriptionId,
+        details: trialEnded,
+        before: trialing,
+        after: { status: 'active', planSlug: 'growth', periodStart: MARCH.toISOString(), periodEnd: APRIL.toISOString() },
+      },
+    ]);
+    expect(await audited(ids.bobTeam, 'subscription.paused')).toEqual([
+      expect.objectContaining({ ...system, details: trialEnded, before: trialing, after: { status: 'paused', planSlug: 'growth' } }),
+    ]);
+    expect(await audited(ids.cyTeam, 'subscription.ended')).toEqual([
+      expect.objectContaining({ ...system, details: trialEnded, before: trialing, after: { status: 'canceled', canceledAt: MARCH.toISOString() } }),
+    ]);
+    // A demo team's log holds no billing: its account is never charged for it.
+    expect(await audited(ids.demo, 'subscription.billing_started')).toEqual([]);
   });
 
   it("invoices a month of metered usage, each line as computed by hand, once however often it runs", async () => {
@@ -202,6 +244,19 @@ describe.each(sqlBackends)('invoices on %s', (backend) => {
       ['extra-seats', 'growth', 2n, 16_000_000n, 1_600n], // 7 − 5 included, £8 each
     ]);
     expect(march!.total_pence).toBe(9_900n + 2n + 1n + 498n + 9n + 600n + 129n + 1_600n);
+    // Finalised once, by the system, with its number and total; the trial's end was audited once.
+    expect(await audited(ids.team, 'invoice.finalized', 'subscription.billing_started')).toEqual([
+      expect.objectContaining({ action: 'subscription.billing_started' }),
+      {
+        action: 'invoice.finalized',
+        actor: null,
+        ip: null,
+        targetId: march!.id,
+        details: { kind: 'period', subscriptionId, periodStart: MARCH.toISOString(), periodEnd: APRIL.toISOString(), lines: 8 },
+        before: { status: 'draft' },
+        after: { status: 'open', number: march!.number, totalPence: '12739' },
+      },
+    ]);
     const ada = (await findSubscription(sql.db, ids.ada))!;
     expect([ada.current_period_start, ada.current_period_end]).toEqual([APRIL, MAY]);
   });
@@ -259,6 +314,18 @@ describe.each(sqlBackends)('invoices on %s', (backend) => {
     expect(marchLine.quantity + adjustments[0]!.quantity).toBe(BigInt(marchByom.n));
     const ada = (await findSubscription(sql.db, ids.ada))!;
     expect([ada.status, ada.canceled_at, ada.current_period_start, ada.current_period_end]).toEqual(['canceled', MAY, null, null]);
+    expect((await audited(ids.team, 'invoice.finalized')).at(-1)).toMatchObject({ targetId: april.id, after: { status: 'open', number: april.number, totalPence: april.total_pence.toString() } });
+    expect(await audited(ids.team, 'subscription.ended')).toEqual([
+      {
+        action: 'subscription.ended',
+        actor: null,
+        ip: null,
+        targetId: subscriptionId,
+        details: { reason: 'cancelled at the end of its period' },
+        before: { status: 'active', planSlug: 'developers' },
+        after: { status: 'canceled', canceledAt: MAY.toISOString() },
+      },
+    ]);
     await build(at('2025-06-01T01:00:00Z'));
     expect(await listInvoices(sql.db, subscriptionId)).toHaveLength(2);
   });
@@ -355,6 +422,16 @@ describe.each(sqlBackends)('invoices on %s', (backend) => {
       [final!.id, NOVEMBER, at('2025-11-10T00:00:00Z')],
     ]);
     expect(await listInvoices(sql.db, eveSubscription)).toHaveLength(1);
+    expect((await audited(dan.team, 'invoice.finalized')).at(-1)).toEqual({
+      action: 'invoice.finalized',
+      actor: null,
+      ip: null,
+      targetId: adjustment.id,
+      details: { kind: 'adjustment', subscriptionId: danSubscription, lines: 2 },
+      before: { status: 'draft' },
+      after: { status: 'open', number: adjustment.number, totalPence: '124' },
+    });
+    expect(await audited(eve.team, 'invoice.finalized')).toEqual([]);
 
     // A run again bills nothing again, and the proof finds everything billed.
     await build(new Date(pastGrace.getTime() + 60_000));

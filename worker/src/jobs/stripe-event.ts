@@ -4,7 +4,8 @@
 // taken in any order leave the newest state — and stored unless a later read is stored
 // already, in the same transaction that marks the event processed. A completed Checkout
 // Session is applied to its subscription first (payments/billing.ts: once, however often).
-// A paid Stripe invoice made for one of Spendgate's (invoice-collect) marks that one paid.
+// A paid Stripe invoice made for one of Spendgate's (invoice-collect) marks that one paid,
+// audited by the system with the subscription's status before and after.
 // Either change reaches the data plane at once: the account's keys are dropped from every
 // gateway's key cache once it is committed, as the success page's path does.
 // An event processed already (a replay, a second job for it) does nothing; an event about
@@ -25,7 +26,7 @@ import {
   storeStripeObject,
 } from '@spendgate/store';
 import type Stripe from 'stripe';
-import { applyCheckoutSession, type InvalidateKey, refreshSubscriptionKeys } from '../payments/billing.ts';
+import { applyCheckoutSession, auditBySystem, type InvalidateKey, refreshSubscriptionKeys } from '../payments/billing.ts';
 import { createStripeClient } from '../payments/stripe.ts';
 
 /** Reads an object's current state from Stripe, by the `object` its events carry. */
@@ -46,9 +47,18 @@ async function invoicePaidAtStripe(db: Db, charged: Stripe.Invoice, at: Date): P
   const invoice = await findInvoiceById(db, invoiceId);
   if (!invoice || (invoice.stripe_invoice_id !== null && invoice.stripe_invoice_id !== charged.id)) return undefined;
   if (!(await moveInvoice(db, invoice.id, 'paid', at))) return undefined;
-  if ((await findSubscriptionById(db, invoice.subscription_id))?.status !== 'past_due') return undefined;
-  await setSubscriptionStatus(db, invoice.subscription_id, 'active');
-  return invoice.subscription_id;
+  const status = (await findSubscriptionById(db, invoice.subscription_id))?.status;
+  const reactivated = status === 'past_due';
+  if (reactivated) await setSubscriptionStatus(db, invoice.subscription_id, 'active');
+  await auditBySystem(db, invoice.subscription_id, {
+    action: 'invoice.collected',
+    targetType: 'invoice',
+    targetId: invoice.id,
+    details: { number: invoice.number, totalPence: String(invoice.total_pence), stripeInvoiceId: charged.id, source: 'stripe-webhook' },
+    before: { status: invoice.status, subscriptionStatus: status },
+    after: { status: 'paid', subscriptionStatus: reactivated ? 'active' : status },
+  });
+  return reactivated ? invoice.subscription_id : undefined;
 }
 
 export function createStripeEventProcessor(deps: {

@@ -11,10 +11,13 @@
  *   sees it first.
  * - After a job changed what a subscription's keys may do (its status, plan or card), the
  *   account's keys are dropped from every gateway's key cache, so the next request reads it.
+ * - What a job changes of a subscription or its invoices is audited as the system's doing
+ *   (no actor, no IP), in each team the subscription pays for.
  * Stripe is called outside database transactions; every write carries an idempotency key.
  */
-import { AppError, ConflictError, periodEndAfter, type PlanSlug, planTerms, UpstreamError, ValidationError } from '@spendgate/core';
+import { AppError, ConflictError, type PlanSlug, periodEndAfter, planTerms, UpstreamError, ValidationError } from '@spendgate/core';
 import {
+  type AuditEntry,
   billedTeamIds,
   changeSubscriptionPlan,
   type Db,
@@ -45,6 +48,13 @@ export type InvalidateKey = (keyHash: string) => Promise<void>;
 export async function refreshSubscriptionKeys(deps: { sql: Pick<SqlStore, 'db'>; invalidateKey: InvalidateKey }, subscriptionId: string): Promise<void> {
   const subscription = await findSubscriptionById(deps.sql.db, subscriptionId);
   if (subscription) await invalidateAccountKeys(deps.sql.db, deps.invalidateKey, subscription.user_id);
+}
+
+/** An audit entry by the system (a job, Stripe's webhook) in each team the subscription `subscriptionId` pays for; call in its transaction. */
+export async function auditBySystem(trx: Db, subscriptionId: string, entry: Omit<AuditEntry, 'teamId' | 'actorUserId'>): Promise<void> {
+  const subscription = await findSubscriptionById(trx, subscriptionId);
+  if (!subscription) return;
+  for (const teamId of await billedTeamIds(trx, subscription.user_id)) await writeAudit(trx, { ...entry, teamId, actorUserId: null });
 }
 
 /** Stripe's refusal as the API answers it: a declined card 402, a refused request 400 naming `field`, anything else 502. */

@@ -45,6 +45,11 @@ export function withAuditOrigin<T>(origin: Pick<AuditContext, 'ip' | 'userAgent'
   return requestOrigin.run(origin, work);
 }
 
+/** Runs `work` (a job) outside any request being served: the audit entries it writes record no IP or user agent. */
+export function withoutAuditOrigin<T>(work: () => T): T {
+  return requestOrigin.exit(work);
+}
+
 /** The canonical serialisation's hash of an audit_log row (aliased `entry`) whose previous hash is `entry.prev_hash`. */
 const ROW_HASH = sql<string>`encode(sha256(convert_to(jsonb_build_array(entry.team_id, entry.seq, entry.action, entry.actor_user_id, entry.actor_ip, entry.actor_user_agent, entry.target_type, entry.target_id, entry.details, entry.before, entry.after, to_char(entry.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), entry.prev_hash::text)::text, 'UTF8')), 'hex')`;
 

@@ -107,5 +107,5 @@ export async function setStripeInvoice(db: Db, invoiceId: string, stripeInvoiceI
 
 /** An invoice by its id alone (a Stripe invoice's metadata names it), with its subscription and Stripe invoice. */
 export async function findInvoiceById(db: Db, invoiceId: string) {
-  return db.selectFrom('invoices').select(['id', 'subscription_id', 'status', 'stripe_invoice_id']).where('id', '=', invoiceId).executeTakeFirst();
+  return db.selectFrom('invoices').select(['id', 'number', 'subscription_id', 'status', 'total_pence', 'stripe_invoice_id']).where('id', '=', invoiceId).executeTakeFirst();
 }
