@@ -21,6 +21,10 @@ export interface ReceivedSpan {
   name: string;
   /** OTLP's SpanKind: 3 is CLIENT. */
   kind: number;
+  /** Hex, as OTLP/JSON encodes them; parentSpanId is '' for a trace's root. */
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
   resource: Record<string, AttributeValue>;
   attributes: Record<string, AttributeValue>;
   startTimeUnixNano: string;
@@ -80,6 +84,9 @@ export async function startFakeOtlpReceiver(): Promise<FakeOtlpReceiver> {
               spans.map((span) => ({
                 name: span.name,
                 kind: span.kind,
+                traceId: span.traceId,
+                spanId: span.spanId,
+                parentSpanId: span.parentSpanId ?? '',
                 resource: attributesOf(resource?.attributes),
                 attributes: attributesOf(span.attributes),
                 startTimeUnixNano: String(span.startTimeUnixNano),

@@ -128,6 +128,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
     metrics,
     /** What the data plane tells /metrics and OpenTelemetry; undefined when both are off. */
     observer,
+    /** OpenTelemetry's spans of the data plane's requests, when traces are exported. */
+    tracer: openTelemetry?.tracer,
     capture,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     close: async () => {

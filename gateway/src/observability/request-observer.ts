@@ -4,6 +4,7 @@
  * plane already holds, so observing allocates nothing when nothing observes (the data
  * plane's observer is then undefined).
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Usage } from '@spendgate/core';
 
 /** A request that reached a provider, as metering holds it (proxy/metering.ts' MeteredRequest is one). */
@@ -18,6 +19,24 @@ export interface ObservedRequest {
   /** When the provider's answer began, which is when the caller's first byte left (ms since the epoch); undefined when none answered. */
   firstByteAt?: number | undefined;
   principal: { plan: { slug: string } };
+  /** Its span's trace context, when a RequestTracer started one. */
+  trace?: ObservedTrace | undefined;
+}
+
+/** The W3C trace context (https://www.w3.org/TR/trace-context/) a request's span sends to the provider. */
+export interface ObservedTrace {
+  readonly traceparent: string;
+  readonly tracestate: string | undefined;
+}
+
+/** Traces the requests that reach a provider (OpenTelemetry with a traces endpoint); undefined when nothing traces. */
+export interface RequestTracer {
+  /**
+   * Starts the span of a request about to be sent to a provider, the child of the caller's
+   * `traceparent` (and `tracestate`) when it sent a valid one, else a new trace's root.
+   * The observer's requestEnded ends it.
+   */
+  startTrace(request: ObservedRequest, callerHeaders: IncomingHttpHeaders): ObservedTrace;
 }
 
 /** How it ended. */

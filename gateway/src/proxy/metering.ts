@@ -48,7 +48,7 @@ import {
   type UsageEventJob,
 } from '@spendgate/store';
 import type { FastifyBaseLogger } from 'fastify';
-import type { RequestObserver } from '../observability/request-observer.ts';
+import type { ObservedTrace, RequestObserver } from '../observability/request-observer.ts';
 import { catalogFor } from '../team-prices.ts';
 import type { BodyHasher } from './body-hash.ts';
 import type { Principal } from './principals.ts';
@@ -110,6 +110,8 @@ export interface MeteredRequest {
   requestedOutputTokens: number | undefined;
   /** When the provider's answer began and the caller's first byte left (ms since the epoch); set by the relay. */
   firstByteAt: number | undefined;
+  /** Its span's trace context, sent to the provider; set by the relay when the gateway traces. */
+  trace: ObservedTrace | undefined;
 }
 
 /** What a request used and how it ended, as the data plane knows it when it is over. */

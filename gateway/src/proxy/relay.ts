@@ -11,10 +11,10 @@
  * connections). Spreads remain only on rare paths (a fallback model, a stream cut short).
  */
 import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
-import type { PromptCapture } from '../capture/prompt-capture.ts';
-import type { RequestObserver } from '../observability/request-observer.ts';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { AppError, emptyUsage, microsToDecimalString, plainUsage, type RequestNeeds, type UpstreamError } from '@spendgate/core';
+import type { PromptCapture } from '../capture/prompt-capture.ts';
+import type { ObservedTrace, RequestObserver, RequestTracer } from '../observability/request-observer.ts';
 import {
   type Operation,
   parseStreamEvent,
@@ -54,6 +54,8 @@ export interface RelayCall {
   maxOutputTokens: number | undefined;
   /** Answers asked for (OpenAI's `n`). */
   choices: number;
+  /** The caller's request headers: its W3C trace context is read from them. */
+  callerHeaders: IncomingHttpHeaders;
 }
 
 export interface RelayDeps {
@@ -65,6 +67,8 @@ export interface RelayDeps {
   upstreamTimeoutMs: number;
   /** The gateway's own observability (upstream failures here; the rest through metering); undefined when off. */
   observer: RequestObserver | undefined;
+  /** Starts each request's span before it is sent (OpenTelemetry with a traces endpoint); undefined when nothing traces. */
+  tracer: RequestTracer | undefined;
 }
 
 /** One attempt made ready to send: its formats, translator, target and URL. */
@@ -135,6 +139,18 @@ function describeOutputCap(cap: OutputCap): string {
   return `${cap.tokens}; reason=${cap.reason}`;
 }
 
+/**
+ * The W3C trace context sent to the provider: the gateway span's when it traces, else the
+ * caller's headers as they came (as any proxy passes them). Nothing is made when there is none.
+ */
+function addTraceContext(headers: Record<string, string>, trace: ObservedTrace | undefined, callerHeaders: IncomingHttpHeaders): void {
+  const traceparent = trace ? trace.traceparent : callerHeaders.traceparent;
+  if (typeof traceparent !== 'string') return;
+  headers.traceparent = traceparent;
+  const tracestate = trace ? trace.tracestate : callerHeaders.tracestate;
+  if (typeof tracestate === 'string') headers.tracestate = tracestate;
+}
+
 /** The caller's output limit per answer lowered to the key's cap (the cap when it asked none); 0 (no output) stays 0. */
 function underKeyCap(asked: number | undefined, cap: number | undefined): number | undefined {
   if (cap === undefined || asked === 0) return asked;
@@ -167,6 +183,7 @@ export async function relay(principal: Principal, response: ServerResponse, call
     requestedModel: call.model,
     requestedOutputTokens: maxOutputTokens || undefined,
     firstByteAt: undefined,
+    trace: undefined,
   };
   const { remainingMicros, rateLimitHeaders, downgradeBudgetId, outputCap } = await deps.metering.admit(metered, {
     candidates: exchanges.map((exchange) => ({ provider: exchange.upstream.adapter.catalogProvider, model: exchange.model })),
@@ -183,6 +200,7 @@ export async function relay(principal: Principal, response: ServerResponse, call
   }
 
   const timeoutMs = principal.settings.timeoutMs ?? deps.upstreamTimeoutMs;
+  metered.trace = deps.tracer?.startTrace(metered, call.callerHeaders);
   const forwarded = await forwardWithFailover(
     exchanges,
     (exchange) => {
@@ -198,6 +216,7 @@ export async function relay(principal: Principal, response: ServerResponse, call
       const headers = exchange.upstream.adapter.authHeaders(exchange.upstream.secret);
       headers['content-type'] = 'application/json';
       headers.accept = call.stream ? 'text/event-stream' : 'application/json';
+      addTraceContext(headers, metered.trace, call.callerHeaders);
       return sendUpstream(exchange.url, {
         headers,
         // Unchanged (no other model, translation or usage option): the caller's bytes, not encoded again.

@@ -38,8 +38,8 @@ export interface DataPlaneRoute<Body = unknown> {
   handle(exchange: RouteExchange<Body>): Promise<void>;
 }
 
-/** What a route says of its call; the caller's format, the body (and its bytes) and its model come from the route. */
-type RouteCall = Omit<RelayCall, 'caller' | 'endpoint' | 'body' | 'bodyBytes' | 'model' | 'promptTokenBound' | 'choices'> & {
+/** What a route says of its call; the caller's format, the body (and its bytes), its model and headers come from the route. */
+type RouteCall = Omit<RelayCall, 'caller' | 'endpoint' | 'body' | 'bodyBytes' | 'model' | 'promptTokenBound' | 'choices' | 'callerHeaders'> & {
   /** Images in the prompt: its byte bound adds their tokens. */
   images?: number;
   choices?: number;
@@ -224,6 +224,7 @@ export function dataPlaneRoutes(deps: RelayDeps & { catalog: PriceCatalog }): Ma
               promptTokenBound: exchange.bodyBytes.length + (call.images ?? 0) * IMAGE_TOKENS,
               maxOutputTokens: call.maxOutputTokens,
               choices: call.choices ?? 1,
+              callerHeaders: exchange.request.headers,
             },
             deps,
           ),
