@@ -1,9 +1,16 @@
 // Lua scripts for the Redis stores: each kept in .lua files beside its module and read
-// once, when the module loads; sent by SHA, and in full the first time Redis does not
-// know them (NOSCRIPT), so each call normally ships only the hash.
+// once, when the module loads; run through ioredis's script commands (defineCommand),
+// which send a script in full (EVAL) the first time it goes down each socket and by
+// SHA (EVALSHA) after that.
+//
+// Sending it in full first keeps a connection's commands in order. Were a script sent
+// by SHA to a server that does not know it (a new server, a cluster node never sent it,
+// a replica just promoted), the NOSCRIPT answer and the EVAL sent after it would let
+// every command sent meanwhile run first — and the ledger's leases rely on Redis
+// running one connection's commands in the order they were sent (redis-ledger.ts).
+// Only a SCRIPT FLUSH on a live connection still costs that one reordering.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { ReplyError } from 'ioredis';
 import type { RedisConnection } from './redis-connection.ts';
 
 export interface LuaScript {
@@ -26,11 +33,15 @@ export function luaScript(...parts: string[]): LuaScript {
   return { source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
-export async function runScript(redis: RedisConnection, script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
-  try {
-    return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
-  } catch (error) {
-    if (!(error instanceof ReplyError && (error as Error).message.startsWith('NOSCRIPT'))) throw error;
-    return redis.eval(script.source, keys.length, ...keys, ...args);
-  }
+/** How the name of a script's command on a connection starts (its SHA follows). */
+export const SCRIPT_COMMAND_PREFIX = 'spendgateScript';
+
+type ScriptCommand = (numberOfKeys: number, ...keysAndArgs: string[]) => Promise<unknown>;
+
+/** Runs `script`, defining it on the connection the first time (see the top of this file). */
+export function runScript(redis: RedisConnection, script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
+  const name = `${SCRIPT_COMMAND_PREFIX}${script.sha}`;
+  const commands = redis as unknown as Record<string, ScriptCommand | undefined>;
+  if (commands[name] === undefined) redis.defineCommand(name, { lua: script.source });
+  return commands[name]!(keys.length, ...keys, ...args);
 }

@@ -5,10 +5,12 @@
 // really waits. Then what only leases do: admit without a script per request, flush
 // spend, share a budget between two gateways, outlive a dead gateway only by their short
 // hold, which a live gateway renews.
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { connectRedis, type RedisConnection } from '../redis-connection.ts';
+import { luaScript, runScript, SCRIPT_COMMAND_PREFIX } from '../redis-script.ts';
 import { connectTestRedis, deleteKeysWithPrefix, redisTargets, uniquePrefix } from '../testing/redis.ts';
 import { createInProcessLedger } from './in-process-ledger.ts';
 import { createRedisLedger } from './redis-ledger.ts';
@@ -127,7 +129,7 @@ function countingScripts(redis: RedisConnection) {
     get(target, property) {
       const value = Reflect.get(target, property, target);
       if (typeof value !== 'function') return value;
-      if (property !== 'evalsha' && property !== 'eval') return value.bind(target);
+      if (typeof property !== 'string' || !property.startsWith(SCRIPT_COMMAND_PREFIX)) return value.bind(target);
       return (...args: unknown[]) => {
         scripts += 1;
         return value.apply(target, args);
@@ -152,6 +154,15 @@ for (const { name, url, redis } of redisConnections) {
       return `${redisPrefix}:leases:${prefixCount}`;
     };
 
+    it('runs a script Redis does not know yet in the order it was sent, as leases rely on', async () => {
+      // A new server, a cluster node never sent the script, a replica just promoted: had the
+      // script gone by SHA first, the command after it would have run before it.
+      const key = `${newPrefix()}:order`;
+      const unknownScript = luaScript(`-- ${randomUUID()}`, "redis.call('RPUSH', KEYS[1], ARGV[1])");
+      await Promise.all([runScript(redis, unknownScript, [key], ['script']), redis.rpush(key, 'sent after')]);
+      expect(await redis.lrange(key, 0, -1)).toEqual(['script', 'sent after']);
+    });
+
     it('admits the requests of a scope list from a few leases, not one script per request', async () => {
       const prefix = newPrefix();
       const { redis: counting, scripts } = countingScripts(redis);
@@ -162,6 +173,7 @@ for (const { name, url, redis } of redisConnections) {
         await ledger.settle(`r${i}`, 60n);
       }
       // Two requests' worth of scripts (RESERVE + FINISH each) would be 400.
+      expect(scripts()).toBeGreaterThan(0);
       expect(scripts()).toBeLessThanOrEqual(12);
       const spent = { spentMicros: 12_000n, reservedMicros: 0n };
       expect(await balances(ledger)).toEqual({ key: spent, group: spent, team: spent });

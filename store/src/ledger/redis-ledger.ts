@@ -191,7 +191,8 @@ export type ReserveReply =
  * The ledger's steps in Redis, one script each, shared by the plain ledger below and
  * the leases of `redis-leases.ts`. Each sends its command before its first await, so
  * what a caller notes just before calling a step is what Redis has seen of this
- * connection when the step runs (Redis runs one connection's commands in order).
+ * connection when the step runs (Redis runs one connection's commands in order, and
+ * redis-script.ts keeps a script Redis does not know yet in its place among them).
  */
 export interface RedisLedgerSteps {
   redis: RedisConnection;

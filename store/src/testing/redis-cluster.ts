@@ -9,7 +9,7 @@
  *   tsx store/src/testing/redis-cluster.ts stop <dir>
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -129,6 +129,7 @@ export async function stopRedisCluster(dir: string): Promise<void> {
 export async function startRedisCluster(options: { firstPort?: number; dir?: string; nodeTimeoutMs?: number } = {}): Promise<RunningRedisCluster> {
   const firstPort = options.firstPort ?? (await freeClusterPorts());
   const dir = options.dir ?? (await mkdtemp(path.join(tmpdir(), 'spendgate-redis-cluster-')));
+  await mkdir(dir, { recursive: true });
   const ports = Array.from({ length: NODES }, (_, index) => firstPort + index);
   const pidFile = (index: number) => path.join(dir, `node-${index}.pid`);
   const startNode = (port: number, index: number) =>
