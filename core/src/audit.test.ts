@@ -19,4 +19,8 @@ describe('redactSecrets', () => {
     expect(redactSecrets({ url: 'https://user:pw@host.example/path?token=x' })).toEqual({ url: `https://${REDACTED}@host.example/path?${REDACTED}` });
     expect(redactSecrets({ webhookUrl: 'https://hooks.slack.com/services/T0/B0/XYZ' })).toEqual({ webhookUrl: `https://hooks.slack.com/${REDACTED}` });
   });
+
+  it("keeps a phone number's last four digits only", () => {
+    expect(redactSecrets({ to: '+447700900123', from: '+15005550006', count: '12345678' })).toEqual({ to: `${REDACTED}0123`, from: `${REDACTED}0006`, count: '12345678' });
+  });
 });

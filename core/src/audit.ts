@@ -1,8 +1,8 @@
 // What the audit log may hold of a change: its before and after values with every secret
 // replaced by "[redacted]" — API keys and provider keys, connection secrets, tokens,
 // passwords (by the field's name, or by the value's look for a key pasted elsewhere), and
-// the secret parts of URLs (credentials, query strings, a webhook's path). One helper,
-// applied by the store to every entry it writes.
+// the secret parts of URLs (credentials, query strings, a webhook's path), and phone numbers
+// but their last four digits. One helper, applied by the store to every entry it writes.
 
 export const REDACTED = '[redacted]';
 
@@ -12,6 +12,9 @@ const SECRET_FIELD = /(pass(word|phrase)?|secret|token|api[-_]?key|^key$|authori
 const WEBHOOK_FIELD = /webhook/i;
 /** Values that are keys wherever they appear: Spendgate's issued keys, OpenAI/Anthropic-style keys, bearer tokens. */
 const KEY_LIKE = /^(sg_[a-z]+_[0-9A-Za-z]{16,}|sk-[0-9A-Za-z_-]{16,}|Bearer\s+\S+)$/;
+
+/** An E.164 phone number (an SMS alert channel's): kept as its last four digits. */
+const PHONE = /^\+[1-9]\d{6,14}$/;
 
 function redactUrl(value: string, webhook: boolean): string {
   let url: URL;
@@ -32,6 +35,7 @@ function redactUrl(value: string, webhook: boolean): string {
 function redactValue(value: unknown, field: string): unknown {
   if (typeof value === 'string') {
     if (SECRET_FIELD.test(field) || KEY_LIKE.test(value.trim())) return REDACTED;
+    if (PHONE.test(value)) return `${REDACTED}${value.slice(-4)}`;
     return /^https?:\/\//i.test(value) ? redactUrl(value, WEBHOOK_FIELD.test(field)) : value;
   }
   if (Array.isArray(value)) return value.map((item) => redactValue(item, field));

@@ -1,14 +1,15 @@
 /**
  * The audit log screen in Debian's Chromium against a whole Spendgate, in each run mode:
  * an Enterprise team's admin changes a budget, the team and a connection through the API,
- * then reads the log — who, from where, and each budget field before → after — narrows it to
+ * then reads the log — who, from where, and each budget field before → after, its amount in
+ * pounds with the exact micro-units in the title — narrows it to
  * one action, verifies the hash chain (intact, then broken at the row edited by SQL), and
  * downloads the filtered log as CSV and JSON. A team on the free trial sees the
- * plan-required message. Screenshots at 1280 and 390 px, no sideways scroll, no critical or
- * serious axe-core violation.
+ * plan-required message. Screenshots at 1280 and 390 px (where each entry is a card of
+ * labelled lines: neither the page nor the entries scroll sideways), no critical or serious
+ * axe-core violation.
  */
 import { readFile } from 'node:fs/promises';
-import { upsertSubscription } from '@spendgate/store';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
@@ -29,8 +30,7 @@ describe.skipIf(!hasChromium)('the audit log screen', () => {
     beforeAll(async () => {
       spendgate = await startSpendgate(mode, `browser-audit-${mode}`, { consoleDir: suite.consoleDir });
       profiles = browserProfiles(suite.browser, spendgate.url);
-      admin = await signUpTeamAdmin(spendgate.url, `audit-${mode}@example.com`, { name: 'Ada Auditor', team: { name: 'Compliance', description: '' } });
-      await upsertSubscription(spendgate.app.runtime.stores.sql.db, { userId: admin.userId, planSlug: 'enterprise', status: 'active', trialEnd: null });
+      admin = await signUpTeamAdmin(spendgate.url, `audit-${mode}@example.com`, { name: 'Ada Auditor', team: { name: 'Compliance', description: '' }, plan: 'enterprise' });
       trial = await signUpTeamAdmin(spendgate.url, `audit-trial-${mode}@example.com`, { name: 'Tom Trial', team: { name: 'Small lab', description: '' } });
       const api = async (method: string, route: string, body?: unknown) => {
         const answer = await callApi(spendgate.url, method, route, { token: admin.token, body });
@@ -57,7 +57,9 @@ describe.skipIf(!hasChromium)('the audit log screen', () => {
       const budgetText = await budgetRow.textContent();
       expect(budgetText).toContain(`audit-${mode}@example.com`);
       expect(budgetText).toContain('127.0.0.1');
-      expect(budgetText).toContain('amountMicros 100000000 → 250000000');
+      expect(budgetText).toContain('amountMicros £100.00 → £250.00');
+      expect(await budgetRow.locator('del data').first().getAttribute('title')).toBe('100000000 micro-units');
+      expect(await budgetRow.locator('ins data').first().getAttribute('title')).toBe('250000000 micro-units');
       expect(budgetText).toContain('mode hard → soft');
       expect(await log.getByRole('row').filter({ hasText: 'team.updated' }).textContent()).toContain('name Compliance → Compliance & Risk');
       expect(await log.textContent()).not.toContain('sk-audit-secret');
@@ -101,6 +103,8 @@ describe.skipIf(!hasChromium)('the audit log screen', () => {
       for (const width of [1280, 390]) {
         const shot = await profiles.open('/dashboard/settings/audit', { as: admin, width });
         await shot.getByRole('region', { name: 'Entries', exact: true }).getByRole('row').filter({ hasText: 'budget.updated' }).waitFor();
+        const entries = shot.getByRole('region', { name: 'Audit entries, newest first' });
+        expect(await entries.evaluate((element) => element.scrollWidth - element.clientWidth), `entries scroll sideways at ${width} px`).toBeLessThanOrEqual(0);
         await checkPage(shot, `audit-${mode}-${width}-light`);
       }
       const dark = await profiles.open('/dashboard/settings/audit', { as: admin, width: 390, theme: 'dark' });

@@ -1,6 +1,7 @@
 /**
  * What every browser test sets up before it looks at a screen: a user signed up (e-mail
- * confirmed) who made a team, optionally on a paid plan; fresh browser profiles signed
+ * confirmed) who made a team, optionally on a paid plan (Growth, or Enterprise for its
+ * features: GPU analytics, the audit log, the access review); fresh browser profiles signed
  * in as someone (their session seeded into localStorage, as the console keeps it after
  * sign-in) in a theme and a width, collecting the page's errors; and the check each
  * screenshot gets (no sideways scroll, no critical or serious axe-core violation).
@@ -44,8 +45,8 @@ export interface SignUpOptions {
 
 export interface TeamAdminOptions extends SignUpOptions {
   team?: { name: string; description: string };
-  /** A paid plan instead of the trial (whose two seats refuse a third member). */
-  plan?: 'growth';
+  /** A paid plan instead of the trial (whose two seats refuse a third member); Enterprise for its own features. */
+  plan?: 'growth' | 'enterprise';
 }
 
 /** Signs `email` up through the API, its mailed code confirmed. */

@@ -103,7 +103,16 @@ export function createAlertService(deps: {
           secret_key_version: dataKey?.key_version ?? null,
           created_by: userId,
         });
-        await writeAudit(trx, { teamId: input.teamId, actorUserId: userId, action: 'alert-channel.created', targetType: 'alert-channel', targetId: id, details: { kind: input.kind, name: input.name } });
+        await writeAudit(trx, {
+          teamId: input.teamId,
+          actorUserId: userId,
+          action: 'alert-channel.created',
+          targetType: 'alert-channel',
+          targetId: id,
+          details: { kind: input.kind, name: input.name },
+          // The audit log's redaction keeps a webhook URL's host and a phone number's last digits.
+          after: { kind: input.kind, name: input.name, ...settings, ...(input.kind === 'slack' || input.kind === 'teams' ? { webhookUrl: input.webhookUrl } : {}) },
+        });
         return row;
       });
       return channelView(channel);
@@ -112,8 +121,16 @@ export function createAlertService(deps: {
     async deleteChannel(userId: string, teamId: string, id: string) {
       await deps.access.team(teamId, userId, 'budget.manage');
       const deleted = await db.transaction().execute(async (trx) => {
-        if (!(await deleteAlertChannel(trx, teamId, id))) return false;
-        await writeAudit(trx, { teamId, actorUserId: userId, action: 'alert-channel.deleted', targetType: 'alert-channel', targetId: id });
+        const channel = await findAlertChannel(trx, teamId, id);
+        if (!channel || !(await deleteAlertChannel(trx, teamId, id))) return false;
+        await writeAudit(trx, {
+          teamId,
+          actorUserId: userId,
+          action: 'alert-channel.deleted',
+          targetType: 'alert-channel',
+          targetId: id,
+          before: { kind: channel.kind, name: channel.name, ...channel.settings },
+        });
         return true;
       });
       if (!deleted) throw new NotFoundError('Alert channel');

@@ -112,7 +112,8 @@ export function createBudgetService(deps: {
           action: 'budget.created',
           targetType: 'budget',
           targetId: row.id,
-          details: { scope: row.scope, scopeId: row.scope_id, amountMicros: row.amount_micros.toString(), window: row.window, mode: row.mode },
+          details: { scope: row.scope, scopeId: row.scope_id },
+          after: auditedBudget(row),
         });
         return row;
       });
@@ -161,7 +162,15 @@ export function createBudgetService(deps: {
       if (!budget) throw new NotFoundError('Budget');
       await db.transaction().execute(async (trx) => {
         await deleteBudget(trx, teamId, id);
-        await writeAudit(trx, { teamId, actorUserId: userId, action: 'budget.deleted', targetType: 'budget', targetId: id });
+        await writeAudit(trx, {
+          teamId,
+          actorUserId: userId,
+          action: 'budget.deleted',
+          targetType: 'budget',
+          targetId: id,
+          details: { scope: budget.scope, scopeId: budget.scope_id },
+          before: auditedBudget(budget),
+        });
       });
       await dropCoveredKeys(teamId, budget.scope, budget.scope_id);
     },

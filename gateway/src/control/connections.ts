@@ -211,6 +211,7 @@ export function createConnectionService(deps: {
           targetType: 'provider_connection',
           targetId: id,
           details: { provider: adapter.id, name: input.name },
+          after: auditedValues(connection),
         });
         return view(connection);
       });
@@ -280,6 +281,8 @@ export function createConnectionService(deps: {
           targetType: 'provider_connection',
           targetId: connectionId,
           details: { from: connection.status, to: status },
+          before: { status: connection.status },
+          after: { status },
         });
       });
       await dropKeysOf(connection.team_id, connectionId);
@@ -298,6 +301,7 @@ export function createConnectionService(deps: {
           targetType: 'provider_connection',
           targetId: connectionId,
           details: { provider: connection.provider, name: connection.name },
+          before: auditedValues(connection),
         });
       });
       return { id: connectionId };

@@ -39,6 +39,7 @@ import {
   listGroupsForUser,
   listLiveKeys,
   listTeamMembers,
+  lockGroupMemberRole,
   lockKey,
   markInvitationAccepted,
   revokeInvitation,
@@ -222,7 +223,7 @@ export function createGroupService(deps: {
         const done: { userId: string; role: GroupRole }[] = [];
         for (const user of users) {
           if (!(await insertGroupMember(trx, { groupId, userId: user.userId, role: user.role }))) continue;
-          await audit(trx, group.team_id, userId, 'group.member_added', { type: 'user', id: user.userId }, { groupId, role: user.role });
+          await audit(trx, group.team_id, userId, 'group.member_added', { type: 'user', id: user.userId }, { groupId, role: user.role }, { after: { role: user.role } });
           done.push(user);
         }
         return done;
@@ -236,8 +237,9 @@ export function createGroupService(deps: {
     async changeMemberRole(userId: string, groupId: string, memberId: string, role: GroupRole) {
       const group = await deps.access.group(groupId, userId, 'group.members.manage');
       return db.transaction().execute(async (trx) => {
-        if (!(await updateGroupMemberRole(trx, groupId, memberId, role))) throw new NotFoundError('Group member');
-        await audit(trx, group.team_id, userId, 'group.member_role_changed', { type: 'user', id: memberId }, { groupId, role });
+        const before = await lockGroupMemberRole(trx, groupId, memberId);
+        if (!before || !(await updateGroupMemberRole(trx, groupId, memberId, role))) throw new NotFoundError('Group member');
+        await audit(trx, group.team_id, userId, 'group.member_role_changed', { type: 'user', id: memberId }, { groupId, role }, { before: { role: before }, after: { role } });
         return { groupId, userId: memberId, role };
       });
     },
@@ -245,8 +247,9 @@ export function createGroupService(deps: {
     async removeMember(userId: string, groupId: string, memberId: string) {
       const group = await deps.access.group(groupId, userId, 'group.members.manage');
       return db.transaction().execute(async (trx) => {
-        if (!(await deleteGroupMember(trx, groupId, memberId))) throw new NotFoundError('Group member');
-        await audit(trx, group.team_id, userId, 'group.member_removed', { type: 'user', id: memberId }, { groupId });
+        const before = await lockGroupMemberRole(trx, groupId, memberId);
+        if (!before || !(await deleteGroupMember(trx, groupId, memberId))) throw new NotFoundError('Group member');
+        await audit(trx, group.team_id, userId, 'group.member_removed', { type: 'user', id: memberId }, { groupId }, { before: { role: before } });
         return { groupId, userId: memberId };
       });
     },
@@ -282,7 +285,15 @@ export function createGroupService(deps: {
           ...(input.settings && { settings: input.settings }),
         });
         await recordOverage?.(key.id);
-        await audit(trx, group.team_id, userId, 'key.created', { type: 'issued_key', id: key.id }, { kind: key.kind, groupId: group.id, connectionId: key.connection_id });
+        await audit(
+          trx,
+          group.team_id,
+          userId,
+          'key.created',
+          { type: 'issued_key', id: key.id },
+          { kind: key.kind, groupId: group.id, connectionId: key.connection_id },
+          { after: { name: key.name, prefix: key.key_prefix, kind: key.kind, settings: key.settings } },
+        );
         return { key, plaintext: generated.plaintext };
       });
     },
@@ -336,8 +347,10 @@ export function createGroupService(deps: {
     async revokeKey(userId: string, keyId: string) {
       const key = await manageableKey(userId, keyId);
       await db.transaction().execute(async (trx) => {
+        const before = await lockKey(trx, key.team_id, keyId);
+        if (before === undefined) throw new NotFoundError('Key');
         await revokeKey(trx, key.team_id, keyId, now());
-        await audit(trx, key.team_id, userId, 'key.revoked', { type: 'issued_key', id: keyId }, { groupId: key.group_id });
+        await audit(trx, key.team_id, userId, 'key.revoked', { type: 'issued_key', id: keyId }, { groupId: key.group_id }, { before: { ...before, revoked: false }, after: { revoked: true } });
       });
       await dropFromKeyCache([key.key_hash]);
       return { id: keyId, groupId: key.group_id };
@@ -402,11 +415,20 @@ export function createGroupService(deps: {
         if (invitation.email !== user.email) throw new ForbiddenError('This invitation was sent to another email address');
         await deps.teams.join(trx, invitation.team_id, user.userId, 'MEMBER', user.userId);
         const role = invitation.role as GroupRole;
+        const before = await lockGroupMemberRole(trx, invitation.group_id!, user.userId);
         if (!(await insertGroupMember(trx, { groupId: invitation.group_id!, userId: user.userId, role }))) {
           await updateGroupMemberRole(trx, invitation.group_id!, user.userId, role);
         }
         await markInvitationAccepted(trx, invitation.id, now());
-        await audit(trx, invitation.team_id, user.userId, 'invitation.accepted', { type: 'invitation', id: invitation.id }, { groupId: invitation.group_id, role });
+        await audit(
+          trx,
+          invitation.team_id,
+          user.userId,
+          'invitation.accepted',
+          { type: 'invitation', id: invitation.id },
+          { groupId: invitation.group_id, role },
+          { ...(before && { before: { role: before } }), after: { role } },
+        );
         return invitation.group_id!;
       });
       const group = await deps.access.group(groupId, user.userId, 'group.view');

@@ -23,6 +23,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, ConflictError, NotFoundError, type PlanSlug, planTerms, ValidationError } from '@spendgate/core';
 import {
+  type AuditEntry,
   billedTeamIds,
   cancelSubscription,
   changeSubscriptionPlan,
@@ -102,12 +103,18 @@ export function createPaymentService(deps: {
     return choosablePlan(plan.slug as PlanSlug).slug;
   }
 
-  /** An audit row in each team the subscription pays for. */
-  async function audit(trx: Db, subscription: SubscriptionRow, actorUserId: string, action: string, details: Record<string, unknown>) {
+  /** An audit row in each team the subscription pays for; a card is kept there by its brand and last four digits only. */
+  async function audit(trx: Db, subscription: SubscriptionRow, actorUserId: string, action: string, values: Pick<AuditEntry, 'before' | 'after'>) {
     for (const teamId of await billedTeamIds(trx, subscription.user_id)) {
-      await writeAudit(trx, { teamId, actorUserId, action, targetType: 'subscription', targetId: subscription.id, details });
+      await writeAudit(trx, { teamId, actorUserId, action, targetType: 'subscription', targetId: subscription.id, ...values });
     }
   }
+
+  const card = (method: { brand: string; last4: string }) => `${method.brand} ${method.last4}`;
+  const defaultCard = async (trx: Db, subscriptionId: string) => {
+    const method = (await listPaymentMethods(trx, subscriptionId)).find((row) => row.is_default);
+    return method ? card(method) : null;
+  };
 
   async function view(subscription: SubscriptionRow) {
     const trialEnd = subscription.trial_end;
@@ -140,8 +147,9 @@ export function createPaymentService(deps: {
     const customer = await ensureCustomer({ sql: deps.sql, stripe }, subscription);
     const method = await attachCard(stripe, customer, subscription.id, body.paymentMethodId);
     const kept = await db.transaction().execute(async (trx) => {
+      const before = await defaultCard(trx, subscription.id);
       const saved = await keepCard(trx, subscription.id, method, body.makeDefault === true);
-      await audit(trx, subscription, userId, 'billing.card_saved', { brand: saved.brand, last4: saved.last4, isDefault: saved.is_default });
+      await audit(trx, subscription, userId, 'billing.card_saved', { before: { defaultCard: before }, after: { card: card(saved), defaultCard: await defaultCard(trx, subscription.id) } });
       return saved;
     });
     if (kept.is_default) await makeStripeDefault(stripe, customer, subscription.id, method.id, randomUUID());
@@ -211,7 +219,7 @@ export function createPaymentService(deps: {
       subscription = await subscriptionOf(userId);
       await db.transaction().execute(async (trx) => {
         await choosePlan(trx, subscription, slug, now());
-        await audit(trx, subscription, userId, 'billing.subscribed', { plan: slug });
+        await audit(trx, subscription, userId, 'billing.subscribed', { before: { planSlug: subscription.plan_slug, status: subscription.status }, after: { planSlug: slug } });
       });
       await deps.refreshKeys(userId);
       return current(userId);
@@ -284,8 +292,9 @@ export function createPaymentService(deps: {
       if (!kept || kept.detached_at) throw new NotFoundError('Payment method');
       await makeStripeDefault(stripe, subscription.stripe_customer_id!, subscription.id, kept.stripe_payment_method_id, randomUUID());
       await db.transaction().execute(async (trx) => {
+        const before = await defaultCard(trx, subscription.id);
         await setDefaultPaymentMethod(trx, subscription.id, kept.stripe_payment_method_id);
-        await audit(trx, subscription, userId, 'billing.default_card', { brand: kept.brand, last4: kept.last4 });
+        await audit(trx, subscription, userId, 'billing.default_card', { before: { defaultCard: before }, after: { defaultCard: card(kept) } });
       });
       return paymentMethodView((await findPaymentMethod(db, subscription.id, kept.stripe_payment_method_id))!);
     },
@@ -310,9 +319,10 @@ export function createPaymentService(deps: {
         stripe.paymentMethods.detach(paymentMethodId, {}, { idempotencyKey: stripeIdempotencyKey('detach-card', subscription.id, paymentMethodId) }),
       );
       await db.transaction().execute(async (trx) => {
+        const before = await defaultCard(trx, subscription.id);
         await detachPaymentMethod(trx, subscription.id, paymentMethodId, now());
         if (successor) await setDefaultPaymentMethod(trx, subscription.id, successor.stripe_payment_method_id);
-        await audit(trx, subscription, userId, 'billing.card_removed', { brand: kept.brand, last4: kept.last4 });
+        await audit(trx, subscription, userId, 'billing.card_removed', { before: { card: card(kept), defaultCard: before }, after: { defaultCard: await defaultCard(trx, subscription.id) } });
       });
       await deps.refreshKeys(userId);
       return paymentMethods(userId);
@@ -325,7 +335,10 @@ export function createPaymentService(deps: {
       const immediate = body.immediate || subscription.status === 'paused';
       await db.transaction().execute(async (trx) => {
         await cancelSubscription(trx, subscription.id, { immediate, at: now() });
-        await audit(trx, subscription, userId, 'billing.cancelled', { immediate });
+        await audit(trx, subscription, userId, 'billing.cancelled', {
+          before: { status: subscription.status, cancelAtPeriodEnd: subscription.cancel_at_period_end },
+          after: immediate ? { status: 'canceled', cancelAtPeriodEnd: false } : { status: subscription.status, cancelAtPeriodEnd: true },
+        });
       });
       await deps.refreshKeys(userId);
       return current(userId);
@@ -342,7 +355,7 @@ export function createPaymentService(deps: {
       const at = now();
       await db.transaction().execute(async (trx) => {
         await changeSubscriptionPlan(trx, { subscriptionId: subscription.id, planSlug: slug, at });
-        await audit(trx, subscription, userId, 'billing.plan_changed', { from: subscription.plan_slug, to: slug });
+        await audit(trx, subscription, userId, 'billing.plan_changed', { before: { planSlug: subscription.plan_slug }, after: { planSlug: slug } });
       });
       await deps.refreshKeys(userId);
       return { ...(await current(userId)), changedAt: at, previousPlan: subscription.plan_slug as PlanSlug };

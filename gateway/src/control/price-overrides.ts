@@ -14,6 +14,18 @@ import {
 import { findProvider } from '../providers/registry.ts';
 import type { Access } from './access.ts';
 
+type OverrideRow = Awaited<ReturnType<typeof listPriceOverrides>>[number];
+
+/** An override's prices as the audit log keeps them, in micro-units of US dollars per million tokens. */
+const auditedPrices = (row: OverrideRow) => ({
+  currency: 'USD',
+  inputPerMTokMicros: row.input_per_mtok_micros,
+  outputPerMTokMicros: row.output_per_mtok_micros,
+  cachedReadPerMTokMicros: row.cached_read_per_mtok_micros,
+  cacheWrite5mPerMTokMicros: row.cache_write_5m_per_mtok_micros,
+  cacheWrite1hPerMTokMicros: row.cache_write_1h_per_mtok_micros,
+});
+
 export function createPricingService(deps: { sql: SqlStore; access: Access }) {
   const { db } = deps.sql;
   const authorize = (action: 'pricing.view' | 'pricing.manage', teamId: string, userId: string) =>
@@ -30,6 +42,7 @@ export function createPricingService(deps: { sql: SqlStore; access: Access }) {
       const adapter = findProvider(input.provider);
       if (!adapter) throw new ValidationError('provider', `provider: unknown provider "${input.provider}"`);
       return db.transaction().execute(async (trx) => {
+        const before = (await listPriceOverrides(trx, teamId)).find((row) => row.provider === adapter.catalogProvider && row.model === input.model);
         const row = await upsertPriceOverride(trx, teamId, userId, { ...input, provider: adapter.catalogProvider });
         await writeAudit(trx, {
           teamId,
@@ -38,6 +51,8 @@ export function createPricingService(deps: { sql: SqlStore; access: Access }) {
           targetType: 'price_override',
           targetId: row.id,
           details: { provider: row.provider, model: row.model },
+          ...(before && { before: auditedPrices(before) }),
+          after: auditedPrices(row),
         });
         return row;
       });
@@ -46,14 +61,24 @@ export function createPricingService(deps: { sql: SqlStore; access: Access }) {
     async deleteOverride(userId: string, teamId: string, id: string) {
       await authorize('pricing.manage', teamId, userId);
       await db.transaction().execute(async (trx) => {
-        if (!(await deletePriceOverride(trx, teamId, id))) throw new NotFoundError('Price override');
-        await writeAudit(trx, { teamId, actorUserId: userId, action: 'pricing.override.deleted', targetType: 'price_override', targetId: id });
+        const before = (await listPriceOverrides(trx, teamId)).find((row) => row.id === id);
+        if (!before || !(await deletePriceOverride(trx, teamId, id))) throw new NotFoundError('Price override');
+        await writeAudit(trx, {
+          teamId,
+          actorUserId: userId,
+          action: 'pricing.override.deleted',
+          targetType: 'price_override',
+          targetId: id,
+          details: { provider: before.provider, model: before.model },
+          before: auditedPrices(before),
+        });
       });
     },
 
     async setUnpricedPolicy(userId: string, teamId: string, allowUnpricedModels: boolean) {
       await authorize('pricing.manage', teamId, userId);
       await db.transaction().execute(async (trx) => {
+        const before = await trx.selectFrom('teams').select('allow_unpriced_models').where('id', '=', teamId).executeTakeFirstOrThrow();
         await trx.updateTable('teams').set({ allow_unpriced_models: allowUnpricedModels }).where('id', '=', teamId).execute();
         await writeAudit(trx, {
           teamId,
@@ -62,6 +87,8 @@ export function createPricingService(deps: { sql: SqlStore; access: Access }) {
           targetType: 'team',
           targetId: teamId,
           details: { allowUnpricedModels },
+          before: { allowUnpricedModels: before.allow_unpriced_models },
+          after: { allowUnpricedModels },
         });
       });
     },

@@ -62,7 +62,7 @@ export function createTeamService(deps: {
     const recordOverage = await deps.plans.claimAllowance(trx, teamId, 'seat');
     await insertTeamMember(trx, { teamId, userId, role });
     await recordOverage(userId);
-    await writeAudit(trx, { teamId, actorUserId, action: 'member.joined', targetType: 'user', targetId: userId, details: { role } });
+    await writeAudit(trx, { teamId, actorUserId, action: 'member.joined', targetType: 'user', targetId: userId, details: { role }, after: { role } });
   }
 
   async function requireOtherAdmin(trx: Db, teamId: string, currentRole: TeamRole) {
@@ -245,6 +245,8 @@ export function createTeamService(deps: {
           targetType: 'user',
           targetId: input.userId,
           details: { from: member.role, to: input.role },
+          before: { role: member.role },
+          after: { role: input.role },
         });
         return { ...member, role: input.role };
       });
@@ -257,7 +259,15 @@ export function createTeamService(deps: {
         if (!member) throw new NotFoundError('Team member');
         await requireOtherAdmin(trx, input.teamId, member.role);
         await deleteTeamMember(trx, input.teamId, input.userId);
-        await writeAudit(trx, { teamId: input.teamId, actorUserId: userId, action: 'member.removed', targetType: 'user', targetId: input.userId });
+        await writeAudit(trx, {
+          teamId: input.teamId,
+          actorUserId: userId,
+          action: 'member.removed',
+          targetType: 'user',
+          targetId: input.userId,
+          details: { email: member.email },
+          before: { role: member.role },
+        });
         return { teamId: input.teamId, userId: input.userId };
       });
     },

@@ -2,12 +2,14 @@
  * /dashboard/settings/audit: a team's audit log (Enterprise; team admins). Filters (action,
  * who, target type, a range of UTC days), a page of entries newest first — when, who, from
  * where, the action and its target, and what changed (each field's value before → after,
- * secrets already redacted by the server) — a "Verify chain" button that walks the hash
+ * secrets already redacted by the server; money fields — micro-units or pence — in their
+ * currency, the exact value in the title) — a "Verify chain" button that walks the hash
  * chain and says whether it holds or where it breaks, and the filtered log exported as CSV
  * or JSON. The team's plan is read first (its seats say it): a team on a plan without the
- * audit log gets the plan-required message and no audit call is made.
+ * audit log gets the plan-required message and no audit call is made. On a phone each entry
+ * is a card of labelled lines instead of a table to scroll sideways.
  */
-import { auditLogRefusal, decide, planTerms, type TeamRole } from '@spendgate/core';
+import { auditLogRefusal, type Currency, decide, formatMoney, money, planTerms, type TeamRole } from '@spendgate/core';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useNavigate, useSearch } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
@@ -41,8 +43,33 @@ function PlanRequired({ message }: { message: string }) {
 
 const show = (value: unknown) => (value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value));
 
+/** Money fields by their names' unit: integer micro-units or whole pence. */
+const MONEY_UNITS = [
+  { suffix: 'Micros', name: 'micro-units', micros: 1n },
+  { suffix: 'Pence', name: 'pence', micros: 10_000n },
+] as const;
+
+/** The currency an entry's money is in: its own `currency` field, else Spendgate's billing currency (GBP). */
+function entryCurrency(entry: AuditEntry): Currency {
+  const named = entry.after?.currency ?? entry.before?.currency ?? entry.details.currency;
+  return named === 'USD' ? 'USD' : 'GBP';
+}
+
+/** A field's value: money for people (its exact value in the title), anything else as it is. */
+function FieldValue({ field, value, currency }: { field: string; value: unknown; currency: Currency }) {
+  const unit = MONEY_UNITS.find((candidate) => field.endsWith(candidate.suffix));
+  const exact = typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+  if (!unit || !/^-?\d+$/.test(exact)) return <>{show(value)}</>;
+  return (
+    <data value={exact} title={`${exact} ${unit.name}`}>
+      {formatMoney(money(BigInt(exact) * unit.micros, currency))}
+    </data>
+  );
+}
+
 /** Each field that changed, before → after; an entry without values lists its details. */
 function Changes({ entry }: { entry: AuditEntry }) {
+  const currency = entryCurrency(entry);
   if (entry.before === null && entry.after === null) {
     const details = Object.entries(entry.details);
     if (details.length === 0) return <span className="audit-muted">—</span>;
@@ -50,7 +77,7 @@ function Changes({ entry }: { entry: AuditEntry }) {
       <ul className="audit-changes">
         {details.map(([field, value]) => (
           <li key={field}>
-            <span className="audit-changes__field">{field}</span> {show(value)}
+            <span className="audit-changes__field">{field}</span> <FieldValue field={field} value={value} currency={currency} />
           </li>
         ))}
       </ul>
@@ -64,7 +91,14 @@ function Changes({ entry }: { entry: AuditEntry }) {
     <ul className="audit-changes">
       {fields.map((field) => (
         <li key={field}>
-          <span className="audit-changes__field">{field}</span> <del>{show(before[field])}</del> → <ins>{show(after[field])}</ins>
+          <span className="audit-changes__field">{field}</span>{' '}
+          <del>
+            <FieldValue field={field} value={before[field]} currency={currency} />
+          </del>{' '}
+          →{' '}
+          <ins>
+            <FieldValue field={field} value={after[field]} currency={currency} />
+          </ins>
         </li>
       ))}
     </ul>
@@ -210,22 +244,22 @@ function AuditLog({ teamId }: { teamId: string }) {
                 <tbody>
                   {entries.data.entries.map((entry) => (
                     <tr key={entry.id}>
-                      <td>
+                      <td data-label="When (UTC)">
                         {entry.createdAt.slice(0, 19).replace('T', ' ')}
                         <span className="audit-muted audit-block">#{entry.seq}</span>
                       </td>
-                      <td>{entry.actor.kind === 'system' ? <span className="audit-tag">System</span> : (entry.actor.email ?? entry.actor.userId)}</td>
-                      <td>
+                      <td data-label="Who">{entry.actor.kind === 'system' ? <span className="audit-tag">System</span> : (entry.actor.email ?? entry.actor.userId)}</td>
+                      <td data-label="From where">
                         {entry.ip ?? '—'}
                         {entry.userAgent && <span className="audit-muted audit-block">{entry.userAgent}</span>}
                       </td>
-                      <td>
+                      <td data-label="Action">
                         <code>{entry.action}</code>
                         <span className="audit-muted audit-block">
                           {entry.targetType} {entry.targetId}
                         </span>
                       </td>
-                      <td>
+                      <td data-label="What changed">
                         <Changes entry={entry} />
                       </td>
                     </tr>

@@ -105,6 +105,12 @@ export async function insertGroupMember(db: Db, member: { groupId: string; userI
   return inserted !== undefined;
 }
 
+/** The user's role in the group, held until the transaction ends; undefined when not a member. */
+export async function lockGroupMemberRole(db: Db, groupId: string, userId: string): Promise<GroupRole | undefined> {
+  const row = await db.selectFrom('synthetic_group_members').select('role').where('group_id', '=', groupId).where('user_id', '=', userId).forUpdate().executeTakeFirst();
+  return row?.role as GroupRole | undefined;
+}
+
 export async function updateGroupMemberRole(db: Db, groupId: string, userId: string, role: GroupRole): Promise<boolean> {
   const result = await db
     .updateTable('synthetic_group_members')
