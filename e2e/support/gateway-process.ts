@@ -1,9 +1,10 @@
 /**
- * Another gateway of a scaled-mode test Spendgate, as a real separate Node process
- * (`node --import tsx gateway-child.ts`): it shares the test Spendgate's PostgreSQL
- * database, Redis prefix and secrets (`RunningSpendgate.peer`), so the two gateways
- * share one spend ledger and one usage queue, as several gateways of a deployment do.
- * Stop it before the Spendgate it joined: closing that one drops the database.
+ * Another gateway, or worker, of a scaled-mode test Spendgate, as a real separate Node
+ * process (`node --import tsx gateway-child.ts` / `worker-child.ts`): it shares the test
+ * Spendgate's PostgreSQL database, Redis prefix and secrets (`RunningSpendgate.peer`), so
+ * the gateways share one spend ledger and one usage queue, and the workers consume it,
+ * as the processes of a deployment do. Stop it before the Spendgate it joined: closing
+ * that one drops the database.
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -11,14 +12,25 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { PeerSettings } from './spendgate.ts';
 
-export interface GatewayProcess {
-  /** e.g. http://127.0.0.1:40123 */
-  url: string;
+export interface PeerProcess {
   /** SIGTERM, then SIGKILL if it has not exited within 10 s; resolves once it has exited. */
   stop(): Promise<void>;
+  /** SIGKILL at once, as a crash would; resolves once it has exited. */
+  kill(): Promise<void>;
 }
 
-const CHILD_SCRIPT = fileURLToPath(new URL('./gateway-child.ts', import.meta.url));
+export interface GatewayProcess extends PeerProcess {
+  /** e.g. http://127.0.0.1:40123 */
+  url: string;
+}
+
+const CHILD_SCRIPTS = {
+  gateway: fileURLToPath(new URL('./gateway-child.ts', import.meta.url)),
+  worker: fileURLToPath(new URL('./worker-child.ts', import.meta.url)),
+};
+/** The line each child prints once it serves. */
+const LISTENING = /^listening (\S+)$/;
+const READY = /^ready$/;
 const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 10_000;
@@ -34,8 +46,19 @@ const STDERR_TAIL_CHARS = 4_000;
  * await spendgate.close();
  */
 export async function startGatewayProcess(peer: PeerSettings): Promise<GatewayProcess> {
-  // Only the peer's settings, so both gateways run on the same configuration.
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, CHILD_SCRIPT], {
+  const { process: child, readyLine } = await startPeerProcess('gateway', peer, LISTENING);
+  return { ...child, url: LISTENING.exec(readyLine)![1]! };
+}
+
+/** A worker consuming the peer's queue; resolves once it does. */
+export async function startWorkerProcess(peer: PeerSettings): Promise<PeerProcess> {
+  return (await startPeerProcess('worker', peer, READY)).process;
+}
+
+/** Starts a child with the peer's settings; resolves with the first stdout line `ready` matches. */
+async function startPeerProcess(name: keyof typeof CHILD_SCRIPTS, peer: PeerSettings, ready: RegExp): Promise<{ process: PeerProcess; readyLine: string }> {
+  // Only the peer's settings, so every process runs on the same configuration.
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, CHILD_SCRIPTS[name]], {
     env: { ...peer.env, SPENDGATE_REDIS_PREFIX: peer.redisPrefix },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -53,11 +76,15 @@ export async function startGatewayProcess(peer: PeerSettings): Promise<GatewayPr
       clearTimeout(killer);
     }
   };
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  };
 
   try {
-    const url = await new Promise<string>((resolve, reject) => {
+    const readyLine = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`gateway process did not start within ${START_TIMEOUT_MS} ms:\n${stderrTail}`)),
+        () => reject(new Error(`${name} process did not start within ${START_TIMEOUT_MS} ms:\n${stderrTail}`)),
         START_TIMEOUT_MS,
       );
       child.once('error', (error) => {
@@ -66,16 +93,15 @@ export async function startGatewayProcess(peer: PeerSettings): Promise<GatewayPr
       });
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
-        reject(new Error(`gateway process exited (${signal ?? `code ${code}`}) before listening:\n${stderrTail}`));
+        reject(new Error(`${name} process exited (${signal ?? `code ${code}`}) before it was ready:\n${stderrTail}`));
       });
       createInterface({ input: child.stdout }).on('line', (line) => {
-        const listening = /^listening (\S+)$/.exec(line);
-        if (listening === null) return;
+        if (!ready.test(line)) return;
         clearTimeout(timer);
-        resolve(listening[1]!);
+        resolve(line);
       });
     });
-    return { url, stop };
+    return { process: { stop, kill }, readyLine };
   } catch (error) {
     await stop();
     throw error;

@@ -26,10 +26,16 @@
  * Connections: the queue opens two, when first needed — one for producers and one,
  * with `maxRetriesPerRequest: null`, shared by the workers for their ordinary commands
  * (BullMQ gives each worker a blocking duplicate of it as well). `close` closes the
- * workers (waiting for running jobs), then the queues, then these connections.
+ * workers (waiting for running jobs), then the queues, then these connections. After a
+ * Redis Cluster failover an idle worker's close may never end (BullMQ waits for its
+ * fetch loop, which waits for a blocking cluster client that never reconnects once
+ * closed), so `close` waits for each worker only until WORKER_CLOSE_GRACE_MS after the
+ * last job its handlers were running has returned, reports one it gave up on, and
+ * drops the connections anyway.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Job, type JobType, Queue, UnrecoverableError, Worker } from 'bullmq';
+import { type ConnectOptions, clusterQueuePrefix, connectRedis, parseRedisUrl, type RedisConnection } from '../redis-connection.ts';
 import {
   DEFAULT_BACKOFF_MS,
   MAX_ATTEMPTS,
@@ -38,7 +44,6 @@ import {
   resolveProcessOptions,
   validateSchedule,
 } from './options.ts';
-import { type ConnectOptions, clusterQueuePrefix, connectRedis, parseRedisUrl, type RedisConnection } from '../redis-connection.ts';
 import type { JobHandler, JobMap, JobQueue } from './types.ts';
 
 export interface BullQueueOptions extends QueueOptions {
@@ -59,6 +64,8 @@ const PER_JOB_BACKOFF = 'per-job';
  */
 const STALLED_JOB_RECOVERY = { lockDuration: 5_000, stalledInterval: 5_000, maxStalledCount: MAX_ATTEMPTS };
 const DRAIN_POLL_MS = 20;
+/** How long a worker may take to close once no handler of this queue runs: long enough for BullMQ to record the last job done. */
+const WORKER_CLOSE_GRACE_MS = 3_000;
 const WAITING_STATES = ['waiting', 'delayed', 'prioritized', 'waiting-children'] as const;
 const UNFINISHED_STATES = [...WAITING_STATES, 'active'] as const;
 
@@ -97,6 +104,8 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
   /** Names this process scheduled: each has one delayed job waiting for its next turn. */
   const scheduledNames = new Set<string>();
   const workers = new Map<string, Worker>();
+  /** Jobs whose handlers run now. */
+  const runningHandlers = new Set<Promise<void>>();
   let producerConnection: RedisConnection | undefined;
   /** Resolves when the producer connection is first ready; enqueues before that wait for it. */
   let producerReady: Promise<void> | undefined;
@@ -136,6 +145,18 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
     return Object.values(others).reduce((sum, count) => sum + count, Math.max(0, delayed - nextTurns));
   }
 
+  /** Closes a worker, waiting for it at most WORKER_CLOSE_GRACE_MS once no handler runs (see the top of this file). */
+  async function closeWorker(name: string, worker: Worker): Promise<void> {
+    const closed = worker.close().then(() => true);
+    const handlersDone = (async () => {
+      while (runningHandlers.size > 0) await Promise.allSettled([...runningHandlers]);
+      return sleep(WORKER_CLOSE_GRACE_MS, false, { ref: false });
+    })();
+    if (!(await Promise.race([closed, handlersDone]))) {
+      onError(new Error(`not closed ${WORKER_CLOSE_GRACE_MS} ms after its last job ended; its connections are dropped`), `worker ${name}`);
+    }
+  }
+
   return {
     async enqueue(name, payload, { jobId }) {
       assertOpen();
@@ -166,12 +187,16 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
         async (job: Job) => {
           const jobId = fromBullJobId(job.id ?? '');
           const attempt = job.attemptsMade + 1;
+          const running = (async () => typedHandler(job.data, { jobId, attempt }))();
+          runningHandlers.add(running);
           try {
-            await typedHandler(job.data, { jobId, attempt });
+            await running;
           } catch (error) {
             if (attempt < attempts) throw error;
             onError(error, `gave up on ${name} job ${jobId} after ${attempt} attempt(s)`);
             throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
+          } finally {
+            runningHandlers.delete(running);
           }
         },
         {
@@ -207,7 +232,7 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
 
     close() {
       closing ??= (async () => {
-        await Promise.all([...workers.values()].map((worker) => worker.close()));
+        await Promise.all([...workers].map(([name, worker]) => closeWorker(name, worker)));
         await Promise.all([...queues.values(), ...countedQueues.values()].map((queue) => queue.close()));
         // Nothing is pending once workers and queues are closed. disconnect(), unlike quit(),
         // cannot fail: closing during a Redis outage must not throw.

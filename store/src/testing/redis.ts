@@ -8,6 +8,7 @@
  * `afterAll`, so files can run side by side on one Redis.
  */
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { connectRedis, isCluster, type RedisConnection } from '../redis-connection.ts';
 
 export const redisUrl: string | undefined = process.env.TEST_REDIS_URL;
@@ -41,6 +42,8 @@ export function connectTestRedis(url = redisUrl): RedisConnection {
 export async function deleteKeysWithPrefix(redis: RedisConnection, prefix: string): Promise<number> {
   const pattern = `${prefix.replace(/[*?[\]\\{}]/g, '\\$&')}*`;
   let deleted = 0;
+  // A cluster connection lists its masters once it knows the slots; nodes it was only started from are dropped then.
+  if (isCluster(redis) && redis.status !== 'ready') await once(redis, 'ready');
   for (const node of isCluster(redis) ? redis.nodes('master') : [redis]) {
     let cursor = '0';
     do {
