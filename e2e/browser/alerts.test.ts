@@ -6,7 +6,7 @@
  * deliveries; screenshots at 1280 and 390 px in light and dark with no sideways scroll and
  * no critical or serious axe-core violation.
  */
-import { insertUsageEvents, upsertSubscription } from '@spendgate/store';
+import { insertUsageEvents } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMailSink, type MailSink } from '../api/support.ts';
 import { type FakeSlackWebhook, startFakeSlackWebhook } from '../fakes/slack-webhook.ts';
@@ -31,8 +31,7 @@ describe.skipIf(!hasChromium)('the alerts screen', () => {
       [mail, slack] = await Promise.all([startMailSink(), startFakeSlackWebhook()]);
       spendgate = await startSpendgate(mode, `browser-alerts-${mode}`, { consoleDir: suite.consoleDir, env: { SMTP_URL: mail.url } });
       profiles = browserProfiles(suite.browser, spendgate.url);
-      admin = await signUpTeamAdmin(spendgate.url, `alerts-${mode}@example.com`, { name: 'Fiona Finance', team: { name: 'Platform', description: '' } });
-      await upsertSubscription(spendgate.app.runtime.stores.sql.db, { userId: admin.userId, planSlug: 'enterprise', status: 'active', trialEnd: null });
+      admin = await signUpTeamAdmin(spendgate.url, `alerts-${mode}@example.com`, { name: 'Fiona Finance', team: { name: 'Platform', description: '' }, plan: 'enterprise' });
     }, 120_000);
 
     afterAll(async () => {

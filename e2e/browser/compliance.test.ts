@@ -10,7 +10,6 @@
  * serious axe-core violation.
  */
 import { readFile } from 'node:fs/promises';
-import { upsertSubscription } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pushCaptureAsAgent } from '../support/gpu-capture.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
@@ -31,8 +30,7 @@ describe.skipIf(!hasChromium)('compliance readiness', () => {
     beforeAll(async () => {
       spendgate = await startSpendgate(mode, `browser-compliance-${mode}`, { consoleDir: suite.consoleDir });
       profiles = browserProfiles(suite.browser, spendgate.url);
-      admin = await signUpTeamAdmin(spendgate.url, `compliance-${mode}@example.com`, { name: 'Cora Compliance', team: { name: 'Training fleet', description: '' } });
-      await upsertSubscription(spendgate.app.runtime.stores.sql.db, { userId: admin.userId, planSlug: 'enterprise', status: 'active', trialEnd: null });
+      admin = await signUpTeamAdmin(spendgate.url, `compliance-${mode}@example.com`, { name: 'Cora Compliance', team: { name: 'Training fleet', description: '' }, plan: 'enterprise' });
       trial = await signUpTeamAdmin(spendgate.url, `compliance-trial-${mode}@example.com`, { name: 'Tom Trial', team: { name: 'Small lab', description: '' } });
       await pushCaptureAsAgent(spendgate.url, admin.token, admin.teamId);
     }, 120_000);

@@ -7,7 +7,6 @@
  * Screenshots at 1280 and 390 px in light and dark, no sideways scroll, no critical or
  * serious axe-core violation.
  */
-import { upsertSubscription } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pushCaptureAsAgent } from '../support/gpu-capture.ts';
 import { type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
@@ -28,8 +27,7 @@ describe.skipIf(!hasChromium)('the GPU screen', () => {
     beforeAll(async () => {
       spendgate = await startSpendgate(mode, `browser-gpu-${mode}`, { consoleDir: suite.consoleDir });
       profiles = browserProfiles(suite.browser, spendgate.url);
-      admin = await signUpTeamAdmin(spendgate.url, `gpu-${mode}@example.com`, { name: 'Gita Platform', team: { name: 'Training fleet', description: '' } });
-      await upsertSubscription(spendgate.app.runtime.stores.sql.db, { userId: admin.userId, planSlug: 'enterprise', status: 'active', trialEnd: null });
+      admin = await signUpTeamAdmin(spendgate.url, `gpu-${mode}@example.com`, { name: 'Gita Platform', team: { name: 'Training fleet', description: '' }, plan: 'enterprise' });
       trial = await signUpTeamAdmin(spendgate.url, `gpu-trial-${mode}@example.com`, { name: 'Tom Trial', team: { name: 'Small lab', description: '' } });
 
       await pushCaptureAsAgent(spendgate.url, admin.token, admin.teamId);

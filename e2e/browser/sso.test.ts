@@ -11,7 +11,6 @@
  * sideways scroll, no critical or serious axe-core violation.
  */
 import { SSO_REQUIRED_MESSAGE } from '@spendgate/core';
-import { upsertSubscription } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeIdp, startFakeIdp } from '../fakes/oidc-idp.ts';
 import { freePort } from '../support/free-port.ts';
@@ -37,8 +36,7 @@ describe.skipIf(!hasChromium)('single sign-on in the console', () => {
       idp = await startFakeIdp({ redirectUri: `${publicUrl}/sso/callback`, people: [{ email: 'ada@acme.example', name: 'Ada Lovelace', groups: ['platform'] }] });
       spendgate = await startSpendgate(mode, `browser-sso-${mode}`, { consoleDir: suite.consoleDir, port, env: { PUBLIC_URL: publicUrl } });
       profiles = browserProfiles(suite.browser, spendgate.url);
-      admin = await signUpTeamAdmin(spendgate.url, `owner-${mode}@spendgate-tests.example`, { name: 'Olive Owner', team: { name: 'Acme', description: '' } });
-      await upsertSubscription(spendgate.app.runtime.stores.sql.db, { userId: admin.userId, planSlug: 'enterprise', status: 'active', trialEnd: null });
+      admin = await signUpTeamAdmin(spendgate.url, `owner-${mode}@spendgate-tests.example`, { name: 'Olive Owner', team: { name: 'Acme', description: '' }, plan: 'enterprise' });
       trial = await signUpTeamAdmin(spendgate.url, `trial-${mode}@spendgate-tests.example`, { name: 'Tom Trial', team: { name: 'Small lab', description: '' } });
     }, 120_000);
 
