@@ -8,7 +8,7 @@
  */
 import { insertUsageEvents } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMailSink, type MailSink } from '../api/support.ts';
+import { type MailSink, startMailSink } from '../api/support.ts';
 import { type FakeSlackWebhook, startFakeSlackWebhook } from '../fakes/slack-webhook.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
 import { usageEvent } from '../support/usage-events.ts';
