@@ -89,6 +89,8 @@ export interface StartOptions {
   resolveHost?: (hostname: string) => Promise<string[]>;
   /** The clock trials and subscriptions are read on (e.g. to move past a trial's end). */
   clock?: () => Date;
+  /** Scaled mode: a streaming replica of TEST_DATABASE_URL's server (store's pg-replica.ts) serving the usage reads. */
+  readReplica?: { url: string; maxLagSeconds?: number };
   /** Scaled mode: the Redis to run on (default TEST_REDIS_URL), e.g. TEST_REDIS_CLUSTER_URL's cluster. */
   redisUrl?: string;
 }
@@ -116,7 +118,7 @@ export async function startSpendgate(mode: TestMode, name: string, options: Star
     ...options.env,
   };
   const config = await loadConfig(env);
-  const sql = await openTestSqlStore(mode === 'scaled' ? 'postgres' : 'pglite');
+  const sql = await openTestSqlStore(mode === 'scaled' ? 'postgres' : 'pglite', undefined, options.readReplica);
   const redisPrefix = uniquePrefix(name);
   const start = async () => {
     const app = await buildApp(config, {

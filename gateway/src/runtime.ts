@@ -83,6 +83,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
         sources: {
           circuits: health.circuits,
           meterBacklog: async () => ({ gateway: metering.heldEvents(), outbox: await countUsageOutbox(stores.sql.db) }),
+          replicaLag: stores.sql.replicaLag,
           waitingJobs: async () => Object.fromEntries(await Promise.all(JOB_NAMES.map(async (name) => [name, await stores.queue.waitingJobs(name)]))),
           onError: (error, source) => options.log.warn({ err: error }, `/metrics could not read the ${source}`),
         },

@@ -24,6 +24,8 @@ describe('configuration', () => {
     [{ PORT: 'abc' }, 'Invalid configuration: PORT must be a whole number from 0 to 65535 (got "abc")'],
     [{ PORT: '70000' }, 'Invalid configuration: PORT must be a whole number from 0 to 65535 (got "70000")'],
     [{ DATABASE_URL: 'mysql://x' }, 'Invalid configuration: DATABASE_URL must be a URL starting with postgres:// or postgresql://'],
+    [{ DATABASE_READ_URL: 'postgres://r1/db,mysql://r2/db' }, 'Invalid configuration: DATABASE_READ_URL must list URLs starting with postgres:// or postgresql://, separated by commas'],
+    [{ DATABASE_READ_MAX_LAG_SECONDS: '0' }, 'Invalid configuration: DATABASE_READ_MAX_LAG_SECONDS must be a whole number from 1 to 3600'],
     [{ REDIS_URL: 'nope' }, 'Invalid configuration: REDIS_URL'],
     [{ REDIS_URL: 'redis+cluster://127.0.0.1' }, 'Invalid configuration: REDIS_URL must be a URL starting with redis:// or rediss://, or redis+cluster://host:port[,host:port…]'],
     [{ MASTER_KEY: 'c2hvcnQ=' }, 'Invalid configuration: MASTER_KEY must be 32 bytes, base64-encoded'],
@@ -33,6 +35,12 @@ describe('configuration', () => {
   ])('stops on %j with one line naming the variable', (env, message) => {
     expect(() => parseEnv(env)).toThrow(ConfigError);
     expect(() => parseEnv(env)).toThrow(message);
+  });
+
+  it('reads DATABASE_READ_URL as one or more replicas, none by default', () => {
+    expect(parseEnv({}).DATABASE_READ_URL).toEqual([]);
+    expect(parseEnv({}).DATABASE_READ_MAX_LAG_SECONDS).toBe(30);
+    expect(parseEnv({ DATABASE_READ_URL: 'postgres://r1:5432/db, postgresql://r2:5432/db' }).DATABASE_READ_URL).toEqual(['postgres://r1:5432/db', 'postgresql://r2:5432/db']);
   });
 
   it('reads REDIS_URL as one Redis server or the nodes of a Redis Cluster', () => {

@@ -57,6 +57,18 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+  /** Read replicas of DATABASE_URL's database, comma-separated: the dashboards', exports' and analytics' reads go to them. */
+  DATABASE_READ_URL: z
+    .string()
+    .default('')
+    .transform((value, context) => {
+      const urls = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+      if (urls.every((entry) => url(['postgres:', 'postgresql:']).safeParse(entry).success)) return urls;
+      context.addIssue({ code: 'custom', message: 'must list URLs starting with postgres:// or postgresql://, separated by commas' });
+      return z.NEVER;
+    }),
+  /** A read replica further behind than this is skipped (its reads go to the primary). */
+  DATABASE_READ_MAX_LAG_SECONDS: integer(1, 3600).default(30),
   REDIS_URL: z
     .string()
     .refine((value) => parseRedisUrl(value) !== undefined, 'must be a URL starting with redis:// or rediss://, or redis+cluster://host:port[,host:port…]')
@@ -151,6 +163,9 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** DATABASE_READ_URL's replicas; empty when reads all go to DATABASE_URL. */
+  databaseReadUrls: string[];
+  databaseReadMaxLagSeconds: number;
   redisUrl: string | undefined;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   upstreamTimeoutMs: number;
@@ -263,6 +278,8 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     host: parsed.HOST,
     dataDir,
     databaseUrl: parsed.DATABASE_URL,
+    databaseReadUrls: parsed.DATABASE_READ_URL,
+    databaseReadMaxLagSeconds: parsed.DATABASE_READ_MAX_LAG_SECONDS,
     redisUrl: parsed.REDIS_URL,
     logLevel: parsed.LOG_LEVEL,
     upstreamTimeoutMs: parsed.UPSTREAM_TIMEOUT_MS,

@@ -14,6 +14,7 @@ export { CLUSTER_URL_PROTOCOL, connectRedis, isCluster, parseRedisUrl, type Redi
 export * from './secrets/envelope.ts';
 export * from './sql/connect.ts';
 export * from './sql/migrate.ts';
+export * from './sql/read-replicas.ts';
 export * from './sql/repos/accounts.ts';
 export * from './sql/repos/advisor.ts';
 export * from './sql/repos/audit.ts';

@@ -66,7 +66,7 @@ export interface StoreOptions {
 }
 
 export async function openStores<M extends JobMap>(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'redisUrl'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'redisUrl'> & Partial<Pick<Config, 'databaseReadUrls' | 'databaseReadMaxLagSeconds'>>,
   options: StoreOptions = {},
 ): Promise<Stores<M>> {
   const sql = options.sql ?? (await openSqlStore(sqlLocationFor(config)));

@@ -474,6 +474,12 @@ export const DemoTeam = z.strictObject({
   ...DemoStatus,
 });
 
+/** How far behind the primary the caller's usage figures may be (read replicas): 0 when they are read from the primary. */
+export const DataFreshness = z.strictObject({
+  behindSeconds: z.number().nonnegative(),
+  replicas: z.array(z.strictObject({ lagSeconds: z.number().nonnegative().nullable(), serving: z.boolean() })),
+});
+
 /** A team's setup so far (what the caller can see of it) and, for its admins, this month's usage in total and per day of its calendar. */
 export const TeamOverview = z.strictObject({
   teamId: z.guid(),

@@ -68,6 +68,12 @@ export const controlPlane =
       request.user = user;
     });
 
+    // The fresh-read rule (store's read-replicas.ts): after a change, its author's reads go to the primary.
+    app.addHook('onSend', async (request, reply, payload) => {
+      if (request.user && request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 400) deps.services.usage.wrote(request.user.userId);
+      return payload;
+    });
+
     const platformAdmin = async (request: FastifyRequest) => {
       if (!(await deps.services.accounts.isPlatformAdmin(signedIn(request).userId))) throw new ForbiddenError('Only platform admins can do this');
     };

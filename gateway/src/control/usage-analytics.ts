@@ -195,9 +195,9 @@ export function createUsageAnalytics(deps: UsageDeps) {
   }
 
   /** A scope's totals: tokens by category, requests, cost in GBP and USD, latency percentiles. */
-  async function totalsIn(scope: UsageScope, query: UsageQuery, range: { startDate: string; endDate: string } = scope) {
+  async function totalsIn(reader: SqlStore['db'], scope: UsageScope, query: UsageQuery, range: { startDate: string; endDate: string } = scope) {
     const { startDate, endDate } = range;
-    const sums = await sumRollups(db, scope.filter('day', startDate, endDate));
+    const sums = await sumRollups(reader, scope.filter('day', startDate, endDate));
     return {
       ...echo(scope, query),
       startDate,
@@ -211,13 +211,13 @@ export function createUsageAnalytics(deps: UsageDeps) {
   return {
     /** Totals over the range: tokens by category, requests, cost in GBP and USD, latency percentiles. */
     async summary(userId: string, query: UsageQuery) {
-      return totalsIn(await scopeOf(userId, query), query);
+      return totalsIn(deps.sql.readDb(userId), await scopeOf(userId, query), query);
     },
 
     /** The default range's totals of a group the caller was already checked for (a group's view). */
     async groupTotals(group: { teamId: string; groupId: string }) {
       const query = { groupId: group.groupId };
-      return totalsIn(await teamScope(deps, group.teamId, query), query);
+      return totalsIn(db, await teamScope(deps, group.teamId, query), query);
     },
 
     /**
@@ -227,7 +227,7 @@ export function createUsageAnalytics(deps: UsageDeps) {
     async teamMonth(teamId: string) {
       const scope = await teamScope(deps, teamId, {});
       const month = thisMonthOf(scope);
-      const [totals, days] = await Promise.all([totalsIn(scope, { teamId }, month), rollupSeries(db, scope.filter('day', month.startDate, month.endDate))]);
+      const [totals, days] = await Promise.all([totalsIn(db, scope, { teamId }, month), rollupSeries(db, scope.filter('day', month.startDate, month.endDate))]);
       const byStart = new Map(days.map((day) => [day.bucketStart.getTime(), day.sums]));
       const daily = [];
       for (let day = month.startDate; day <= month.endDate; day = addDays(day, 1)) {
@@ -267,8 +267,9 @@ export function createUsageAnalytics(deps: UsageDeps) {
     /** Cost, requests and tokens per day (or per hour), every bucket of the range present. */
     async series(userId: string, query: UsageQuery) {
       const scope = await scopeOf(userId, query);
+      const reader = deps.sql.readDb(userId);
       const grain = scope.granularity;
-      const rows = await rollupSeries(db, scope.filter(grain));
+      const rows = await rollupSeries(reader, scope.filter(grain));
       const byStart = new Map(rows.map((row) => [row.bucketStart.getTime(), row.sums]));
       const { from, to } = scope.filter(grain);
       const series = [];
@@ -278,7 +279,7 @@ export function createUsageAnalytics(deps: UsageDeps) {
       for (let at = from.getTime(); at < to.getTime() && grain === 'hour'; at += 3_600_000) {
         series.push({ date: new Date(at).toISOString(), ...pointOf(byStart.get(at)) });
       }
-      return { ...echo(scope, query), granularity: grain, ...totalsOf(await sumRollups(db, scope.filter(grain))), series };
+      return { ...echo(scope, query), granularity: grain, ...totalsOf(await sumRollups(reader, scope.filter(grain))), series };
     },
 
     /** This month day by day, cumulative, beside last month's (the team's calendar). */
@@ -289,7 +290,7 @@ export function createUsageAnalytics(deps: UsageDeps) {
       const lastMonthStart = `${addDays(monthStart, -1).slice(0, 7)}-01`;
       const lastMonthEnd = addDays(monthStart, -1);
       const cumulative = async (first: string, last: string) => {
-        const rows = await rollupSeries(db, current.filter('day', first, last));
+        const rows = await rollupSeries(deps.sql.readDb(userId), current.filter('day', first, last));
         const byStart = new Map(rows.map((row) => [row.bucketStart.getTime(), row.sums.budgetSpendMicros]));
         const days = [];
         let total = 0n;
@@ -318,7 +319,7 @@ export function createUsageAnalytics(deps: UsageDeps) {
     /** The range's usage split by model, provider, key, group or connection, largest cost first. */
     async distribution(userId: string, query: UsageQuery & { by: RollupDimension }) {
       const scope = await scopeOf(userId, query);
-      const rows = await rollupDistribution(db, scope.filter('day'), query.by);
+      const rows = await rollupDistribution(deps.sql.readDb(userId), scope.filter('day'), query.by);
       const total = rows.reduce((sum, row) => sum + row.sums.budgetSpendMicros, 0n);
       const requests = rows.reduce((sum, row) => sum + row.sums.requests, 0n);
       const labels = await labelsOf(scope.teamId, query.by, rows.map((row) => row.value));

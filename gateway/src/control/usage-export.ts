@@ -162,8 +162,6 @@ function eventMeasures(event: ExportedEvent): UsageMeasures {
 }
 
 export function createUsageExport(deps: UsageDeps) {
-  const { db } = deps.sql;
-
   return {
     /**
      * Checks the caller and the query, then gives the file's name and a stream of its
@@ -171,6 +169,8 @@ export function createUsageExport(deps: UsageDeps) {
      */
     async open(userId: string, query: UsageExportQuery): Promise<{ filename: string; stream: Readable }> {
       const scope = await usageScope(deps, userId, { ...query, granularity: undefined });
+      // The export's rows come from a read replica when there is one (read-replicas.ts).
+      const db = deps.sql.readDb(userId);
       const team = await db.selectFrom('teams').select(['name']).where('id', '=', scope.teamId).executeTakeFirstOrThrow();
       const { format, granularity } = query;
       const { timeZone } = scope;

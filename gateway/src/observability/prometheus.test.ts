@@ -3,7 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import { createPrometheusMetrics } from './prometheus.ts';
 
-const sources = { circuits: () => [{ provider: 'openai', state: 'open' }], meterBacklog: async () => ({ gateway: 2, outbox: 5 }), waitingJobs: async () => ({ meter: 3 }), onError: () => {} };
+const sources = { circuits: () => [{ provider: 'openai', state: 'open' }], meterBacklog: async () => ({ gateway: 2, outbox: 5 }),
+  replicaLag: () => [
+    { replica: '127.0.0.1:5440/spendgate', lagSeconds: 1.5, serving: true },
+    { replica: '127.0.0.1:5441/spendgate', lagSeconds: undefined, serving: false },
+  ],
+  waitingJobs: async () => ({ meter: 3 }), onError: () => {} };
 const usage = { inputTokens: 10, cachedReadTokens: 4, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0, outputTokens: 7, reasoningTokens: 2 };
 const request = (endpoint: string, plan: string, startedAt: Date, firstByteAt?: number) => ({
   provider: 'openai',
@@ -52,5 +57,9 @@ describe('Prometheus request metrics', () => {
     expect(lineOf(text, 'spendgate_circuit_breakers{provider="openai",state="open"}')).toMatch(/ 1$/);
     expect(lineOf(text, 'spendgate_meter_backlog_events{stage="outbox"}')).toMatch(/ 5$/);
     expect(lineOf(text, 'spendgate_queue_waiting_jobs{queue="meter"}')).toMatch(/ 3$/);
+    expect(lineOf(text, 'spendgate_read_replica_lag_seconds{replica="127.0.0.1:5440/spendgate"}')).toMatch(/ 1.5$/);
+    expect(text).not.toContain('spendgate_read_replica_lag_seconds{replica="127.0.0.1:5441/spendgate"}');
+    expect(lineOf(text, 'spendgate_read_replica_serving{replica="127.0.0.1:5440/spendgate"}')).toMatch(/ 1$/);
+    expect(lineOf(text, 'spendgate_read_replica_serving{replica="127.0.0.1:5441/spendgate"}')).toMatch(/ 0$/);
   });
 });

@@ -47,6 +47,8 @@ export interface ScrapeSources {
   circuits(): { provider: string; state: string }[];
   /** Usage events not yet written: held by this gateway (gathered, being handed to the queue) and kept in the outbox. */
   meterBacklog(): Promise<{ gateway: number; outbox: number }>;
+  /** Each PostgreSQL read replica's lag at its last probe (undefined: unreachable). */
+  replicaLag(): { replica: string; lagSeconds: number | undefined; serving: boolean }[];
   /** Jobs waiting (not yet running) per job name. */
   waitingJobs(): Promise<Record<string, number>>;
   /** Told when a source cannot be read: that scrape leaves its gauge out. */
@@ -183,6 +185,26 @@ export function createPrometheusMetrics(options: { modelLabels: number; sources:
       } catch (error) {
         sources.onError(error, 'meter backlog');
       }
+    },
+  });
+  new Gauge({
+    name: 'spendgate_read_replica_lag_seconds',
+    help: 'Seconds each PostgreSQL read replica (host:port/database) is behind the primary at its last probe; an unreachable one is left out',
+    labelNames: ['replica'],
+    registers,
+    collect() {
+      this.reset();
+      for (const { replica, lagSeconds } of sources.replicaLag()) if (lagSeconds !== undefined) this.labels(replica).set(lagSeconds);
+    },
+  });
+  new Gauge({
+    name: 'spendgate_read_replica_serving',
+    help: 'Whether each PostgreSQL read replica serves reads now (1), or is skipped as lagging past its limit or unreachable (0)',
+    labelNames: ['replica'],
+    registers,
+    collect() {
+      this.reset();
+      for (const { replica, serving } of sources.replicaLag()) this.labels(replica).set(serving ? 1 : 0);
     },
   });
   new Gauge({

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { openSqlStore, type SqlStore } from '../sql/connect.ts';
 import { ensureUsagePartitions, migrateToLatest } from '../sql/migrate.ts';
+import { replicaUrlOf } from './pg-replica.ts';
 
 export type SqlBackend = 'pglite' | 'postgres';
 
@@ -18,7 +19,11 @@ export interface TestSqlStore extends SqlStore {
   url?: string;
 }
 
-export async function openTestSqlStore(backend: SqlBackend, now = new Date()): Promise<TestSqlStore> {
+/**
+ * `readReplica`: PostgreSQL only, a streaming replica of TEST_DATABASE_URL's server
+ * (pg-replica.ts) whose copy of the test database serves `readDb` once it has replicated.
+ */
+export async function openTestSqlStore(backend: SqlBackend, now = new Date(), readReplica?: { url: string; maxLagSeconds?: number }): Promise<TestSqlStore> {
   if (backend === 'pglite') {
     const template = await readFile(inject('pgliteTemplatePath'));
     const store = await openSqlStore({ kind: 'pglite', loadDataDir: new Blob([template]) });
@@ -33,7 +38,12 @@ export async function openTestSqlStore(backend: SqlBackend, now = new Date()): P
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const store = await openSqlStore({ kind: 'postgres', url: url.toString(), poolSize: 5 });
+  const store = await openSqlStore({
+    kind: 'postgres',
+    url: url.toString(),
+    poolSize: 5,
+    ...(readReplica ? { readUrls: [replicaUrlOf(url.toString(), readReplica.url)], maxReplicaLagSeconds: readReplica.maxLagSeconds } : {}),
+  });
   await migrateToLatest(store.db);
   await ensureUsagePartitions(store.db, now);
   return {

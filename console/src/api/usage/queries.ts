@@ -4,7 +4,7 @@
 // refreshes itself every USAGE_POLL_MS so new requests show without a reload.
 import { infiniteQueryOptions, keepPreviousData, queryOptions } from '@tanstack/react-query';
 import { apiData } from '../client.ts';
-import type { DistributionDimension, Granularity, RequestLogPage, UsageDistribution, UsageFilters, UsageMonthToDate, UsageSeries, UsageTotals } from './types.ts';
+import type { DataFreshness, DistributionDimension, Granularity, RequestLogPage, UsageDistribution, UsageFilters, UsageMonthToDate, UsageSeries, UsageTotals } from './types.ts';
 
 export const USAGE_FAILED = 'Failed to fetch usage';
 export const COST_FAILED = 'Failed to fetch cost';
@@ -28,6 +28,7 @@ export const usageKeys = {
   month: (filters: UsageFilters) => [...usageKeys.all, 'month', filters] as const,
   distribution: (filters: UsageFilters, by: DistributionDimension) => [...usageKeys.all, 'distribution', filters, by] as const,
   requests: (filters: UsageFilters) => [...usageKeys.all, 'requests', filters] as const,
+  freshness: () => [...usageKeys.all, 'freshness'] as const,
 };
 
 const polled = { refetchInterval: USAGE_POLL_MS, placeholderData: keepPreviousData } as const;
@@ -58,6 +59,14 @@ export const usageDistributionQuery = (filters: UsageFilters, by: DistributionDi
   queryOptions({
     queryKey: usageKeys.distribution(filters, by),
     queryFn: ({ signal }) => apiData<UsageDistribution>('GET', '/usage/distribution/group', { signal, query: { ...filters, by }, fallback: COST_FAILED }),
+    ...polled,
+  });
+
+/** How far behind the figures may be, when they are read from a lagging database replica. */
+export const dataFreshnessQuery = () =>
+  queryOptions({
+    queryKey: usageKeys.freshness(),
+    queryFn: ({ signal }) => apiData<DataFreshness>('GET', '/usage/freshness', { signal, fallback: USAGE_FAILED }),
     ...polled,
   });
 

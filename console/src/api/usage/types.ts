@@ -140,3 +140,10 @@ export interface DemoTeam extends DemoStatus {
   teamId: string;
   name: string;
 }
+
+/** How far behind the primary database the usage figures may be (GET /api/usage/freshness): 0 when read from the primary. */
+export interface DataFreshness {
+  behindSeconds: number;
+  /** Each read replica's lag (null: unreachable) and whether it serves reads; none without replicas. */
+  replicas: { lagSeconds: number | null; serving: boolean }[];
+}

@@ -129,6 +129,7 @@ beforeEach(() => {
   answers = {
     '/api/team/': () => ok([TEAM]),
     '/api/usage/team': () => ok(overview('2026-11-02T10:00:00.000Z')),
+    '/api/usage/freshness': () => ok({ behindSeconds: 0, replicas: [] }),
     '/api/synthetic-group': () => ok([group(GROUP_ID, 'Checkout', 'ADMIN')]),
     '/api/usage/cost/forecast': noForecast,
     '/api/usage/group/specific': () => ok(summary),
@@ -147,7 +148,7 @@ beforeEach(() => {
     'fetch',
     vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
       const url = new URL(String(input), 'http://console.test');
-      if (url.pathname.startsWith('/api/usage/') && url.pathname !== '/api/usage/team') calls.push(url);
+      if (url.pathname.startsWith('/api/usage/') && url.pathname !== '/api/usage/team' && url.pathname !== '/api/usage/freshness') calls.push(url);
       if (url.pathname === '/api/usage/export') {
         expect(new Headers(init?.headers).get('authorization')).toBe('Bearer the-session-token');
         return new Response('day,cost\n2026-11-26,1.25\n', { status: 200, headers: { 'content-type': 'text/csv', 'content-disposition': 'attachment; filename="platform-usage.csv"' } });
@@ -206,6 +207,22 @@ describe('the overview of a team with usage', () => {
     expect(keys.getByRole('row', { name: 'local-llama Unpriced Unpriced 4 80 0.0%' })).toBeTruthy();
     expect((await panel('Spend by model')).getByRole('row', { name: 'gpt-4o £3.00 $3.75 34 980 100.0%' })).toBeTruthy();
     expect((await panel('Spend by provider')).getByRole('row', { name: 'openai £3.00 $3.75 34 980 100.0%' })).toBeTruthy();
+  });
+
+  it('says how far behind the figures are when a lagging replica serves them, and shows the admin each replica’s lag', async () => {
+    answers['/api/usage/freshness'] = () => ok({ behindSeconds: 12.4, replicas: [{ lagSeconds: 12.4, serving: true }, { lagSeconds: null, serving: false }] });
+    await renderInSite(<OverviewScreen />, { at: `/?team=${TEAM.id}` });
+    const notice = await screen.findByText(/^Figures are/);
+    expect(notice.getAttribute('role')).toBe('status');
+    expect(notice.textContent).toBe('Figures are 12 s behind: they are read from a copy of the database that is catching up.');
+    expect(screen.getByText('Database replica lag: 12.4 s, unreachable')).toBeTruthy();
+  });
+
+  it('says nothing of freshness when the figures are at most a few seconds behind, nor without replicas', async () => {
+    answers['/api/usage/freshness'] = () => ok({ behindSeconds: 3, replicas: [{ lagSeconds: 3, serving: true }] });
+    await renderInSite(<OverviewScreen />, { at: `/?team=${TEAM.id}` });
+    await screen.findByText('Database replica lag: 3.0 s');
+    expect(screen.queryByText(/^Figures are/)).toBeNull();
   });
 
   it('pages the request log, links each request to its detail and never shows an unpriced one as £0', async () => {

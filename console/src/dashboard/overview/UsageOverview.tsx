@@ -10,14 +10,14 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
 import { groupsQuery } from '../../api/groups/queries.ts';
-import { exportMutation } from '../../api/usage/mutations.ts';
-import { usageDistributionQuery } from '../../api/usage/queries.ts';
-import type { ExportFormat, UsageFilters } from '../../api/usage/types.ts';
 import type { SyntheticGroup } from '../../api/groups/types.ts';
+import { exportMutation } from '../../api/usage/mutations.ts';
+import { dataFreshnessQuery, usageDistributionQuery } from '../../api/usage/queries.ts';
+import type { ExportFormat, UsageFilters } from '../../api/usage/types.ts';
 import { SelectInput, TextInput } from '../ui/Field.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
-import { FILTER_NAMES, type FilterName, type OverviewSearch, usageFiltersOf, withFilter } from './filters.ts';
 import { ForecastPanel } from './ForecastPanel.tsx';
+import { FILTER_NAMES, type FilterName, type OverviewSearch, usageFiltersOf, withFilter } from './filters.ts';
 import { RequestLog } from './RequestLog.tsx';
 import { DistributionPanel, MonthPanel, SpendPanel, SummaryPanel, TokensPanel } from './UsagePanels.tsx';
 
@@ -153,6 +153,30 @@ export function UsageOverview({ teamId, search, teamWide }: { teamId: string; se
   return <Panels teamId={teamId} search={{ ...search, group }} teamWide={false} active={active} />;
 }
 
+/** Lag past this (seconds) is worth telling: the figures poll every 5 s anyway. */
+export const STALE_AFTER_SECONDS = 5;
+
+/**
+ * When the figures come from a database replica lagging more than a few seconds: how far
+ * behind they are. A team admin also sees each replica's lag (an admin's line).
+ */
+function FreshnessNotice({ teamWide }: { teamWide: boolean }) {
+  const freshness = useQuery(dataFreshnessQuery());
+  if (!freshness.data) return null;
+  const { behindSeconds, replicas } = freshness.data;
+  const lags = replicas.map((replica) => (replica.lagSeconds === null ? 'unreachable' : `${replica.lagSeconds.toFixed(1)} s${replica.serving ? '' : ' (skipped)'}`));
+  return (
+    <>
+      {behindSeconds > STALE_AFTER_SECONDS && (
+        <p className="overview-note" role="status">
+          Figures are {Math.round(behindSeconds)} s behind: they are read from a copy of the database that is catching up.
+        </p>
+      )}
+      {teamWide && lags.length > 0 && <p className="overview-export__status">Database replica lag: {lags.join(', ')}</p>}
+    </>
+  );
+}
+
 function Panels({ teamId, search, teamWide, active }: { teamId: string; search: OverviewSearch; teamWide: boolean; active: boolean }) {
   const navigate = useNavigate();
   const filters = usageFiltersOf(teamId, search);
@@ -160,6 +184,7 @@ function Panels({ teamId, search, teamWide, active }: { teamId: string; search: 
   const change = (next: OverviewSearch) => navigate({ to: '/dashboard', search: next as never, replace: true });
   return (
     <>
+      <FreshnessNotice teamWide={teamWide} />
       <section className="overview-panel" aria-label="Filters and export">
         <FiltersBar teamId={teamId} search={search} active={active} teamWide={teamWide} onChange={change} />
         <ExportButtons filters={filters} />

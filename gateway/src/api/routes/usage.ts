@@ -5,7 +5,7 @@ import type { ControlPlaneServices } from '../../control/index.ts';
 import { REQUEST_LOG_PAGE } from '../../control/request-log.ts';
 import { ModelName } from '../../model-id.ts';
 import { useZod } from '../../zod-provider.ts';
-import { answer, RequestLogEntry, RequestLogPage, TeamOverview, UsageDistribution, UsageMonthToDate, UsageSeries, UsageTotals } from '../answers.ts';
+import { answer, DataFreshness, RequestLogEntry, RequestLogPage, TeamOverview, UsageDistribution, UsageMonthToDate, UsageSeries, UsageTotals } from '../answers.ts';
 import { ok } from '../reply.ts';
 import { IsoDate, id, text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
@@ -65,6 +65,11 @@ export const usageRoutes =
       '/team',
       { schema: { summary: 'A team’s setup so far (connections, groups, live keys, first request) and, for its admins, this month’s usage in total and per day', querystring: TeamQuery, response: { 200: answer(TeamOverview) } } },
       async (request) => ok(await services.usage.teamOverview(signedIn(request).userId, request.query.teamId)),
+    );
+    api.get(
+      '/freshness',
+      { schema: { summary: 'How many seconds the usage figures the caller reads may be behind (their read replica’s lag; 0 when read from the primary), and each replica’s lag', response: { 200: answer(DataFreshness) } } },
+      async (request) => ok(services.usage.freshness(signedIn(request).userId)),
     );
     const analytics = services.usageAnalytics;
     api.get(
