@@ -36,6 +36,7 @@ import * as auditChain from './20261128_0201_audit_chain.ts';
 import * as singleSignOn from './20261128_0301_single_sign_on.ts';
 import * as compliance from './20261128_0401_compliance.ts';
 import * as rollupRebuilds from './20261128_0501_rollup_rebuilds.ts';
+import * as ssoDomainOwnership from './20261129_0301_sso_domain_ownership.ts';
 
 export const migrations: Record<string, Migration> = {
   '20261122_0001_accounts': accounts,
@@ -73,4 +74,5 @@ export const migrations: Record<string, Migration> = {
   '20261128_0301_single_sign_on': singleSignOn,
   '20261128_0401_compliance': compliance,
   '20261128_0501_rollup_rebuilds': rollupRebuilds,
+  '20261129_0301_sso_domain_ownership': ssoDomainOwnership,
 };

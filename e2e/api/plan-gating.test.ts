@@ -57,6 +57,7 @@ function gatedRoutes(slack: FakeSlackWebhook): GatedRoute[] {
       body: (teamId) => ({ teamId, issuer: 'http://127.0.0.1:9/idp', clientId: 'spendgate', clientSecret: 'secret', domains: [`${teamId.slice(0, 8)}.example.com`], enforced: false, defaultTeamRole: 'MEMBER', mappings: [] }),
       refusal: sso,
     },
+    { feature: 'Single sign-on', method: 'POST', path: () => '/sso/verify-domain', body: (teamId) => ({ teamId, domain: 'acme.example' }), refusal: sso },
     { feature: 'Single sign-on', method: 'DELETE', path: (teamId) => `/sso?teamId=${teamId}`, refusal: sso },
     { feature: 'Audit log', method: 'GET', path: (teamId) => `/audit?teamId=${teamId}`, refusal: audit },
     { feature: 'Audit log', method: 'GET', path: (teamId) => `/audit/export?teamId=${teamId}&format=csv`, refusal: audit },

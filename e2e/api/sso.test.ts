@@ -5,18 +5,28 @@
 // a person of the domain signs in — discovery, PKCE, state used once — and their account is
 // made just in time in the team with the roles their IdP groups map to, which a later sign-in
 // updates; ID tokens with a wrong nonce, audience or expiry are refused; enforced, the
-// domain's password sign-in, registration and reset are refused.
+// domain's password and Google sign-in, registration and reset are refused. A domain signs
+// people in, and is enforced, only once its owner proved it by DNS: a real node:dns Resolver
+// asks a local DNS server (e2e/fakes/dns-server.ts) for its TXT record, and NXDOMAIN, no
+// record, a wrong token, SERVFAIL and silence each say so. Accounts are linked by the IdP's
+// (issuer, subject): a changed address signs in to the same account, and another subject
+// presenting a linked account's address is refused.
 import { SSO_REQUIRED_MESSAGE } from '@spendgate/core';
 import { upsertSubscription } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeDns, startFakeDns } from '../fakes/dns-server.ts';
 import { type FakeIdp, startFakeIdp } from '../fakes/oidc-idp.ts';
 import { freePort } from '../support/free-port.ts';
+import { GOOGLE_CLIENT_ID, startJwks } from '../support/google-jwks.ts';
 import { signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
 
 describe.each(testModes)('single sign-on (%s)', (mode) => {
   let spendgate: RunningSpendgate;
   let idp: FakeIdp;
+  let dns: FakeDns;
+  let jwks: Awaited<ReturnType<typeof startJwks>>;
+  const challenge = '_spendgate-challenge.acme.example';
   const admin = { token: '', userId: '', teamId: '', groupId: '' };
   const rival = { token: '', teamId: '' };
   const trial = { token: '', teamId: '' };
@@ -30,10 +40,10 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
   const groupRoleOf = async (email: string) =>
     (await db().selectFrom('synthetic_group_members').innerJoin('users', 'users.id', 'synthetic_group_members.user_id').select('synthetic_group_members.role').where('users.email', '=', email).where('synthetic_group_members.group_id', '=', admin.groupId).executeTakeFirst())?.role;
   /** Starts at Spendgate, signs in at the IdP, and hands what it sent back to Spendgate's callback. */
-  async function signInWithSso(email: string) {
+  async function signInWithSso(email: string, login = email) {
     const started = await api('POST', '/auth/sso/start', { email }, '');
     expect(started.status, JSON.stringify(started.body)).toBe(200);
-    const params = await idp.signIn(started.body.data.url, email);
+    const params = await idp.signIn(started.body.data.url, login);
     return { params, answer: await api('POST', '/auth/sso/callback', { params }, '') };
   }
 
@@ -50,7 +60,9 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
         { email: 'bob@acme.example', name: 'Bob', groups: ['search-team'] },
       ],
     });
-    spendgate = await startSpendgate(mode, `sso-${mode}`, { port, env: { PUBLIC_URL: publicUrl } });
+    dns = await startFakeDns();
+    jwks = await startJwks();
+    spendgate = await startSpendgate(mode, `sso-${mode}`, { port, env: { PUBLIC_URL: publicUrl, DNS_SERVERS: dns.server, GOOGLE_CLIENT_ID, GOOGLE_JWKS_URL: jwks.url } });
     Object.assign(admin, await signUp(spendgate.url, 'owner@spendgate-tests.example'));
     await enterprise(admin.userId);
     admin.teamId = (await api('POST', '/team/', { name: 'Acme', description: '' })).body.data.id;
@@ -80,6 +92,8 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
   afterAll(async () => {
     await spendgate?.close();
     await idp?.close();
+    await dns?.close();
+    await jwks?.close();
   });
 
   it('is Enterprise only: another plan is refused with 403 saying so, on every call', async () => {
@@ -125,6 +139,7 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
       clientId: idp.clientId,
       clientSecretSet: true,
       domains: ['acme.example'],
+      domainVerification: [{ domain: 'acme.example', record: { type: 'TXT', name: challenge, value: expect.stringMatching(/^spendgate-domain-verification=[0-9a-f]{32}$/) }, verifiedAt: null }],
       enforced: false,
       groupsClaim: 'groups',
       defaultTeamRole: null,
@@ -148,6 +163,44 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
     expect(claimed.status, JSON.stringify(claimed.body)).toBe(409);
     expect(claimed.body.message).toBe("acme.example already belongs to another team's identity provider");
     expect((await api('GET', `/sso?teamId=${admin.teamId}`, undefined, rival.token)).status).toBe(404);
+  });
+
+  it('proves the domain by its DNS TXT record before it signs people in or is enforced', async () => {
+    const { value } = (await api('GET', `/sso?teamId=${admin.teamId}`)).body.data.provider.domainVerification[0].record;
+    const early = await api('POST', '/auth/sso/start', { email: 'ada@acme.example' }, '');
+    expect([early.status, early.body.field, early.body.message]).toEqual([400, 'email', 'email: acme.example is not verified for single sign-on yet; ask your administrator, or use your password']);
+    const enforcing = await api('PUT', '/sso', { ...settings, clientSecret: undefined, enforced: true });
+    expect([enforcing.status, enforcing.body.field, enforcing.body.message]).toEqual([400, 'enforced', "enforced: acme.example is not verified yet; publish each domain's TXT record and verify it before enforcing single sign-on"]);
+    const verify = (domain = 'acme.example', token = admin.token) => api('POST', '/sso/verify-domain', { teamId: admin.teamId, domain }, token);
+    const notVerified = 'domain: acme.example is not verified: ';
+    for (const [behaviour, message] of [
+      [undefined, `${challenge} does not exist (NXDOMAIN); publish the TXT record ${value} there, then verify again`],
+      [{ txt: [] }, `${challenge} has no TXT record; publish ${value} there, then verify again`],
+      [{ txt: ['v=spf1 -all', 'spendgate-domain-verification=0123456789abcdef0123456789abcdef'] }, `the TXT records at ${challenge} do not include ${value}`],
+      ['servfail', `the DNS look-up of ${challenge} failed (SERVFAIL); try again later`],
+      ['silent', `the DNS look-up of ${challenge} failed (timeout); try again later`],
+    ] as const) {
+      dns.set(challenge, behaviour);
+      const started = Date.now();
+      const refused = await verify();
+      expect(Date.now() - started).toBeLessThan(7_000);
+      expect([refused.status, refused.body.field, refused.body.message]).toEqual([400, 'domain', `${notVerified}${message}`]);
+    }
+    expect((await verify('other.example')).body).toMatchObject({ field: 'domain', message: "domain: other.example is not one of this identity provider's domains" });
+    expect((await verify('acme.example', rival.token)).status).toBe(404);
+    dns.set(challenge, { txt: ['v=spf1 -all', value] });
+    const verified = await verify();
+    expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+    expect(verified.body.data.provider.domainVerification).toEqual([{ domain: 'acme.example', record: { type: 'TXT', name: challenge, value }, verifiedAt: expect.any(String) }]);
+    expect(dns.questions).toContain(challenge);
+    const audit = await db().selectFrom('audit_log').select('details').where('team_id', '=', admin.teamId).where('action', '=', 'sso.domain_verified').execute();
+    expect(audit.map((row) => row.details)).toEqual([{ domain: 'acme.example', record: challenge }]);
+    // A domain added later starts unverified with a token of its own; the verified one stays verified.
+    const added = await api('PUT', '/sso', { ...settings, clientSecret: undefined, domains: ['acme.example', 'labs.acme.example'] });
+    expect(added.body.data.provider.domainVerification).toEqual([
+      { domain: 'acme.example', record: { type: 'TXT', name: challenge, value }, verifiedAt: verified.body.data.provider.domainVerification[0].verifiedAt },
+      { domain: 'labs.acme.example', record: { type: 'TXT', name: '_spendgate-challenge.labs.acme.example', value: expect.not.stringMatching(value) }, verifiedAt: null },
+    ]);
   });
 
   it('signs a new person in just in time, in the team with the roles their IdP groups map to; the state works once', async () => {
@@ -209,6 +262,21 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
     expect(unknown.body.field).toBe('email');
   });
 
+  it('links accounts by the IdP subject: a changed address signs in to the same account, another subject with a linked address is refused', async () => {
+    const ada = await db().selectFrom('users').select('id').where('email', '=', 'ada@acme.example').executeTakeFirstOrThrow();
+    expect(await db().selectFrom('sso_identities').select(['issuer', 'subject']).where('user_id', '=', ada.id).execute()).toEqual([{ issuer: idp.issuer, subject: 'ada@acme.example' }]);
+    idp.person({ login: 'ada@acme.example', email: 'ada.lovelace@acme.example', name: 'Ada Lovelace', groups: ['search-team'] });
+    const renamed = (await signInWithSso('ada.lovelace@acme.example', 'ada@acme.example')).answer;
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect(renamed.body.data.user.email).toBe('ada@acme.example');
+    expect(await db().selectFrom('users').select('id').where('email', '=', 'ada.lovelace@acme.example').executeTakeFirst()).toBeUndefined();
+    idp.person({ login: 'mallory', email: 'grace@acme.example', name: 'Mallory', groups: ['platform'] });
+    const impostor = (await signInWithSso('grace@acme.example', 'mallory')).answer;
+    expect([impostor.status, impostor.body.message]).toEqual([403, 'grace@acme.example is linked to another identity at your identity provider: ask a team admin']);
+    expect(await teamRoleOf('grace@acme.example')).toBe('MEMBER');
+    expect(await db().selectFrom('sso_identities').select('subject').where('subject', '=', 'mallory').executeTakeFirst()).toBeUndefined();
+  });
+
   it('enforced, refuses password sign-in, registration and reset for the domain’s addresses', async () => {
     expect((await api('POST', '/auth/login', { email: 'bob@acme.example', password: 'bob has a long password' }, '')).status).toBe(200);
     expect((await api('PUT', '/sso', { ...settings, clientSecret: undefined, enforced: true })).status).toBe(200);
@@ -224,6 +292,9 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
       expect(refused.status, `${route} ${JSON.stringify(refused.body)}`).toBe(403);
       expect(refused.body.message).toBe(SSO_REQUIRED_MESSAGE);
     }
+    const google = await api('POST', '/auth/google', { token: await jwks.sign({ sub: 'google-bob', email: 'bob@acme.example', email_verified: true, name: 'Bob' }) }, '');
+    expect([google.status, google.body.message]).toEqual([403, SSO_REQUIRED_MESSAGE]);
+    expect((await api('POST', '/auth/google', { token: await jwks.sign({ sub: 'google-gina', email: 'gina@elsewhere.example', email_verified: true, name: 'Gina' }) }, '')).status).toBe(200);
     expect((await api('POST', '/auth/login', { email: 'owner@spendgate-tests.example', password: 'a long enough password' }, '')).status).toBe(200);
     // A team member signs in through the IdP instead.
     expect((await signInWithSso('grace@acme.example')).answer.status).toBe(200);
@@ -235,6 +306,8 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
     expect((await api('POST', '/auth/login', { email: 'bob@acme.example', password: 'bob has a long password' }, '')).status).toBe(200);
     expect(await db().selectFrom('audit_log').select('action').where('team_id', '=', admin.teamId).where('action', 'like', 'sso.%').orderBy('id').execute()).toEqual([
       { action: 'sso.configured' },
+      { action: 'sso.updated' },
+      { action: 'sso.domain_verified' },
       { action: 'sso.updated' },
       { action: 'sso.updated' },
       { action: 'sso.removed' },

@@ -2,8 +2,9 @@
  * A local OpenID Provider for single sign-on tests: `oidc-provider` itself (a certified
  * implementation) on loopback, so discovery, the authorization code flow with PKCE (required
  * here), client authentication, ID-token signing and userinfo are the real wire formats. Its
- * development login and consent pages take any password; the login names one of `people`,
- * whose e-mail, name and groups (`groups` claim, with the profile scope) the ID token carries.
+ * development login and consent pages take any password; the login names one of `people`
+ * (their `login`, by default their e-mail), which is also their subject (`sub`), and whose
+ * e-mail, name and groups (`groups` claim, with the profile scope) the ID token carries.
  *
  * `tamper` re-signs the next ID tokens the token endpoint answers with the IdP's own key after
  * changing their claims (a wrong nonce, audience or expiry), as a broken or hostile IdP would.
@@ -16,6 +17,8 @@ import { decodeJwt, exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 
 import Provider from 'oidc-provider';
 
 export interface IdpPerson {
+  /** The login name and subject; the e-mail when not given. */
+  login?: string;
   email: string;
   name: string;
   groups: string[];
@@ -27,7 +30,7 @@ export interface FakeIdp {
   issuer: string;
   clientId: string;
   clientSecret: string;
-  /** Adds or replaces a person, by e-mail (the login name). */
+  /** Adds or replaces a person, by login name. */
   person(person: IdpPerson): void;
   /** Changes the claims of ID tokens the token endpoint answers from now on; null stops. */
   tamper(change: ((claims: JWTPayload) => JWTPayload) | null): void;
@@ -41,7 +44,7 @@ const KID = 'fake-idp-key';
 export async function startFakeIdp(options: { redirectUri: string; clientId?: string; clientSecret?: string; people?: IdpPerson[] }): Promise<FakeIdp> {
   const clientId = options.clientId ?? 'spendgate-console';
   const clientSecret = options.clientSecret ?? 'fake-idp-client-secret-0123456789abcdef';
-  const people = new Map((options.people ?? []).map((person) => [person.email, person]));
+  const people = new Map((options.people ?? []).map((person) => [person.login ?? person.email, person]));
   let tampering: ((claims: JWTPayload) => JWTPayload) | null = null;
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), kid: KID, alg: 'RS256', use: 'sig' };
@@ -113,7 +116,7 @@ export async function startFakeIdp(options: { redirectUri: string; clientId?: st
     issuer,
     clientId,
     clientSecret,
-    person: (person) => people.set(person.email, person),
+    person: (person) => people.set(person.login ?? person.email, person),
     tamper: (change) => {
       tampering = change;
     },

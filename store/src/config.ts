@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseRedisUrl } from './redis-connection.ts';
@@ -20,6 +21,14 @@ const url = (protocols: string[]) =>
       return false;
     }
   }, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+
+/** `192.0.2.53`, `127.0.0.1:5353`, `2001:db8::53`, `[2001:db8::53]:5353`, as node:dns's setServers takes them. */
+function isDnsServer(entry: string): boolean {
+  const match = /^\[([^\]]+)\]:(\d{1,5})$/.exec(entry) ?? /^([^:]+):(\d{1,5})$/.exec(entry);
+  if (!match) return isIP(entry) !== 0;
+  const port = Number(match[2]);
+  return isIP(match[1]!) !== 0 && port >= 1 && port <= 65_535;
+}
 
 /** A host a team's connection may reach although it is private: any port when `port` is undefined. */
 export interface AllowedHost {
@@ -99,6 +108,17 @@ const EnvSchema = z.object({
       context.addIssue({ code: 'custom', message: `must list hosts, each a name or IP address with an optional :port, separated by commas ("${wrong}" is not one)` });
       return z.NEVER;
     }),
+  /** DNS servers for domain-ownership look-ups (`ip`, `ip:port`, `[ipv6]:port`, by commas); the system's when empty. */
+  DNS_SERVERS: z
+    .string()
+    .default('')
+    .transform((value, context) => {
+      const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+      const wrong = entries.find((entry) => !isDnsServer(entry));
+      if (wrong === undefined) return entries;
+      context.addIssue({ code: 'custom', message: `must list IP addresses, each with an optional :port, separated by commas ("${wrong}" is not one)` });
+      return z.NEVER;
+    }),
   CONSOLE_DIR: z.string().min(1).default('console/dist'),
   /** Where links in emails point (the console), e.g. https://spendgate.example.com. */
   PUBLIC_URL: url(['http:', 'https:']).optional(),
@@ -176,6 +196,8 @@ export interface Config {
   /** Hours a raw GPU sample is kept; its minute rollups are kept for ever. */
   gpuSampleRetentionHours: number;
   upstreamAllowedHosts: AllowedHost[];
+  /** Where domain-ownership TXT look-ups go; empty: the system's resolvers. */
+  dnsServers: string[];
   consoleDir: string;
   publicUrl: string;
   mail: MailConfig;
@@ -287,6 +309,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     promptCaptureRetentionDays: parsed.PROMPT_CAPTURE_RETENTION_DAYS,
     gpuSampleRetentionHours: parsed.GPU_SAMPLE_RETENTION_HOURS,
     upstreamAllowedHosts: parsed.UPSTREAM_ALLOWED_HOSTS,
+    dnsServers: parsed.DNS_SERVERS,
     consoleDir: path.resolve(parsed.CONSOLE_DIR),
     publicUrl: (parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/+$/, ''),
     mail: { smtpUrl: parsed.SMTP_URL, from: parsed.MAIL_FROM },

@@ -1053,6 +1053,8 @@ export const SsoSettings = z.strictObject({
       clientId: z.string(),
       clientSecretSet: z.literal(true),
       domains: z.array(z.string()),
+      /** Each domain's ownership proof: the TXT record its owner publishes, and when it was found (null: not verified). */
+      domainVerification: z.array(z.strictObject({ domain: z.string(), record: z.strictObject({ type: z.literal('TXT'), name: z.string(), value: z.string() }), verifiedAt: Timestamp.nullable() })),
       enforced: z.boolean(),
       groupsClaim: z.string(),
       defaultTeamRole: z.enum(['ADMIN', 'MEMBER']).nullable(),

@@ -10,8 +10,8 @@
  * password and sessions end). Answers that tell whether an address has an account are
  * rate limited together per address and client.
  *
- * An address whose domain signs in through its team's identity provider, enforced, may not
- * sign in, register or reset a password with a password (403 `sso_required`).
+ * An address whose verified domain signs in through its team's identity provider, enforced,
+ * may not sign in with a password or Google, register or reset a password (403 `sso_required`).
  *
  * One-time codes: 6 digits, HMAC-hashed, single use, 10 minutes, 5 tries; sending is
  * rate limited per account and address, and so are sign-in and code checks.
@@ -24,9 +24,9 @@ import {
   consumeOtp,
   countOtpAttempt,
   findLiveOtp,
+  findSsoProviderForDomain,
   findSubscriptionPlan,
   findUserByEmail,
-  findSsoProviderForDomain,
   findUserByGoogleSubject,
   findUserById,
   insertOtp,
@@ -159,10 +159,10 @@ export function createAccountService(deps: {
       });
   }
 
-  /** Refuses password sign-in, registration and reset for an address whose domain's IdP is enforced (on a plan with SSO). */
+  /** Refuses password or Google sign-in, registration and reset for an address whose verified domain's IdP is enforced (on a plan with SSO). */
   async function refuseIfSsoEnforced(email: string): Promise<void> {
     const provider = await findSsoProviderForDomain(db, emailDomain(email));
-    if (provider?.enforced && (await deps.plans.teamTerms(provider.team_id)).terms.singleSignOn) throw new AppError(403, 'sso_required', SSO_REQUIRED_MESSAGE);
+    if (provider?.enforced && provider.domain_verified_at && (await deps.plans.teamTerms(provider.team_id)).terms.singleSignOn) throw new AppError(403, 'sso_required', SSO_REQUIRED_MESSAGE);
   }
 
   async function sendCode(email: string, purpose: OtpPurpose, ip: string): Promise<void> {
@@ -254,7 +254,8 @@ export function createAccountService(deps: {
     },
 
     /**
-     * Signs in with a Google ID token: the linked account, else the account with that email
+     * Signs in with a Google ID token (refused for an address whose domain enforces single
+     * sign-on, as password sign-in is): the linked account, else the account with that email
      * (linked if its email was verified; taken over if not, as it was never shown to be
      * its owner's), else a new one.
      */
@@ -262,6 +263,7 @@ export function createAccountService(deps: {
       if (!deps.google) throw new AppError(503, 'not_configured', 'Google sign-in is not configured on this server');
       const identity = await deps.google.verify(idToken);
       if (!identity) throw new UnauthorizedError('Google sign-in failed: the token is not valid');
+      await refuseIfSsoEnforced(identity.email);
       const linked = await findUserByGoogleSubject(db, identity.subject);
       if (linked) return { ...(await session(linked)), isNewUser: false };
       const existing = await findUserByEmail(db, identity.email);

@@ -4,6 +4,7 @@ import type { Config, Envelope, JobPayloads, JobQueue, KeyCache, OutboundGuard, 
 import { createMailer } from '@spendgate/store';
 import { createStripeClient } from '@spendgate/worker';
 import { operatorAccounts } from '../providers/operator-upstreams.ts';
+import { createTxtResolver } from '../security/dns-txt.ts';
 import { createGoogleVerifier } from '../security/google-id-tokens.ts';
 import { createOneTimeCodes } from '../security/one-time-codes.ts';
 import { createRateLimiter } from '../security/rate-limit.ts';
@@ -15,11 +16,11 @@ import { createAdvisorWording } from './advisor-wording.ts';
 import { createAlertService } from './alerts.ts';
 import { createAuditService } from './audit.ts';
 import { createBudgetService } from './budgets.ts';
-import { createConnectionService } from './connections.ts';
-import { createForecastService } from './forecasts.ts';
 import { createComplianceService } from './compliance.ts';
-import { createGpuService } from './gpu.ts';
+import { createConnectionService } from './connections.ts';
 import { createDemoService } from './demo/index.ts';
+import { createForecastService } from './forecasts.ts';
+import { createGpuService } from './gpu.ts';
 import { createGroupService } from './groups.ts';
 import { createInvitations } from './invitations.ts';
 import { createKeySettingsCheck } from './key-settings.ts';
@@ -27,12 +28,12 @@ import { createPaymentService } from './payments.ts';
 import { createPlanService } from './plans.ts';
 import { createPricingService } from './price-overrides.ts';
 import { createPromptCaptureService } from './prompt-captures.ts';
+import { createRequestLog } from './request-log.ts';
 import { createSiteContentService } from './site-content.ts';
 import { createSsoService } from './sso.ts';
 import { createSubscriptionService } from './subscriptions.ts';
 import { createTeamService } from './teams.ts';
 import { createUsageService } from './usage.ts';
-import { createRequestLog } from './request-log.ts';
 import { createUsageAnalytics } from './usage-analytics.ts';
 import { createUsageExport } from './usage-export.ts';
 
@@ -112,6 +113,7 @@ export async function createControlPlaneServices(deps: {
       accounts,
       teams,
       limiter,
+      resolveTxt: createTxtResolver(config.dnsServers),
       publicUrl: config.publicUrl,
       stateKey: config.secrets.jwtSecret,
     }),

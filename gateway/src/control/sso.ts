@@ -5,9 +5,18 @@
  * Team admins configure the IdP: its issuer (checked by the outbound guard by every address
  * it reaches, and discovered before it is saved; http only for a host the operator
  * allow-lists), client id and secret (sealed with the team's data key, never answered), the
- * e-mail domains it owns (each one IdP's only: 409; no public mail provider), whether it is
- * enforced (password sign-in, registration and reset are then refused for those addresses)
- * and how its groups map to team and group roles. Every change is audited.
+ * e-mail domains it claims (each one IdP's only: 409; no public mail provider), whether it is
+ * enforced (password, Google sign-in, registration and reset are then refused for those
+ * addresses) and how its groups map to team and group roles. Every change is audited.
+ *
+ * Domain ownership: a claimed domain gets a random token; its owner publishes TXT
+ * `_spendgate-challenge.<domain>` = `spendgate-domain-verification=<token>` and presses Verify,
+ * which looks it up through the operator's DNS servers (security/dns-txt.ts, bounded). Only a
+ * verified domain routes SSO sign-ins and is enforced; enforcement cannot be turned on while a
+ * domain is unverified (400 `enforced`), and a domain added to an enforced IdP is enforced once
+ * verified. A verification stands while the IdP keeps claiming the domain (the record may then
+ * be taken down); it is not re-checked periodically: dropping the domain from the IdP forgets
+ * it, and claiming it again needs a new token and a new proof.
  *
  * Sign-in: `start` finds the IdP by the address's domain and answers the IdP's authorization
  * URL (code flow with PKCE S256, state and nonce). Only the state's hash is kept (10 minutes,
@@ -15,12 +24,22 @@
  * so nothing secret is stored. The IdP sends the browser back to the console's /sso/callback,
  * which hands its query to `callback`: the code is traded (openid-client checks the ID token's
  * signature, issuer, audience, nonce and expiry), the person's verified address (it must be
- * in one of the IdP's domains) and groups are read (from the ID token, else the userinfo
- * endpoint), the account is made just in time or the team's member with that address signed
- * in (an account outside the team is not taken over), their roles are set by the mapping, and
+ * in one of the IdP's verified domains) and groups are read (from the ID token, else the
+ * userinfo endpoint), the account is found or made, their roles are set by the mapping, and
  * the answer is a session as a password sign-in's.
+ *
+ * Accounts are linked by the IdP's subject, as OIDC says to (the `sub` claim is the stable
+ * identifier; an address can change or be reassigned). The account of a sign-in is, in order:
+ * - the account linked to the ID token's (iss, sub): whatever address the IdP gives now (the
+ *   account keeps its own; it must still be in a verified domain);
+ * - else the account with that address, when it is the team's member and holds no subject at
+ *   this issuer yet: linked now (an account outside the team is refused, not taken over);
+ * - else a new account made just in time, linked.
+ * An account holds one subject per issuer, so a different subject presenting the address of an
+ * account already linked at this issuer is refused (403): the address was reassigned at the
+ * IdP, or the IdP is lying, and either way that account's owner did not sign in.
  */
-import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import {
   AppError,
   ConflictError,
@@ -42,17 +61,22 @@ import {
   deleteSsoProvider,
   type Envelope,
   findGroupForUser,
+  findSsoIdentityUser,
   findSsoProvider,
   findSsoProviderById,
   findSsoProviderForDomain,
+  findSsoSubjectOfUser,
   findTeamDataKey,
   findTeamRole,
   findUserByEmail,
+  findUserById,
   insertGroupMember,
+  insertSsoIdentity,
   insertSsoSignIn,
   insertTeamDataKeyIfAbsent,
   listSsoDomains,
   markEmailVerified,
+  markSsoDomainVerified,
   type OutboundGuard,
   outboundUrlProblem,
   replaceSsoDomains,
@@ -70,6 +94,7 @@ import {
 import type { Selectable } from 'kysely';
 import * as oidc from 'openid-client';
 import { fetch as undiciFetch } from 'undici';
+import type { TxtResolver } from '../security/dns-txt.ts';
 import type { RateLimiter } from '../security/rate-limit.ts';
 import type { Access } from './access.ts';
 import type { AccountService } from './accounts.ts';
@@ -98,6 +123,9 @@ export interface SsoSettingsInput {
   mappings: SsoMapping[];
 }
 
+/** Where a domain's owner publishes its token, and what they publish. */
+export const domainChallenge = (domain: string, token: string) => ({ name: `_spendgate-challenge.${domain}`, value: `spendgate-domain-verification=${token}` });
+
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
 
@@ -110,6 +138,8 @@ export function createSsoService(deps: {
   accounts: Pick<AccountService, 'sessionFor' | 'createSsoAccount'>;
   teams: Pick<TeamService, 'join'>;
   limiter: Pick<RateLimiter, 'hit'>;
+  /** Looks up a domain's TXT records (its ownership proof). */
+  resolveTxt: TxtResolver;
   /** Where the console is reached (the redirect URI is its /sso/callback). */
   publicUrl: string;
   /** The server's secret the PKCE verifier and nonce are derived with. */
@@ -169,12 +199,14 @@ export function createSsoService(deps: {
   }
 
   async function view(provider: Provider) {
+    const domains = await listSsoDomains(db, provider.id);
     return {
       teamId: provider.team_id,
       issuer: provider.issuer,
       clientId: provider.client_id,
       clientSecretSet: true as const,
-      domains: await listSsoDomains(db, provider.id),
+      domains: domains.map((row) => row.domain),
+      domainVerification: domains.map((row) => ({ domain: row.domain, record: { type: 'TXT' as const, ...domainChallenge(row.domain, row.verification_token) }, verifiedAt: row.verified_at })),
       enforced: provider.enforced,
       groupsClaim: provider.groups_claim,
       defaultTeamRole: provider.default_team_role,
@@ -239,6 +271,23 @@ export function createSsoService(deps: {
     return { email: fromToken.email ?? info.email, emailVerified: fromToken.emailVerified ?? info.emailVerified, name: fromToken.name ?? info.name, groups: fromToken.groups ?? info.groups };
   }
 
+  /** The account an IdP identity signs in to (see the header): the linked one, else the team member with the address, else a new one; linked. */
+  async function accountOf(identity: { issuer: string; subject: string }, teamId: string, email: string, givenName: unknown) {
+    const linkedId = await findSsoIdentityUser(db, identity.issuer, identity.subject);
+    if (linkedId) return (await findUserById(db, linkedId))!;
+    const existing = await findUserByEmail(db, email);
+    if (existing && (await findSsoSubjectOfUser(db, identity.issuer, existing.id)) !== undefined) {
+      throw new ForbiddenError(`${email} is linked to another identity at your identity provider: ask a team admin`);
+    }
+    if (existing && !(await findTeamRole(db, teamId, existing.id))) {
+      throw new ForbiddenError(`${email} already has a Spendgate account outside this team: ask a team admin to invite it, then sign in with SSO`);
+    }
+    const name = typeof givenName === 'string' && givenName.trim() ? givenName.trim().slice(0, 200) : email.slice(0, email.indexOf('@'));
+    const user = existing ? (existing.email_verified_at ? existing : (await markEmailVerified(db, existing.id, now()))!) : await deps.accounts.createSsoAccount({ email, name });
+    await insertSsoIdentity(db, { ...identity, userId: user.id });
+    return user;
+  }
+
   return {
     redirectUri,
 
@@ -258,6 +307,13 @@ export function createSsoService(deps: {
       const known = await teamGroupIds(db, input.teamId, groupIds);
       const unknown = input.mappings.findIndex((mapping) => mapping.groupId !== null && !known.has(mapping.groupId));
       if (unknown >= 0) throw new ValidationError(`mappings.${unknown}.groupId`, `mappings.${unknown}.groupId is not a group of this team`);
+      if (input.enforced && !existing?.enforced) {
+        const verified = new Set(existing ? (await listSsoDomains(db, existing.id)).flatMap((row) => (row.verified_at ? [row.domain] : [])) : []);
+        const unverified = domains.filter((domain) => !verified.has(domain));
+        if (unverified.length > 0) {
+          throw new ValidationError('enforced', `enforced: ${unverified.join(', ')} ${unverified.length === 1 ? 'is' : 'are'} not verified yet; publish each domain's TXT record and verify it before enforcing single sign-on`);
+        }
+      }
       const clientSecret = input.clientSecret ?? (await secretOf(existing!));
       try {
         await discover(issuer, input.clientId, clientSecret);
@@ -287,7 +343,7 @@ export function createSsoService(deps: {
             role_mappings: JSON.stringify(input.mappings),
             updated_by: userId,
           });
-          await replaceSsoDomains(trx, id, domains);
+          await replaceSsoDomains(trx, id, domains, () => randomBytes(16).toString('hex'));
           const before = existing ? { issuer: existing.issuer, clientId: existing.client_id, enforced: existing.enforced, groupsClaim: existing.groups_claim, defaultTeamRole: existing.default_team_role, mappings: existing.role_mappings } : null;
           await writeAudit(trx, {
             teamId: input.teamId,
@@ -319,12 +375,39 @@ export function createSsoService(deps: {
       });
     },
 
+    /** Looks the domain's TXT record up; found, the domain is verified (400 naming `domain`, saying what DNS answered, when not). */
+    async verifyDomain(userId: string, teamId: string, domain: string) {
+      await allowed(teamId, userId);
+      const provider = await findSsoProvider(db, teamId);
+      if (!provider) throw new NotFoundError('Identity provider');
+      const claimed = (await listSsoDomains(db, provider.id)).find((row) => row.domain === domain);
+      if (!claimed) throw new ValidationError('domain', `domain: ${domain} is not one of this identity provider's domains`);
+      if (claimed.verified_at) return { provider: await view(provider) };
+      const { name, value } = domainChallenge(domain, claimed.verification_token);
+      const found = await deps.resolveTxt(name);
+      if (found.outcome === 'found' && found.values.includes(value)) {
+        await db.transaction().execute(async (trx) => {
+          await markSsoDomainVerified(trx, provider.id, domain, now());
+          await writeAudit(trx, { teamId, actorUserId: userId, action: 'sso.domain_verified', targetType: 'sso_provider', targetId: provider.id, details: { domain, record: name } });
+        });
+        return { provider: await view(provider) };
+      }
+      const problem = {
+        found: `the TXT records at ${name} do not include ${value}`,
+        'no-records': `${name} has no TXT record; publish ${value} there, then verify again`,
+        nxdomain: `${name} does not exist (NXDOMAIN); publish the TXT record ${value} there, then verify again`,
+        failed: `the DNS look-up of ${name} failed (${found.outcome === 'failed' ? found.reason : ''}); try again later`,
+      }[found.outcome];
+      throw new ValidationError('domain', `domain: ${domain} is not verified: ${problem}`);
+    },
+
     /** Step 1: the IdP's authorization URL for this address. */
     async start(email: string, ip: string) {
       await deps.limiter.hit('login', { account: email, ip });
       const domain = emailDomain(email);
       const provider = await findSsoProviderForDomain(db, domain);
       if (!provider) throw new ValidationError('email', `email: ${domain} does not sign in with single sign-on; use your password`);
+      if (!provider.domain_verified_at) throw new ValidationError('email', `email: ${domain} is not verified for single sign-on yet; ask your administrator, or use your password`);
       await requirePlan(provider.team_id);
       const config = await configFor(provider);
       const state = oidc.randomState();
@@ -366,17 +449,12 @@ export function createSsoService(deps: {
       const person = await personOf(config, provider, claims, tokens.access_token);
       if (typeof person.email !== 'string' || person.emailVerified === false) throw new UnauthorizedError('Your identity provider did not give a verified e-mail address');
       const email = person.email.toLowerCase();
-      const domains = await listSsoDomains(db, provider.id);
-      if (!domains.includes(emailDomain(email))) throw new ForbiddenError(`${email} is not in a domain this team's identity provider owns`);
+      const owned = (await listSsoDomains(db, provider.id)).find((row) => row.domain === emailDomain(email));
+      if (!owned?.verified_at) throw new ForbiddenError(`${email} is not in a domain this team's identity provider owns`);
       const groups = Array.isArray(person.groups) ? person.groups.filter((group): group is string => typeof group === 'string') : typeof person.groups === 'string' ? [person.groups] : [];
       const roles = ssoRoles({ mappings: provider.role_mappings, defaultTeamRole: provider.default_team_role }, groups);
       if (roles.teamRole === null) throw new ForbiddenError('Your identity provider account is in none of the groups this team lets in: ask your administrator');
-      const existing = await findUserByEmail(db, email);
-      if (existing && !(await findTeamRole(db, provider.team_id, existing.id))) {
-        throw new ForbiddenError(`${email} already has a Spendgate account outside this team: ask a team admin to invite it, then sign in with SSO`);
-      }
-      const name = typeof person.name === 'string' && person.name.trim() ? person.name.trim().slice(0, 200) : email.slice(0, email.indexOf('@'));
-      const user = existing ? (existing.email_verified_at ? existing : (await markEmailVerified(db, existing.id, now()))!) : await deps.accounts.createSsoAccount({ email, name });
+      const user = await accountOf({ issuer: claims.iss, subject: claims.sub }, provider.team_id, email, person.name);
       await applyRoles(provider.team_id, user.id, { ...roles, teamRole: roles.teamRole });
       return deps.accounts.sessionFor(user.id);
     },

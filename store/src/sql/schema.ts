@@ -859,10 +859,21 @@ export interface SsoProvidersTable {
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
-/** An e-mail domain an IdP owns (lower case). */
+/** An e-mail domain an IdP claims (lower case): it owns it once the token was found in DNS. */
 export interface SsoDomainsTable {
   domain: string;
   provider_id: string;
+  /** Published by the domain's owner as TXT _spendgate-challenge.<domain> = spendgate-domain-verification=<token>. */
+  verification_token: string;
+  verified_at: Date | null;
+}
+
+/** An IdP identity (issuer, subject) linked to an account at its first SSO sign-in. */
+export interface SsoIdentitiesTable {
+  issuer: string;
+  subject: string;
+  user_id: string;
+  created_at: CreatedAt;
 }
 
 /** A sign-in through an IdP under way: its state's hash, taken once at the callback. */
@@ -926,6 +937,7 @@ export interface Database {
   team_advisor_wording: TeamAdvisorWordingTable;
   sso_providers: SsoProvidersTable;
   sso_domains: SsoDomainsTable;
+  sso_identities: SsoIdentitiesTable;
   sso_sign_ins: SsoSignInsTable;
   gpu_clusters: GpuClustersTable;
   gpu_scrape_targets: GpuScrapeTargetsTable;

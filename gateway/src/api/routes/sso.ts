@@ -1,4 +1,5 @@
-// /api/sso: a team's identity provider (team admins, Enterprise); /api/auth/sso: signing in
+// /api/sso: a team's identity provider and its domains' DNS verification (team admins,
+// Enterprise); /api/auth/sso: signing in
 // through it (start: the IdP's URL for an address; callback: the query the IdP sent the
 // browser back with, answered with a session).
 import { GROUP_ROLES, TEAM_ROLES } from '@spendgate/core';
@@ -34,6 +35,7 @@ const SettingsBody = z.strictObject({
   mappings: z.array(Mapping).max(200, 'must list at most 200 mappings'),
 });
 const TeamQuery = z.object({ teamId: TeamId });
+const VerifyBody = z.strictObject({ teamId: TeamId, domain: Domain });
 const StartBody = z.strictObject({ email: Email });
 const CallbackBody = z.strictObject({
   params: z
@@ -50,6 +52,9 @@ export const ssoSettingsRoutes =
     );
     api.put('/', { schema: { summary: "Set the team's identity provider, its domains, enforcement and role mapping (team admins, Enterprise)", body: SettingsBody, response: { 200: answer(SsoSettings) } } }, async (request) =>
       ok(await deps.sso.save(signedIn(request).userId, request.body), 'Single sign-on saved'),
+    );
+    api.post('/verify-domain', { schema: { summary: "Verify a domain of the team's identity provider by its DNS TXT record (team admins, Enterprise)", body: VerifyBody, response: { 200: answer(SsoSettings) } } }, async (request) =>
+      ok(await deps.sso.verifyDomain(signedIn(request).userId, request.body.teamId, request.body.domain), `${request.body.domain} verified`),
     );
     api.delete('/', { schema: { summary: "Remove the team's identity provider (team admins, Enterprise)", querystring: TeamQuery, response: { 200: answer(z.null()) } } }, async (request) => {
       await deps.sso.remove(signedIn(request).userId, request.query.teamId);

@@ -1,5 +1,6 @@
-// Single sign-on: a team's identity provider, the e-mail domains it owns, and sign-ins under
-// way (each state taken once, atomically, at the callback).
+// Single sign-on: a team's identity provider, the e-mail domains it claims (each with its DNS
+// verification token, owned once verified), sign-ins under way (each state taken once,
+// atomically, at the callback) and the IdP identities linked to accounts.
 import type { Insertable } from 'kysely';
 import type { SsoProvidersTable } from '../schema.ts';
 import type { Db } from './db.ts';
@@ -15,19 +16,25 @@ export async function findSsoProviderById(db: Db, providerId: string) {
   return db.selectFrom('sso_providers').selectAll().where('id', '=', providerId).executeTakeFirst();
 }
 
-/** The IdP that owns an e-mail domain, if any. */
+/** The IdP that claims an e-mail domain, if any, and when the domain was verified (null: not yet). */
 export async function findSsoProviderForDomain(db: Db, domain: string) {
   return db
     .selectFrom('sso_domains')
     .innerJoin('sso_providers', 'sso_providers.id', 'sso_domains.provider_id')
     .selectAll('sso_providers')
+    .select('sso_domains.verified_at as domain_verified_at')
     .where('sso_domains.domain', '=', domain.toLowerCase())
     .executeTakeFirst();
 }
 
-export async function listSsoDomains(db: Db, providerId: string): Promise<string[]> {
-  const rows = await db.selectFrom('sso_domains').select('domain').where('provider_id', '=', providerId).orderBy('domain').execute();
-  return rows.map((row) => row.domain);
+/** The IdP's domains by name, each with its verification token and when it was verified. */
+export async function listSsoDomains(db: Db, providerId: string) {
+  return db.selectFrom('sso_domains').select(['domain', 'verification_token', 'verified_at']).where('provider_id', '=', providerId).orderBy('domain').execute();
+}
+
+/** Notes that the domain's token was found in DNS. */
+export async function markSsoDomainVerified(db: Db, providerId: string, domain: string, at: Date): Promise<void> {
+  await db.updateTable('sso_domains').set({ verified_at: at }).where('provider_id', '=', providerId).where('domain', '=', domain).execute();
 }
 
 /** Which of these domains another IdP already owns. */
@@ -48,10 +55,16 @@ export async function upsertSsoProvider(db: Db, provider: Insertable<SsoProvider
     .executeTakeFirstOrThrow();
 }
 
-/** The IdP's domains become exactly these (a domain another IdP owns fails on its key). */
-export async function replaceSsoDomains(db: Db, providerId: string, domains: readonly string[]): Promise<void> {
-  await db.deleteFrom('sso_domains').where('provider_id', '=', providerId).execute();
-  if (domains.length > 0) await db.insertInto('sso_domains').values(domains.map((domain) => ({ domain, provider_id: providerId }))).execute();
+/**
+ * The IdP's domains become exactly these: a kept domain keeps its token and verification, a
+ * new one gets `newToken()` and starts unverified (a domain another IdP claims fails on its key).
+ */
+export async function replaceSsoDomains(db: Db, providerId: string, domains: readonly string[], newToken: () => string): Promise<void> {
+  const dropped = db.deleteFrom('sso_domains').where('provider_id', '=', providerId);
+  await (domains.length > 0 ? dropped.where('domain', 'not in', domains) : dropped).execute();
+  const kept = new Set((await listSsoDomains(db, providerId)).map((row) => row.domain));
+  const added = domains.filter((domain) => !kept.has(domain));
+  if (added.length > 0) await db.insertInto('sso_domains').values(added.map((domain) => ({ domain, provider_id: providerId, verification_token: newToken() }))).execute();
 }
 
 export async function deleteSsoProvider(db: Db, teamId: string): Promise<boolean> {
@@ -86,4 +99,18 @@ export async function teamGroupIds(db: Db, teamId: string, groupIds: readonly st
   if (groupIds.length === 0) return new Set();
   const rows = await db.selectFrom('synthetic_groups').select('id').where('team_id', '=', teamId).where('id', 'in', groupIds).execute();
   return new Set(rows.map((row) => row.id));
+}
+
+/** The account an IdP identity is linked to, if any. */
+export async function findSsoIdentityUser(db: Db, issuer: string, subject: string): Promise<string | undefined> {
+  return (await db.selectFrom('sso_identities').select('user_id').where('issuer', '=', issuer).where('subject', '=', subject).executeTakeFirst())?.user_id;
+}
+
+/** The subject an account is linked to at an issuer, if any. */
+export async function findSsoSubjectOfUser(db: Db, issuer: string, userId: string): Promise<string | undefined> {
+  return (await db.selectFrom('sso_identities').select('subject').where('issuer', '=', issuer).where('user_id', '=', userId).executeTakeFirst())?.subject;
+}
+
+export async function insertSsoIdentity(db: Db, identity: { issuer: string; subject: string; userId: string }): Promise<void> {
+  await db.insertInto('sso_identities').values({ issuer: identity.issuer, subject: identity.subject, user_id: identity.userId }).execute();
 }
