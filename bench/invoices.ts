@@ -2,9 +2,10 @@
  * `npm run bench:invoices [-- --events N --subscriptions S --late L --mode embedded|scaled]`:
  * what building and proving invoices costs at size. Starts a Spendgate (not listening), makes S
  * accounts on Growth, each paying for one team, billing since two periods ago, then
- *  1. seed — N usage events in the first period, spread over the teams (optimised uplift
- *     at varying amounts, optimised minimum fees, BYOM routing fees and BYOK requests,
- *     which are not charged), through the meter's own statement (insertUsageEvents);
+ *  1. seed — N usage events in the first period (the tests' builder, usageEvent), spread
+ *     over the teams (optimised uplift at varying amounts, optimised minimum fees, BYOM
+ *     routing fees and BYOK requests, which are not charged), through the meter's own
+ *     statement (insertUsageEvents);
  *  2. build — invoice-build invoices every subscription's first period (reported: seconds,
  *     events counted per second);
  *  3. late — L more events of the first period reach the database after its invoices;
@@ -21,6 +22,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { periodEndAfter } from '@spendgate/core';
 import { findSubscription, insertTeam, insertUsageEvents, insertUser, type NewUsageEvent, startBillingPeriod, upsertSubscription } from '@spendgate/store';
+import { usageEvent } from '@spendgate/store/testing';
 import { createInvoiceBuildProcessor, createInvoiceProofProcessor } from '@spendgate/worker';
 import { sql } from 'kysely';
 import { startReadSideServer } from './src/read-side-server.ts';
@@ -97,34 +99,18 @@ try {
     (prefix: string, count: number) =>
     (index: number): NewUsageEvent => {
       const [rule, keyKind, fee] = RULES[index % RULES.length]!;
-      return {
+      const owner = { teamId: teams[Math.floor(index / RULES.length) % teams.length]!, groupId: null, keyId: null };
+      return usageEvent(owner, new Date(anchor.getTime() + Math.floor((index / count) * (periodMs - 1))), {
         request_id: `${prefix}-${index}`,
-        occurred_at: new Date(anchor.getTime() + Math.floor((index / count) * (periodMs - 1))),
-        team_id: teams[Math.floor(index / RULES.length) % teams.length]!,
-        group_id: null,
-        key_id: null,
-        connection_id: null,
-        provider: 'openai',
-        model: 'gpt-4o',
-        endpoint: 'chat.completions',
-        status_code: 200,
-        streamed: false,
-        estimated: false,
-        input_tokens: 500 + (index % 1_000),
-        cached_read_tokens: 0,
-        cache_write_5m_tokens: 0,
-        cache_write_1h_tokens: 0,
-        output_tokens: 200,
-        reasoning_tokens: 0,
-        cost_micros: 1_000 + (index % 997),
-        currency: 'USD',
-        price_version: '2026-08-21',
+        input_tokens: BigInt(500 + (index % 1_000)),
+        output_tokens: 200n,
+        cost_micros: BigInt(1_000 + (index % 997)),
         latency_ms: 300,
         key_kind: keyKind,
         billing_rule: rule,
-        billed_micros: fee ?? 1_250 + (index % 997),
-        budget_spend_micros: fee ?? 1_250 + (index % 997),
-      };
+        billed_micros: BigInt(fee ?? 1_250 + (index % 997)),
+        budget_spend_micros: BigInt(fee ?? 1_250 + (index % 997)),
+      });
     };
 
   const seedSeconds = await timed(() => ingest(EVENTS, eventAt('bench-invoice', EVENTS)));

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { insertUsageEvents, type NewUsageEvent } from '@spendgate/store';
+import { usageEvent } from '@spendgate/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
@@ -37,37 +38,24 @@ for (const mode of testModes) {
       const events: NewUsageEvent[] = Array.from({ length: 7 }, (_, index) => {
         const requestId = `req_log_${mode}_${index}`;
         requestIds.push(requestId);
-        return {
+        // Two share a timestamp: the request id orders them.
+        return usageEvent({ teamId: ids.team, groupId: ids.group, keyId: ids.key }, new Date(base + Math.min(index, 5) * 60_000), {
           request_id: requestId,
-          // Two share a timestamp: the request id orders them.
-          occurred_at: new Date(base + Math.min(index, 5) * 60_000),
-          team_id: ids.team,
-          group_id: ids.group,
-          key_id: ids.key,
-          connection_id: null,
-          provider: 'openai',
           model: index === 3 ? 'my-private-model' : 'gpt-4o',
-          endpoint: 'chat.completions',
           status_code: index === 2 ? 500 : 200,
           streamed: index % 2 === 0,
-          estimated: false,
-          input_tokens: 100 + index,
-          cached_read_tokens: 0,
-          cache_write_5m_tokens: 0,
-          cache_write_1h_tokens: 0,
-          output_tokens: 10,
-          reasoning_tokens: 0,
-          cost_micros: index === 3 ? null : 1_000 + index,
-          currency: 'USD',
+          input_tokens: BigInt(100 + index),
+          output_tokens: 10n,
+          cost_micros: index === 3 ? null : BigInt(1_000 + index),
           price_version: index === 3 ? null : '2026-08-21',
           latency_ms: 100 + index,
           key_kind: 'byok',
-          billed_micros: 0,
+          billed_micros: 0n,
           billing_rule: 'byok-provider-direct',
-          fx_rate_ppm: 790_000,
-          budget_spend_micros: index === 3 ? null : 800 + index,
+          fx_rate_ppm: 790_000n,
+          budget_spend_micros: index === 3 ? null : BigInt(800 + index),
           route: 'requested',
-        };
+        });
       });
       await insertUsageEvents(db, events);
     }, 120_000);

@@ -12,6 +12,7 @@
  */
 import { periodEndAfter } from '@spendgate/core';
 import { insertUsageEvents, type NewUsageEvent, startBillingPeriod } from '@spendgate/store';
+import { usageEvent } from '@spendgate/store/testing';
 import { createInvoiceBuildProcessor } from '@spendgate/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeStripe, startFakeStripe } from '../fakes/stripe.ts';
@@ -113,34 +114,19 @@ describe.skipIf(!hasChromium)('the subscription screen', () => {
       const build = (at: Date) =>
         createInvoiceBuildProcessor({ sql: spendgate.app.runtime.stores.sql, log: { info: () => {} }, invalidateKey: spendgate.app.runtime.stores.invalidateKey, usageEventRetentionDays: 400, now: () => at })();
       const byomRequests = (count: number, at: Date, prefix: string): NewUsageEvent[] =>
-        Array.from({ length: count }, (_, index) => ({
-          request_id: `${prefix}-${mode}-${index}`,
-          occurred_at: at,
-          team_id: admin.teamId,
-          group_id: null,
-          key_id: null,
-          connection_id: null,
-          provider: 'openai-compatible',
-          model: 'llama3.1:8b',
-          endpoint: 'chat.completions',
-          status_code: 200,
-          streamed: false,
-          estimated: false,
-          input_tokens: 100,
-          cached_read_tokens: 0,
-          cache_write_5m_tokens: 0,
-          cache_write_1h_tokens: 0,
-          output_tokens: 20,
-          reasoning_tokens: 0,
-          cost_micros: 0,
-          currency: 'USD',
-          price_version: null,
-          latency_ms: 100,
-          key_kind: 'byom',
-          billing_rule: 'byom-routing-fee',
-          billed_micros: 4_000,
-          budget_spend_micros: 4_000,
-        }));
+        Array.from({ length: count }, (_, index) =>
+          usageEvent({ teamId: admin.teamId, groupId: null, keyId: null }, at, {
+            request_id: `${prefix}-${mode}-${index}`,
+            provider: 'openai-compatible',
+            model: 'llama3.1:8b',
+            cost_micros: 0n,
+            price_version: null,
+            key_kind: 'byom',
+            billing_rule: 'byom-routing-fee',
+            billed_micros: 4_000n,
+            budget_spend_micros: 4_000n,
+          }),
+        );
       // Billing since two periods ago: the first period's requests, its invoice, two of its requests recorded late, the next invoice.
       const first = new Date(Math.floor((Date.now() - 70 * 86_400_000) / 86_400_000) * 86_400_000);
       const second = periodEndAfter(first, first);

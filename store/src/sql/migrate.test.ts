@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as demoNeverCharged from '../../../migrations/20261127_0201_demo_never_charged.ts';
 import { openTestSqlStore, sqlBackends, type TestSqlStore } from '../testing/sql.ts';
+import { usageEvent } from '../testing/usage-events.ts';
 import { insertGroup } from './repos/groups.ts';
 import { insertIssuedKey } from './repos/keys.ts';
 import { insertTeam } from './repos/teams.ts';
@@ -29,12 +30,7 @@ describe.each(sqlBackends)('data migrations on %s', (backend) => {
     await store.db.updateTable('teams').set({ is_demo: isDemo }).where('id', '=', teamId).execute();
     await insertGroup(store.db, { id: groupId, teamId, name: 'Research', description: '', createdBy: userId });
     await insertIssuedKey(store.db, { id: keyId, team_id: teamId, group_id: groupId, connection_id: null, kind: 'optimised', name: 'k', key_hash: `h-${keyId}`, key_prefix: 'sg_live_a', created_by: userId });
-    const event = () => ({
-      request_id: randomUUID(), occurred_at: new Date(Date.now() - DAY_MS), team_id: teamId, group_id: groupId, key_id: keyId, connection_id: null, provider: 'openai', model: 'gpt-4o',
-      endpoint: 'chat.completions', status_code: 200, streamed: false, estimated: false, input_tokens: 10n, cached_read_tokens: 0n, cache_write_5m_tokens: 0n, cache_write_1h_tokens: 0n,
-      output_tokens: 5n, reasoning_tokens: 0n, cost_micros: 4_000n, currency: 'USD', price_version: '2026-08-21', latency_ms: 50, key_kind: 'optimised' as const,
-      billed_micros: 3_000n, billing_rule: 'optimised-uplift', budget_spend_micros: 3_000n,
-    });
+    const event = () => usageEvent({ teamId, groupId, keyId }, new Date(Date.now() - DAY_MS), { billing_rule: 'optimised-uplift' });
     await insertUsageEvents(store.db, [event(), event()]);
     await store.db
       .insertInto('advisor_insights')

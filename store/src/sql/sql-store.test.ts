@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as keyedBodyHash from '../../../migrations/20261126_0012_keyed_body_hash.ts';
 import { openTestSqlStore, sqlBackends } from '../testing/sql.ts';
+import { usageEvent } from '../testing/usage-events.ts';
 import type { SqlStore } from './connect.ts';
 import { listAudit, writeAudit } from './repos/audit.ts';
 import { findConnection, insertConnection, insertTeamDataKeyIfAbsent } from './repos/connections.ts';
@@ -99,30 +100,14 @@ for (const backend of sqlBackends) {
     });
 
     it('records each request once, across monthly partitions, with bigint money', async () => {
-      const event = (requestId: string, occurredAt: string, cost: bigint | null): NewUsageEvent => ({
-        request_id: requestId,
-        occurred_at: occurredAt,
-        team_id: ids.teamA,
-        group_id: ids.group,
-        key_id: ids.key,
-        connection_id: ids.connection,
-        provider: 'openai',
-        model: 'gpt-4o',
-        endpoint: 'chat.completions',
-        status_code: 200,
-        streamed: false,
-        estimated: false,
-        input_tokens: 1000n,
-        cached_read_tokens: 0n,
-        cache_write_5m_tokens: 0n,
-        cache_write_1h_tokens: 0n,
-        output_tokens: 500n,
-        reasoning_tokens: 0n,
-        cost_micros: cost,
-        currency: 'USD',
-        price_version: cost === null ? null : '2026-08-21',
-        latency_ms: 12,
-      });
+      const event = (requestId: string, occurredAt: string, cost: bigint | null) =>
+        usageEvent({ teamId: ids.teamA, groupId: ids.group, keyId: ids.key }, occurredAt, {
+          request_id: requestId,
+          connection_id: ids.connection,
+          output_tokens: 500n,
+          cost_micros: cost,
+          price_version: cost === null ? null : '2026-08-21',
+        });
       const batch = [
         event('r1', '2026-10-31T23:59:59Z', 7_500n),
         event('r2', '2026-11-01T00:00:00Z', 9_007_199_254_740_993n),

@@ -30,7 +30,7 @@ import {
   upsertSubscriptionPlans,
   upsertTeamRetention,
 } from '@spendgate/store';
-import { openTestSqlStore, sqlBackends, type TestSqlStore } from '@spendgate/store/testing';
+import { openTestSqlStore, sqlBackends, type TestSqlStore, usageEvent } from '@spendgate/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInvoiceBuildProcessor, INVOICE_GRACE_MS } from './invoice-build.ts';
 import { createInvoiceProofProcessor } from './invoice-proof.ts';
@@ -75,34 +75,15 @@ describe.each(sqlBackends)('invoices on %s', (backend) => {
   function events(count: number, occurredAt: Date, rule: string, billed: bigint | null, teamId = ids.team): NewUsageEvent[] {
     return Array.from({ length: count }, () => {
       sequence += 1;
-      return {
+      return usageEvent({ teamId, groupId: ids.group, keyId: ids.key }, occurredAt, {
         request_id: `invoice-${backend}-${sequence}`,
-        occurred_at: occurredAt,
-        team_id: teamId,
-        group_id: ids.group,
-        key_id: ids.key,
-        connection_id: null,
-        provider: 'openai',
-        model: 'gpt-4o',
-        endpoint: 'chat.completions',
-        status_code: 200,
-        streamed: false,
-        estimated: false,
-        input_tokens: 500n,
-        cached_read_tokens: 0n,
-        cache_write_5m_tokens: 0n,
-        cache_write_1h_tokens: 0n,
-        output_tokens: 200n,
-        reasoning_tokens: 0n,
         cost_micros: billed === null ? null : 1_000n,
-        currency: 'USD',
         price_version: billed === null ? null : '2026-08-21',
-        latency_ms: 10,
         key_kind: rule === 'byom-routing-fee' ? 'byom' : 'optimised',
         billing_rule: rule,
         billed_micros: billed,
         budget_spend_micros: billed ?? 0n,
-      };
+      });
     });
   }
 

@@ -28,6 +28,7 @@ import {
   sqlBackends,
   type TestSqlStore,
   uniquePrefix,
+  usageEvent,
 } from '@spendgate/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DELIVERED_MAIL_RETENTION_MS, OTP_RETENTION_MS, RATE_LIMIT_RETENTION_MS } from './prune.ts';
@@ -131,11 +132,9 @@ for (const mode of modes) {
       await insertUser(sql.db, { id: user, email: `reconcile-${mode.name}@example.com`, name: 'R', passwordHash: 'x' });
       await insertTeam(sql.db, { id: team, name: 'R', description: '', createdBy: user });
       await insertGroup(sql.db, { id: group, teamId: team, name: 'G', description: '', createdBy: user });
-      await insertIssuedKey(sql.db, { id: key, team_id: team, group_id: group, connection_id: null, kind: 'byok', name: 'k', key_hash: `h-${key}`, key_prefix: 'sg_live_r', created_by: user });
-      const tokens = { input_tokens: 10, cached_read_tokens: 0, cache_write_5m_tokens: 0, cache_write_1h_tokens: 0, output_tokens: 5, reasoning_tokens: 0 };
-      await insertUsageEvents(sql.db, [
-        { request_id: `reconcile-${team}`, occurred_at: ago(2 * 3_600_000), team_id: team, group_id: group, key_id: key, connection_id: null, provider: 'openai', model: 'gpt-4o', endpoint: 'chat.completions', status_code: 200, streamed: false, estimated: false, ...tokens, cost_micros: 25n, currency: 'USD', price_version: '2026-08-21', latency_ms: 80 },
-      ]);
+      await insertIssuedKey(sql.db, { id: key, team_id: team, group_id: group, connection_id: null, kind: 'optimised', name: 'k', key_hash: `h-${key}`, key_prefix: 'sg_live_r', created_by: user });
+      const owner = { teamId: team, groupId: group, keyId: key };
+      await insertUsageEvents(sql.db, [usageEvent(owner, ago(2 * 3_600_000), { request_id: `reconcile-${team}` })]);
       await sql.db.updateTable('usage_rollups').set({ requests: 7 }).where('team_id', '=', team).execute();
 
       await stores.queue.enqueue('reconcile-usage', { lookBackHours: 48 }, { jobId: `reconcile-${team}` });
@@ -143,9 +142,7 @@ for (const mode of modes) {
       await expect.poll(requestsPerCell, { timeout: 10_000 }).toEqual([1, 1]);
 
       // prune deletes events past the retention (30 days here) and keeps their rollups.
-      await insertUsageEvents(sql.db, [
-        { request_id: `old-${team}`, occurred_at: ago(40 * 86_400_000), team_id: team, group_id: group, key_id: key, connection_id: null, provider: 'openai', model: 'gpt-4o', endpoint: 'chat.completions', status_code: 200, streamed: false, estimated: false, ...tokens, cost_micros: 25n, currency: 'USD', price_version: '2026-08-21', latency_ms: 80 },
-      ]);
+      await insertUsageEvents(sql.db, [usageEvent(owner, ago(40 * 86_400_000), { request_id: `old-${team}` })]);
       await stores.queue.enqueue('prune', {}, { jobId: `prune-${team}` });
       const eventsOfTeam = async () => (await sql.db.selectFrom('usage_events').select('request_id').where('team_id', '=', team).execute()).map((row) => row.request_id);
       await expect.poll(eventsOfTeam, { timeout: 10_000 }).toEqual([`reconcile-${team}`]);
