@@ -95,11 +95,13 @@ export function createForecastService(deps: { sql: SqlStore; access: Access; que
       const thisMonth = periodOf(localDay(now, team.time_zone));
       const period = query.period ?? thisMonth;
       const scopeId = query.groupId ?? teamId;
-      const forecast = await readForecast(db, scopeId, period);
+      // The forecasts the worker made, from a read replica when there is one; the budget below is read fresh.
+      const reader = deps.sql.readDb(userId);
+      const forecast = await readForecast(reader, scopeId, period);
       if (forecast === null && period === thisMonth && !sampleBeingRecorded) {
         await deps.queue.enqueue('forecast', { teamId }, { jobId: `forecast-${teamId}-${now.toISOString().slice(0, 13)}` });
       }
-      const backtest = await readBacktest(db, scopeId);
+      const backtest = await readBacktest(reader, scopeId);
       const budget = await db
         .selectFrom('budgets')
         .select(['id', 'amount_micros', 'mode'])

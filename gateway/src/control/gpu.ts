@@ -110,8 +110,9 @@ export function createGpuService(deps: { sql: SqlStore; access: Access; plans: P
     return new Map((await listGpuPrices(db, teamId)).map((row) => [row.model, row.per_hour_micros]));
   }
 
-  async function devicesById(teamId: string): Promise<Map<string, Device>> {
-    return new Map((await listGpuDevices(db, teamId)).map((device) => [device.id, device]));
+  /** The team's devices, read where the samples they describe are (`reader`: a read replica or the primary). */
+  async function devicesById(reader: SqlStore['db'], teamId: string): Promise<Map<string, Device>> {
+    return new Map((await listGpuDevices(reader, teamId)).map((device) => [device.id, device]));
   }
 
   const priceOf = (prices: Map<string, bigint>, device: Device | undefined) => (device?.model ? prices.get(device.model) : undefined);
@@ -257,19 +258,21 @@ export function createGpuService(deps: { sql: SqlStore; access: Access; plans: P
 
     async utilization(userId: string, range: GpuRange) {
       await allowed(range.teamId, userId, 'gpu.view');
-      return { from: range.from, to: range.to, hours: await gpuFleetHours(db, range) };
+      return { from: range.from, to: range.to, hours: await gpuFleetHours(deps.sql.readDb(userId), range) };
     },
 
     async heatmap(userId: string, range: GpuRange) {
       await allowed(range.teamId, userId, 'gpu.view');
-      const [devices, cells] = await Promise.all([listGpuDevices(db, range.teamId), gpuHourCells(db, range)]);
+      const reader = deps.sql.readDb(userId);
+      const [devices, cells] = await Promise.all([listGpuDevices(reader, range.teamId), gpuHourCells(reader, range)]);
       const reporting = new Set(cells.map((cell) => cell.gpuId));
       return { from: range.from, to: range.to, gpus: devices.filter((device) => reporting.has(device.id)).map(gpuRef), cells };
     },
 
     async idle(userId: string, range: GpuRange) {
       await allowed(range.teamId, userId, 'gpu.view');
-      const [devices, prices, stretches] = await Promise.all([devicesById(range.teamId), priceTable(range.teamId), gpuIdleStretches(db, { ...range, limit: IDLE_LIST_LIMIT })]);
+      const reader = deps.sql.readDb(userId);
+      const [devices, prices, stretches] = await Promise.all([devicesById(reader, range.teamId), priceTable(range.teamId), gpuIdleStretches(reader, { ...range, limit: IDLE_LIST_LIMIT })]);
       return {
         from: range.from,
         to: range.to,
@@ -284,7 +287,7 @@ export function createGpuService(deps: { sql: SqlStore; access: Access; plans: P
     async power(userId: string, range: GpuRange) {
       await allowed(range.teamId, userId, 'gpu.view');
       const models = new Map<string | null, { model: string | null; wattMinutes: number; hours: { hour: Date; gpus: number; meanPowerW: number | null }[] }>();
-      for (const row of await gpuPowerHours(db, range)) {
+      for (const row of await gpuPowerHours(deps.sql.readDb(userId), range)) {
         const entry = models.get(row.model) ?? { model: row.model, wattMinutes: 0, hours: [] };
         entry.wattMinutes += row.wattMinutes;
         entry.hours.push({ hour: row.hour, gpus: row.gpus, meanPowerW: row.meanPowerW });
@@ -300,7 +303,13 @@ export function createGpuService(deps: { sql: SqlStore; access: Access; plans: P
     /** £ wasted by idle and idle-held minutes in the range, per cluster, host, GPU and (idle-held) process. */
     async waste(userId: string, range: GpuRange) {
       await allowed(range.teamId, userId, 'gpu.view');
-      const [devices, prices, perGpu, perProcess] = await Promise.all([devicesById(range.teamId), priceTable(range.teamId), gpuIdleMinutes(db, range), gpuHeldMinutesByProcess(db, range)]);
+      const reader = deps.sql.readDb(userId);
+      const [devices, prices, perGpu, perProcess] = await Promise.all([
+        devicesById(reader, range.teamId),
+        priceTable(range.teamId),
+        gpuIdleMinutes(reader, range),
+        gpuHeldMinutesByProcess(reader, range),
+      ]);
       const total = noWaste();
       const clusters = new Map<string, Waste & { cluster: string }>();
       const hosts = new Map<string, Waste & { cluster: string; host: string | null }>();

@@ -236,7 +236,8 @@ export function createSubscriptionService(deps: { sql: SqlStore; access: Access;
     /** The account's invoices, newest period first. */
     async billing(userId: string) {
       const subscription = await ownSubscription(userId);
-      return (await listInvoices(db, subscription.id)).map(invoiceView);
+      // The subscription is read fresh (ownSubscription); its invoices list from a read replica when there is one.
+      return (await listInvoices(deps.sql.readDb(userId), subscription.id)).map(invoiceView);
     },
 
     /** One invoice of the account's, with its lines and where to read what each counts. */
