@@ -19,6 +19,12 @@
  * `drain` does not wait for a scheduler's next job while that job is only delayed, whichever
  * process made the schedule (a gateway drains queues whose schedules the worker made).
  *
+ * On a Redis Cluster, `enqueue` resolves only once a replica of the queue's master has
+ * the job too (WAIT 1 on the master's connection, within REPLICA_ACK_TIMEOUT_MS, else it
+ * fails and the caller keeps the job elsewhere, as for an unreachable Redis): replication
+ * is asynchronous, so a master killed right after answering would otherwise take an
+ * acknowledged job with it. A master without replicas (by its ROLE) is not waited for.
+ *
  * Job ids: BullMQ refuses ids containing ':' and ids that read as integers ('42'), so
  * ids are escaped one to one ('%' → '%25', ':' → '%3A', integers get a '%i' prefix);
  * handlers see the caller's id. Job names must not contain ':' (BullMQ queue names).
@@ -35,7 +41,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Job, type JobType, Queue, UnrecoverableError, Worker } from 'bullmq';
-import { type ConnectOptions, clusterQueuePrefix, connectRedis, parseRedisUrl, type RedisConnection } from '../redis-connection.ts';
+import type { Cluster } from 'ioredis';
+import { type ConnectOptions, clusterQueuePrefix, connectRedis, isCluster, parseRedisUrl, type RedisConnection } from '../redis-connection.ts';
 import {
   DEFAULT_BACKOFF_MS,
   MAX_ATTEMPTS,
@@ -64,6 +71,8 @@ const PER_JOB_BACKOFF = 'per-job';
  */
 const STALLED_JOB_RECOVERY = { lockDuration: 5_000, stalledInterval: 5_000, maxStalledCount: MAX_ATTEMPTS };
 const DRAIN_POLL_MS = 20;
+/** How long an enqueue on a cluster waits for a replica to have the job: within the gateway's 200 ms enqueue deadline. */
+const REPLICA_ACK_TIMEOUT_MS = 150;
 /** How long a worker may take to close once no handler of this queue runs: long enough for BullMQ to record the last job done. */
 const WORKER_CLOSE_GRACE_MS = 3_000;
 const WAITING_STATES = ['waiting', 'delayed', 'prioritized', 'waiting-children'] as const;
@@ -138,6 +147,22 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
     return queue;
   }
 
+  /** The hash slot of every queue's keys (their prefix is one hash tag), asked of the cluster once. */
+  let queueSlot: Promise<number> | undefined;
+
+  /** Resolves once a replica of the queue's master has every job this process enqueued (see the top of this file). */
+  async function replicated(cluster: Cluster): Promise<void> {
+    queueSlot ??= cluster.call('CLUSTER', 'KEYSLOT', prefix).then(Number);
+    const [masterKey, ...replicaKeys] = cluster.slots[await queueSlot] ?? [];
+    const master = cluster.nodes('master').find(({ options: node }) => `${node.host}:${node.port}` === masterKey);
+    if (master === undefined) throw new Error(`the queue's master ${masterKey} is not connected`);
+    // The client's slot map may not list a replica yet (or any more): the master's own list decides.
+    const hasReplicas = async () => ((await master.role()) as [string, number, unknown[]])[2].length > 0;
+    if (replicaKeys.length === 0 && !(await hasReplicas())) return;
+    if ((await master.wait(1, REPLICA_ACK_TIMEOUT_MS)) >= 1 || !(await hasReplicas())) return;
+    throw new Error(`no replica of the queue's master ${masterKey} had the job within ${REPLICA_ACK_TIMEOUT_MS} ms`);
+  }
+
   /** Jobs of `name` in `states`, less the delayed job that is a schedule's next turn. */
   async function jobCount(name: string, queue: Queue, states: readonly JobType[]): Promise<number> {
     const { delayed = 0, ...others } = await queue.getJobCounts(...states);
@@ -163,6 +188,7 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
       const queue = queueFor(name);
       await producerReady;
       await queue.add(name, payload, { jobId: toBullJobId(jobId), ...jobOptions });
+      if (producerConnection !== undefined && isCluster(producerConnection)) await replicated(producerConnection);
     },
 
     async schedule(name, payload, scheduleOptions) {

@@ -2,7 +2,8 @@
 // on each Redis target set (TEST_REDIS_URL, TEST_REDIS_CLUSTER_URL). Each test gets its own queue (and BullMQ key prefix).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { connectTestRedis, deleteKeysWithPrefix, redisTargets, uniquePrefix } from '../testing/redis.ts';
+import { connectTestRedis, deleteKeysWithPrefix, redisClusterUrl, redisTargets, uniquePrefix } from '../testing/redis.ts';
+import { startRedisCluster } from '../testing/redis-cluster.ts';
 import { createBullQueue } from './bull-queue.ts';
 import { createInProcessQueue } from './in-process-queue.ts';
 import type { QueueOptions } from './options.ts';
@@ -322,6 +323,29 @@ for (const { name, url } of redisTargets) describe(`bullmq queues of two process
 
     expect(runs).toEqual(['ops@example.com']);
   });
+});
+
+// A cluster of the test's own, as the shared one's replica must not stall for other tests.
+describe.skipIf(redisClusterUrl === undefined)('bullmq queue on a Redis Cluster', () => {
+  it('answers an enqueue only once a replica of the queue’s master has the job, and fails it when none does in time', async () => {
+    const cluster = await startRedisCluster();
+    const prefix = uniquePrefix('queue-replica');
+    const queue = createBullQueue<TestJobs>({ connection: { url: cluster.url }, prefix, onError: () => undefined });
+    try {
+      await queue.enqueue('raw', { value: 'replicated' }, { jobId: 'first' });
+      const master = await cluster.masterOf(`{${prefix}}`);
+      const replica = (await cluster.nodes()).find(({ masterPort }) => masterPort === master.port)!;
+      await cluster.freeze(replica.port);
+      const startedAt = performance.now();
+      await expect(queue.enqueue('raw', { value: 'not replicated' }, { jobId: 'second' })).rejects.toThrow(/no replica/);
+      expect(performance.now() - startedAt, 'ms to give up').toBeLessThan(1_000);
+      await cluster.thaw(replica.port);
+      await queue.enqueue('raw', { value: 'replicated again' }, { jobId: 'third' });
+    } finally {
+      await queue.close();
+      await cluster.stop();
+    }
+  }, 60_000);
 });
 
 describe('in-process queue at shutdown', () => {

@@ -43,6 +43,9 @@ export interface RunningRedisCluster {
   masterOf(key: string): Promise<ClusterNode>;
   /** Kills a node's process outright (SIGKILL), as a crash would. */
   kill(port: number): Promise<void>;
+  /** Stops a node's process (SIGSTOP), as a stalled machine would, until `thaw` (SIGCONT). */
+  freeze(port: number): Promise<void>;
+  thaw(port: number): Promise<void>;
   /** Starts a killed node again, as its supervisor would: it rejoins with its old identity (a replica, once failed over). */
   restart(port: number): Promise<void>;
   stop(): Promise<void>;
@@ -173,6 +176,9 @@ export async function startRedisCluster(options: { firstPort?: number; dir?: str
     }
     throw new Error('no node of the Redis Cluster answers');
   };
+  const signal = async (port: number, name: NodeJS.Signals) => {
+    process.kill(Number(await readFile(pidFile(ports.indexOf(port)), 'utf8')), name);
+  };
   return {
     url: `${CLUSTER_URL_PROTOCOL}//${ports.map((port) => `127.0.0.1:${port}`).join(',')}`,
     dir,
@@ -187,10 +193,9 @@ export async function startRedisCluster(options: { firstPort?: number; dir?: str
       }
       throw new Error(`no master serves the slot of ${key}`);
     },
-    async kill(port) {
-      const pid = Number(await readFile(pidFile(ports.indexOf(port)), 'utf8'));
-      process.kill(pid, 'SIGKILL');
-    },
+    kill: (port) => signal(port, 'SIGKILL'),
+    freeze: (port) => signal(port, 'SIGSTOP'),
+    thaw: (port) => signal(port, 'SIGCONT'),
     restart: (port) => startNode(port, ports.indexOf(port)).then(() => undefined),
     stop: () => stopRedisCluster(dir),
   };
