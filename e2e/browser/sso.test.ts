@@ -2,7 +2,9 @@
  * Single sign-on in Debian's Chromium against a whole Spendgate and a real OpenID Provider
  * on loopback (e2e/fakes/oidc-idp.ts, oidc-provider), in each run mode: an Enterprise team's
  * admin sets the IdP up in the Team screen's Single sign-on panel (issuer, client, secret,
- * domain, a group mapped to Admin); then a person of the domain, in a fresh browser, chooses
+ * domain, a group mapped to Admin), sees the domain "Not verified" with the DNS TXT record to
+ * publish, is told what DNS answered when Verify finds nothing, publishes the record on a local
+ * DNS server (e2e/fakes/dns-server.ts, the gateway's DNS_SERVERS) and verifies it; then a person of the domain, in a fresh browser, chooses
  * "Sign in with SSO" on /login, enters their work address, signs in on the IdP's own login
  * and consent pages, comes back through /sso/callback and lands on the dashboard, signed in,
  * an admin of the team as the mapping says. Enforced, a password sign-in for the domain is
@@ -12,6 +14,7 @@
  */
 import { SSO_REQUIRED_MESSAGE } from '@spendgate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeDns, startFakeDns } from '../fakes/dns-server.ts';
 import { type FakeIdp, startFakeIdp } from '../fakes/oidc-idp.ts';
 import { freePort } from '../support/free-port.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
@@ -26,6 +29,7 @@ describe.skipIf(!hasChromium)('single sign-on in the console', () => {
   describe.each(testModes)('%s', (mode) => {
     let spendgate: RunningSpendgate;
     let idp: FakeIdp;
+    let dns: FakeDns;
     let admin: TeamAdmin;
     let trial: TeamAdmin;
     let profiles: BrowserProfiles;
@@ -34,7 +38,8 @@ describe.skipIf(!hasChromium)('single sign-on in the console', () => {
       const port = await freePort();
       const publicUrl = `http://127.0.0.1:${port}`;
       idp = await startFakeIdp({ redirectUri: `${publicUrl}/sso/callback`, people: [{ email: 'ada@acme.example', name: 'Ada Lovelace', groups: ['platform'] }] });
-      spendgate = await startSpendgate(mode, `browser-sso-${mode}`, { consoleDir: suite.consoleDir, port, env: { PUBLIC_URL: publicUrl } });
+      dns = await startFakeDns();
+      spendgate = await startSpendgate(mode, `browser-sso-${mode}`, { consoleDir: suite.consoleDir, port, env: { PUBLIC_URL: publicUrl, DNS_SERVERS: dns.server } });
       profiles = browserProfiles(suite.browser, spendgate.url);
       admin = await signUpTeamAdmin(spendgate.url, `owner-${mode}@spendgate-tests.example`, { name: 'Olive Owner', team: { name: 'Acme', description: '' }, plan: 'enterprise' });
       trial = await signUpTeamAdmin(spendgate.url, `trial-${mode}@spendgate-tests.example`, { name: 'Tom Trial', team: { name: 'Small lab', description: '' } });
@@ -44,6 +49,7 @@ describe.skipIf(!hasChromium)('single sign-on in the console', () => {
       await profiles?.closeAll();
       await spendgate?.close();
       await idp?.close();
+      await dns?.close();
     });
 
     it('lets an Enterprise admin set the identity provider up in the Team screen', async () => {
@@ -62,11 +68,29 @@ describe.skipIf(!hasChromium)('single sign-on in the console', () => {
       expect(await panel.getByLabel('Client secret').inputValue()).toBe('');
       const saved = await callApi(spendgate.url, 'GET', `/sso?teamId=${admin.teamId}`, { token: admin.token });
       expect(saved.body.data.provider).toMatchObject({ issuer: idp.issuer, domains: ['acme.example'], mappings: [{ idpGroup: 'platform', teamRole: 'ADMIN', groupId: null, groupRole: null }] });
+      const { record } = saved.body.data.provider.domainVerification[0];
+      expect(record).toEqual({ type: 'TXT', name: '_spendgate-challenge.acme.example', value: expect.stringMatching(/^spendgate-domain-verification=/) });
+      const domainState = panel.getByRole('region', { name: 'Domain verification' }).getByRole('listitem');
+      await domainState.getByText('Not verified').waitFor();
+      await domainState.getByText(record.name, { exact: true }).waitFor();
+      await domainState.getByText(record.value, { exact: true }).waitFor();
+      await domainState.getByRole('button', { name: 'Verify acme.example' }).click();
+      await domainState
+        .getByRole('alert')
+        .getByText(`domain: acme.example is not verified: ${record.name} does not exist (NXDOMAIN); publish the TXT record ${record.value} there, then verify again`)
+        .waitFor();
       for (const width of [1280, 390]) {
         const shot = await profiles.open('/dashboard/settings/team', { as: admin, width });
-        await shot.getByRole('form', { name: 'Single sign-on' }).getByLabel('IdP group').waitFor();
+        await shot.getByRole('form', { name: 'Single sign-on' }).getByText('Not verified').waitFor();
         await checkPage(shot, `sso-${mode}-team-${width}`);
       }
+      dns.set(record.name, { txt: [record.value] });
+      await domainState.getByRole('button', { name: 'Verify acme.example' }).click();
+      await domainState.getByText('Verified', { exact: true }).waitFor();
+      expect(await domainState.getByRole('button', { name: 'Verify acme.example' }).count()).toBe(0);
+      const verified = await profiles.open('/dashboard/settings/team', { as: admin, width: 390 });
+      await verified.getByRole('form', { name: 'Single sign-on' }).getByText('Verified', { exact: true }).waitFor();
+      await checkPage(verified, `sso-${mode}-team-verified-390`);
       const onTrial = await profiles.open('/dashboard/settings/team', { as: trial, width: 390 });
       await onTrial.getByText('Single sign-on is part of the Enterprise plan; the Free Trial plan does not include it.').waitFor();
       await checkPage(onTrial, `sso-${mode}-team-trial-390`);
@@ -101,6 +125,7 @@ describe.skipIf(!hasChromium)('single sign-on in the console', () => {
       const bob = await signUpUser(spendgate.url, `bob-${mode}@acme.example`, { password: 'bob has a long password' });
       const provider = (await callApi(spendgate.url, 'GET', `/sso?teamId=${admin.teamId}`, { token: admin.token })).body.data.provider;
       const { teamId, issuer, clientId, domains, groupsClaim, defaultTeamRole, mappings } = provider;
+      expect(provider.domainVerification[0].verifiedAt).not.toBeNull();
       expect((await callApi(spendgate.url, 'PUT', '/sso', { token: admin.token, body: { teamId, issuer, clientId, domains, groupsClaim, defaultTeamRole, mappings, enforced: true } })).status).toBe(200);
       const page = await profiles.open('/login', { width: 390 });
       await page.getByLabel('Email').fill(bob.email);

@@ -1,5 +1,6 @@
 /**
- * Single sign-on: an admin's changes to the team's identity provider, and the two steps of
+ * Single sign-on: an admin's changes to the team's identity provider (and the DNS proof of
+ * its domains), and the two steps of
  * signing in through one (the IdP's URL for an address; the query it sends the browser back
  * with, traded for a session that is stored as a password sign-in's is).
  */
@@ -12,6 +13,12 @@ import type { SsoSession, SsoSettings, SsoSettingsInput, SsoStart } from './type
 export const saveSsoMutation = (queryClient: QueryClient) =>
   mutationOptions({
     mutationFn: (input: SsoSettingsInput) => apiData<SsoSettings>('PUT', '/sso', { body: input, fallback: 'Failed to save single sign-on' }),
+    onSuccess: (settings, input) => queryClient.setQueryData(ssoKeys.settings(input.teamId), settings),
+  });
+
+export const verifySsoDomainMutation = (queryClient: QueryClient) =>
+  mutationOptions({
+    mutationFn: (input: { teamId: string; domain: string }) => apiData<SsoSettings>('POST', '/sso/verify-domain', { body: input, fallback: 'The domain could not be verified' }),
     onSuccess: (settings, input) => queryClient.setQueryData(ssoKeys.settings(input.teamId), settings),
   });
 

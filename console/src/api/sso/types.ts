@@ -8,12 +8,20 @@ export interface SsoMapping {
   groupRole: 'ADMIN' | 'MAINTAINER' | 'OBSERVER' | null;
 }
 
+export interface SsoDomainVerification {
+  domain: string;
+  record: { type: 'TXT'; name: string; value: string };
+  verifiedAt: string | null;
+}
+
 export interface SsoProvider {
   teamId: string;
   issuer: string;
   clientId: string;
   clientSecretSet: true;
   domains: string[];
+  /** Each domain's ownership proof: the TXT record to publish, and when it was found (null: not verified). */
+  domainVerification: SsoDomainVerification[];
   enforced: boolean;
   groupsClaim: string;
   defaultTeamRole: 'ADMIN' | 'MEMBER' | null;

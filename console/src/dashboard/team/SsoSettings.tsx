@@ -3,17 +3,18 @@
  * (its seats say it): on another plan the panel says SSO is an Enterprise feature, with a way
  * to contact sales, and asks nothing of /api/sso. On Enterprise: the identity provider's
  * issuer, client id and secret (write-only: once stored, left empty it stays), the redirect
- * URI to register with it, the e-mail domains it owns, whether password sign-in is refused
- * for them, the ID-token claim listing a person's groups, the role of someone in no mapped
+ * URI to register with it, the e-mail domains it claims (each "Not verified" until the TXT
+ * record shown beside it is published and Verify finds it), whether password sign-in is
+ * refused for them, the ID-token claim listing a person's groups, the role of someone in no mapped
  * group, and each IdP group's team role and, optionally, its role in one of the team's groups.
  */
 import { planTerms, singleSignOnRefusal } from '@spendgate/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { groupsQuery } from '../../api/groups/queries.ts';
-import { removeSsoMutation, saveSsoMutation } from '../../api/sso/mutations.ts';
+import { removeSsoMutation, saveSsoMutation, verifySsoDomainMutation } from '../../api/sso/mutations.ts';
 import { ssoSettingsQuery } from '../../api/sso/queries.ts';
-import type { SsoMapping, SsoProvider } from '../../api/sso/types.ts';
+import type { SsoDomainVerification, SsoMapping, SsoProvider } from '../../api/sso/types.ts';
 import { teamSeatsQuery } from '../../api/team/queries.ts';
 import { salesMailto } from '../../shared/config.ts';
 import { FormError } from '../auth/AuthCard.tsx';
@@ -70,6 +71,53 @@ function MappingRow({ mapping, index, groups, onChange, onRemove }: { mapping: S
         Remove
       </button>
     </li>
+  );
+}
+
+/** Each claimed domain's state; an unverified one shows the TXT record to publish and a Verify button. */
+function DomainVerification({ teamId, domains }: { teamId: string; domains: SsoDomainVerification[] }) {
+  const queryClient = useQueryClient();
+  const verify = useMutation(verifySsoDomainMutation(queryClient));
+  return (
+    <section className="sso-domains" aria-labelledby="sso-domains-title">
+      <h3 id="sso-domains-title" className="sso-subtitle">
+        Domain verification
+      </h3>
+      <p className="settings-panel__text">A domain signs people in with single sign-on, and can be enforced, once you prove you own it with a DNS TXT record.</p>
+      <ul className="sso-domain-list">
+        {domains.map(({ domain, record, verifiedAt }) => (
+          <li key={domain} className="sso-domain">
+            <div className="sso-domain__head">
+              <strong>{domain}</strong>
+              {verifiedAt ? <span className="badge badge--success">Verified</span> : <span className="badge badge--warning">Not verified</span>}
+            </div>
+            {!verifiedAt && (
+              <>
+                <p className="settings-panel__text">Publish this TXT record at your DNS provider, then verify:</p>
+                <dl className="sso-record">
+                  <dt>Type</dt>
+                  <dd>
+                    <code>{record.type}</code>
+                  </dd>
+                  <dt>Name</dt>
+                  <dd>
+                    <code>{record.name}</code>
+                  </dd>
+                  <dt>Value</dt>
+                  <dd>
+                    <code>{record.value}</code>
+                  </dd>
+                </dl>
+                {verify.isError && verify.variables?.domain === domain && <FormError error={verify.error} />}
+                <button type="button" className="button button--ghost" disabled={verify.isPending} aria-label={`Verify ${domain}`} onClick={() => verify.mutate({ teamId, domain })}>
+                  {verify.isPending && verify.variables?.domain === domain ? 'Looking up the record…' : 'Verify'}
+                </button>
+              </>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 
@@ -130,9 +178,10 @@ function SsoForm({ teamId, provider }: { teamId: string; provider: SsoProvider |
           <option value="ADMIN">Joins as an admin</option>
         </SelectInput>
       </div>
+      {provider && provider.domainVerification.length > 0 && <DomainVerification teamId={teamId} domains={provider.domainVerification} />}
       <label className="capture-check">
         <input type="checkbox" checked={enforced} onChange={(event) => setEnforced(event.target.checked)} />
-        <span>Require single sign-on for these domains (password sign-in, sign-up and reset are refused)</span>
+        <span>Require single sign-on for these domains once verified (password and Google sign-in, sign-up and reset are refused)</span>
       </label>
       <h3 className="sso-subtitle">Role mapping</h3>
       <p className="settings-panel__text">Each sign-in sets a person's roles from their IdP groups: the strongest role any of their groups gives.</p>
