@@ -18,6 +18,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { insertUsageEvents, listOutboxMail, type NewUsageEvent, upsertSubscription } from '@spendgate/store';
+import { usageEvent } from '@spendgate/store/testing';
 import { sql } from 'kysely';
 import { azureTrace } from '../worker/src/demo/workload.ts';
 import { startReadSideServer } from './src/read-side-server.ts';
@@ -108,33 +109,20 @@ try {
     const request = trace[index % trace.length]!;
     const group = groups[index % groups.length]!;
     const [provider, model] = models[index % models.length]!;
-    return {
+    return usageEvent({ teamId: team.id, groupId: group.id, keyId: group.keys[Math.floor(index / groups.length) % group.keys.length]! }, new Date(start + Math.floor((index / EVENTS) * 30 * DAY_MS)), {
       request_id: `bench-${index}`,
-      occurred_at: new Date(start + Math.floor((index / EVENTS) * 30 * DAY_MS)),
-      team_id: team.id,
-      group_id: group.id,
-      key_id: group.keys[Math.floor(index / groups.length) % group.keys.length]!,
       connection_id: connections[provider] ?? null,
       provider,
       model,
-      endpoint: 'chat.completions',
       status_code: index % 97 === 0 ? 429 : 200,
       streamed: index % 2 === 0,
-      estimated: false,
-      input_tokens: request.promptTokens,
-      cached_read_tokens: 0,
-      cache_write_5m_tokens: 0,
-      cache_write_1h_tokens: 0,
-      output_tokens: request.outputTokens,
-      reasoning_tokens: 0,
-      cost_micros: request.promptTokens * 3 + request.outputTokens * 12,
-      currency: 'USD',
-      price_version: '2026-08-21',
+      input_tokens: BigInt(request.promptTokens),
+      output_tokens: BigInt(request.outputTokens),
+      cost_micros: BigInt(request.promptTokens * 3 + request.outputTokens * 12),
       latency_ms: 200 + request.outputTokens * 9,
-      key_kind: 'optimised',
-      billed_micros: request.promptTokens * 3,
-      budget_spend_micros: request.promptTokens * 3,
-    };
+      billed_micros: BigInt(request.promptTokens * 3),
+      budget_spend_micros: BigInt(request.promptTokens * 3),
+    });
   };
 
   const ingestStarted = performance.now();
