@@ -12,6 +12,7 @@
  */
 import { crc32, deflateSync } from 'node:zlib';
 import { listOutboxMail } from '@spendgate/store';
+import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
@@ -231,6 +232,28 @@ describe.skipIf(!hasChromium)('the team and the account', () => {
       await page.waitForURL((url) => url.pathname === '/verify');
       expect(new URL(page.url()).searchParams.get('email')).toBe(email);
       await page.getByText(`We sent a six-digit code to ${email}.`, { exact: false }).waitFor();
+    });
+
+    it("the Team screen's sub-navigation leads to each section, and stays in view beside them on a wide screen", async () => {
+      /** Whether `locator`'s top is inside the window. */
+      const inView = (locator: Locator) => locator.evaluate((element) => element.getBoundingClientRect().top >= 0 && element.getBoundingClientRect().top < window.innerHeight);
+      for (const width of WIDTHS) {
+        const page = await open(`/dashboard/settings/team?team=${teamId}`, { as: admin, width });
+        const nav = page.getByRole('navigation', { name: 'Team settings' });
+        const sso = page.getByRole('heading', { name: 'Single sign-on', level: 2 });
+        await sso.waitFor();
+        expect(await nav.getByRole('link').allTextContents()).toEqual(['Members', 'Budget', 'Capture & retention', 'Access review', 'AI advisor', 'Single sign-on']);
+        expect(await inView(sso)).toBe(false);
+        await nav.getByRole('link', { name: 'Single sign-on' }).click();
+        await expect.poll(() => inView(sso)).toBe(true);
+        const url = new URL(page.url());
+        expect([url.pathname, url.searchParams.get('team'), url.hash]).toEqual(['/dashboard/settings/team', teamId, '#team-sso']);
+        // Beside the sections (sticky) at 1280 px; above them, scrolled away, on a phone.
+        expect(await inView(nav)).toBe(width === 1280);
+        await nav.getByRole('link', { name: 'Members' }).click();
+        await expect.poll(() => inView(page.getByRole('form', { name: 'Invite a member' }))).toBe(true);
+      }
+      expect(profiles.pageErrors).toEqual([]);
     });
 
     it('shows the Settings, Team (with and without a team) and Account screens at 1280 and 390 px, light and dark, without overflow or axe violations', async () => {

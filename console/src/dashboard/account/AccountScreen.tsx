@@ -19,6 +19,7 @@ import { ErrorState, LoadingState } from '../ui/States.tsx';
 import { ACCEPTED_IMAGE_TYPES, AvatarImageError, avatarFromFile } from './avatar-image.ts';
 import { validateAvatarUrl, validateName, validatePasswordChange } from './validation.ts';
 import '../../styles/settings.css';
+import { Badge } from '../ui/Badge.tsx';
 
 type User = ProfileAnswer['user'];
 
@@ -178,7 +179,7 @@ function EmailVerification({ user }: { user: User }) {
     <section className="settings-panel" aria-labelledby="verification-title">
       <h2 id="verification-title" className="settings-panel__title">
         E-mail verification{' '}
-        {user.emailVerified ? <span className="badge badge--success">Verified</span> : <span className="badge badge--warning">Not verified</span>}
+        {user.emailVerified ? <Badge tone="good">Verified</Badge> : <Badge tone="warning">Not verified</Badge>}
       </h2>
       <p className="settings-panel__text">
         {user.emailVerified

@@ -11,17 +11,18 @@
  * words the tips through a connection or Spendgate's upstream; the figures stay the detectors'.
  * The team shown is the URL's `team`, else the user's first. Team admins only.
  */
-import { decimalToMicros, decide, formatMoney, type IdlePeriod, money, } from '@spendgate/core';
+import { decide, decimalToMicros, formatMoney, type IdlePeriod, money, } from '@spendgate/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { applyTipMutation, generateTipsMutation } from '../../api/advisor/mutations.ts';
 import { advisorInsightsQuery } from '../../api/advisor/queries.ts';
 import type { AdvisorChange, AdvisorInsight } from '../../api/advisor/types.ts';
 import { countText } from '../connections/format.ts';
 import { EmptyState, ScreenFrame } from '../ui/ScreenFrame.tsx';
-import { TeamStates, useTeamFromSearch } from '../ui/TeamFromSearch.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
+import { TeamStates, useTeamFromSearch } from '../ui/TeamFromSearch.tsx';
 import { AdvisorWordingSettings } from './AdvisorWordingSettings.tsx';
 import './advisor.css';
+import { Badge } from '../ui/Badge.tsx';
 
 const gbp = (amount: string) => formatMoney(money(decimalToMicros(amount) ?? 0n, 'GBP'));
 
@@ -147,7 +148,7 @@ function Tip({ insight, demo }: { insight: AdvisorInsight; demo: boolean }) {
             {apply.isPending ? 'Applying…' : change.apply}
           </button>
         ) : (
-          <span className="badge badge--good">Applied {insight.appliedAt.slice(0, 10)}</span>
+          <Badge tone="good">Applied {insight.appliedAt.slice(0, 10)}</Badge>
         )}
         {apply.isSuccess && (
           <p className="alert alert--success" role="status">

@@ -25,6 +25,7 @@ import { EmptyState, ScreenFrame } from '../ui/ScreenFrame.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
 import { TeamPicker } from '../ui/TeamPicker.tsx';
 import './audit.css';
+import { Badge } from '../ui/Badge.tsx';
 
 function PlanRequired({ message }: { message: string }) {
   return (
@@ -248,7 +249,7 @@ function AuditLog({ teamId }: { teamId: string }) {
                         {entry.createdAt.slice(0, 19).replace('T', ' ')}
                         <span className="audit-muted audit-block">#{entry.seq}</span>
                       </td>
-                      <td data-label="Who">{entry.actor.kind === 'system' ? <span className="audit-tag">System</span> : (entry.actor.email ?? entry.actor.userId)}</td>
+                      <td data-label="Who">{entry.actor.kind === 'system' ? <Badge>System</Badge> : (entry.actor.email ?? entry.actor.userId)}</td>
                       <td data-label="From where">
                         {entry.ip ?? '—'}
                         {entry.userAgent && <span className="audit-muted audit-block">{entry.userAgent}</span>}

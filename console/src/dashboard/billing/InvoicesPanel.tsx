@@ -14,8 +14,10 @@ import { ErrorState, LoadingState } from '../ui/States.tsx';
 import { invoiceCsv, invoiceName } from './invoice-csv.ts';
 import { billingDate, FAILED_TO_LOAD } from './PlanPanel.tsx';
 import '../ui/panel.css';
+import { Badge, type BadgeTone } from '../ui/Badge.tsx';
 
 const STATUS_LABELS: Record<InvoiceStatus, string> = { draft: 'Draft', open: 'Due', paid: 'Paid', void: 'Void' };
+const STATUS_TONES: Record<InvoiceStatus, BadgeTone> = { draft: 'brand', open: 'danger', paid: 'good', void: 'brand' };
 
 export const LINE_LABELS: Record<InvoiceLineKind, string> = {
   plan: 'Plan',
@@ -71,7 +73,7 @@ function InvoiceRow({ invoice }: { invoice: Invoice }) {
     <li className="billing-list__item billing-list__item--invoice">
       <span>
         <strong>{invoiceName(invoice)}</strong> <span className="billing-list__sub">{period(invoice)}</span>
-        <span className={`billing-status billing-status--${invoice.status}`}>{STATUS_LABELS[invoice.status]}</span>
+        <Badge tone={STATUS_TONES[invoice.status]}>{STATUS_LABELS[invoice.status]}</Badge>
       </span>
       <span className="billing-list__actions">
         <strong>{pounds(invoice.totalPence)}</strong>
@@ -98,7 +100,9 @@ function LineRow({ line }: { line: InvoiceLine }) {
         {LINE_LABELS[line.kind]}
         {line.adjusts && (
           <span className="billing-adjusts">
-            Adjusts {line.adjusts.number}: {shortDate.format(new Date(line.windowStart))} – {shortDate.format(new Date(line.windowEnd))}
+            <Badge tone="brand">
+              Adjusts {line.adjusts.number}: {shortDate.format(new Date(line.windowStart))} – {shortDate.format(new Date(line.windowEnd))}
+            </Badge>
           </span>
         )}
         <span className="billing-list__sub">{line.description}</span>

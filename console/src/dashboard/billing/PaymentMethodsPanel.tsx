@@ -9,6 +9,7 @@ import { useState } from 'react';
 import { addPaymentMethodMutation, makeDefaultPaymentMethodMutation, removePaymentMethodMutation } from '../../api/subscription/mutations.ts';
 import { paymentMethodsQuery } from '../../api/subscription/queries.ts';
 import type { PaymentMethod } from '../../api/subscription/types.ts';
+import { Badge } from '../ui/Badge.tsx';
 import { ConfirmDialog } from '../ui/ConfirmDialog.tsx';
 import { SelectInput } from '../ui/Field.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
@@ -61,7 +62,7 @@ function PaymentMethodRow({ method }: { method: PaymentMethod }) {
     <li className="billing-list__item">
       <span>
         <strong>{name}</strong> <span className="billing-list__sub">expires {String(method.expMonth).padStart(2, '0')}/{method.expYear}</span>
-        {method.isDefault && <span className="billing-status billing-status--active">Default</span>}
+        {method.isDefault && <> <Badge tone="good">Default</Badge></>}
       </span>
       {makeDefault.isError && (
         <span className="alert alert--error" role="alert">

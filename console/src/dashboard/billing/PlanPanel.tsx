@@ -12,6 +12,7 @@ import { currentSubscriptionQuery, plansQuery } from '../../api/subscription/que
 import type { CurrentSubscription, Plan, SubscriptionStatus } from '../../api/subscription/types.ts';
 import { isContactSales, listedPlans, priceLabel } from '../../site/components/pricing.ts';
 import { DASHBOARD_SCREENS } from '../screens.ts';
+import { Badge, type BadgeTone } from '../ui/Badge.tsx';
 import { ConfirmDialog } from '../ui/ConfirmDialog.tsx';
 import { SelectInput } from '../ui/Field.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
@@ -28,6 +29,7 @@ const STATUS_LABELS: Record<SubscriptionStatus, string> = {
   paused: 'Trial ended',
   canceled: 'Cancelled',
 };
+const STATUS_TONES: Record<SubscriptionStatus, BadgeTone> = { trialing: 'brand', active: 'good', past_due: 'danger', paused: 'brand', canceled: 'danger' };
 
 export const billingDate = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
 const day = (iso: string) => billingDate.format(new Date(iso));
@@ -85,7 +87,7 @@ function PlanDetails({ subscription, plans }: { subscription: CurrentSubscriptio
     <>
       <p className="billing-plan">
         <strong className="billing-plan__name">{subscription.planName}</strong>
-        <span className={`billing-status billing-status--${subscription.status}`}>{STATUS_LABELS[subscription.status]}</span>
+        <Badge tone={STATUS_TONES[subscription.status]}>{STATUS_LABELS[subscription.status]}</Badge>
         {current && priceLabel(current) && <span className="billing-plan__price">{priceLabel(current)}</span>}
       </p>
       {sentence && <p className="settings-panel__text">{sentence}</p>}

@@ -22,6 +22,7 @@ import { ConnectionUsagePanel } from './ConnectionUsagePanel.tsx';
 import { costText, countText } from './format.ts';
 import { rangeFrom } from './usage-range.ts';
 import './connections.css';
+import { Badge } from '../ui/Badge.tsx';
 
 interface ScreenSearch {
   connection?: string;
@@ -142,7 +143,7 @@ export function AiConnectionsScreen() {
                         {connection.name}
                       </h2>
                     </div>
-                    <span className={`badge ${enabled ? 'badge--good' : 'badge--muted'}`}>{enabled ? 'Active' : 'Disabled'}</span>
+                    <Badge tone={enabled ? 'good' : 'neutral'}>{enabled ? 'Active' : 'Disabled'}</Badge>
                   </header>
                   <dl className="connection-card__facts">
                     <div>

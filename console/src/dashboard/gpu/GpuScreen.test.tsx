@@ -111,7 +111,7 @@ describe('GPU screen', () => {
     await renderInSite(<GpuScreen />);
     const idle = await screen.findByRole('region', { name: 'Idle GPUs' });
     const rows = await within(idle).findAllByRole('row');
-    expect(rows[1]?.textContent).toBe('gpu-node-1 · GPU 1NVIDIA L4 · training2026-11-26 13:00 UTCStill idle30 minNone—Unpriced');
+    expect(rows[1]?.textContent).toBe('gpu-node-1 · GPU 1NVIDIA L4 · training2026-11-26 13:00 UTC Still idle30 minNone—Unpriced');
     expect(rows[2]?.textContent).toBe('gpu-node-1 · GPU 0NVIDIA H200 · training2026-11-26 12:44 UTC10 min38.4 GiBpython3 (pid 607)£0.583333');
 
     const waste = screen.getByRole('region', { name: '£ wasted by idle GPUs' });

@@ -8,6 +8,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { gpuIdleQuery, gpuWasteQuery } from '../../api/gpu/queries.ts';
 import type { GpuScope, GpuWaste, GpuWasteFigures } from '../../api/gpu/types.ts';
+import { Badge } from '../ui/Badge.tsx';
 import { SelectInput } from '../ui/Field.tsx';
 import { Panel, QueryStates } from '../ui/Panel.tsx';
 import { gbpText, gpuName, memoryText, minutesText, timeText } from './format.ts';
@@ -44,7 +45,7 @@ export function IdlePanel({ scope }: { scope: GpuScope }) {
                     </th>
                     <td>
                       {timeText(stretch.start)}
-                      {stretch.ongoing && <span className="gpu-tag">Still idle</span>}
+                      {stretch.ongoing && <> <Badge>Still idle</Badge></>}
                     </td>
                     <td>{minutesText(stretch.heldMinutes + stretch.idleMinutes)}</td>
                     <td>{stretch.heldMinutes > 0 ? memoryText(stretch.peakMemoryMiB) : 'None'}</td>

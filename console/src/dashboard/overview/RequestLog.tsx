@@ -8,8 +8,9 @@ import { Link } from '@tanstack/react-router';
 import { requestLogQuery } from '../../api/usage/queries.ts';
 import type { RequestLogItem, UsageFilters } from '../../api/usage/types.ts';
 import { countText } from '../connections/format.ts';
-import { amountText } from './filters.ts';
+import { Badge } from '../ui/Badge.tsx';
 import { Panel, QueryStates } from '../ui/Panel.tsx';
+import { amountText } from './filters.ts';
 
 const timeText = (iso: string) => iso.slice(0, 19).replace('T', ' ');
 
@@ -20,7 +21,7 @@ export function senderOf(item: Pick<RequestLogItem, 'keyId' | 'keyName' | 'group
 }
 
 function costCell(item: RequestLogItem) {
-  if (item.unpriced || item.cost === null) return <span className="overview-tag">Unpriced</span>;
+  if (item.unpriced || item.cost === null) return <Badge>Unpriced</Badge>;
   return (
     <>
       {amountText(item.cost, 'GBP')}
@@ -70,7 +71,7 @@ export function RequestLog({ filters }: { filters: UsageFilters }) {
                       <td>{item.statusCode}</td>
                       <td>
                         {countText(item.totalTokens)}
-                        {item.estimated && <span className="overview-tag">Estimated</span>}
+                        {item.estimated && <> <Badge>Estimated</Badge></>}
                       </td>
                       <td>{costCell(item)}</td>
                       <td>{countText(item.latencyMs)} ms</td>

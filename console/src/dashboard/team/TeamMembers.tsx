@@ -12,6 +12,7 @@ import { teamKeys } from '../../api/team/queries.ts';
 import type { Removal, RoleChange, TeamMember } from '../../api/team/types.ts';
 import { FormError } from '../auth/AuthCard.tsx';
 import { Avatar } from '../ui/Avatar.tsx';
+import { Badge } from '../ui/Badge.tsx';
 import { ConfirmDialog } from '../ui/ConfirmDialog.tsx';
 import { ROLE_LABELS } from './InviteMemberForm.tsx';
 import { isTeamRole } from './validation.ts';
@@ -63,7 +64,7 @@ export function TeamMembers({ teamId, members, canManage, currentUserId }: { tea
               <div className="member__who">
                 <span className="member__name">
                   {member.name || member.email}
-                  {you && <span className="badge">You</span>}
+                  {you && <Badge>You</Badge>}
                 </span>
                 <span className="member__email">{member.email}</span>
               </div>
@@ -103,7 +104,9 @@ export function TeamMembers({ teamId, members, canManage, currentUserId }: { tea
                   </button>
                 </div>
               ) : (
-                <span className="badge badge--role">{ROLE_LABELS[member.role]}</span>
+                <span className="member__role">
+                  <Badge>{ROLE_LABELS[member.role]}</Badge>
+                </span>
               )}
             </li>
           );

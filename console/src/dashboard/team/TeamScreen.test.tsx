@@ -163,6 +163,8 @@ describe('Team screen without a team', () => {
     // A member sees the team but cannot invite or change anyone.
     expect(await screen.findByRole('listitem', { name: 'Grace' })).toBeTruthy();
     expect(screen.queryByRole('form', { name: 'Invite a member' })).toBeNull();
+    // A member's sections: the members and the budget.
+    expect(sectionLinks().map((link) => link.textContent)).toEqual(['Members', 'Budget']);
     expect(screen.queryByRole('combobox', { name: /Role of/ })).toBeNull();
   });
 
@@ -208,11 +210,45 @@ describe('Team screen with several teams', () => {
     expect(await screen.findByRole('heading', { name: 'Labs', level: 1 })).toBeTruthy();
     expect(await screen.findByRole('listitem', { name: 'Grace' })).toBeTruthy();
     expect(screen.queryByRole('form', { name: 'Invite a member' })).toBeNull();
+    // A member's sections: the members and the budget.
+    expect(sectionLinks().map((link) => link.textContent)).toEqual(['Members', 'Budget']);
 
     await userEvent.setup().selectOptions(screen.getByLabelText('Team'), core.id);
     expect(await screen.findByRole('heading', { name: 'Core', level: 1 })).toBeTruthy();
     expect(router.state.location.search).toEqual({ team: core.id });
     expect(await screen.findByRole('form', { name: 'Invite a member' })).toBeTruthy();
+  });
+});
+
+/** The links of the screen's sub-navigation. */
+const sectionLinks = () => within(screen.getByRole('navigation', { name: 'Team settings' })).getAllByRole('link');
+
+/** The section the sub-navigation's link `name` leads to. */
+function sectionOf(name: string): HTMLElement {
+  const href = sectionLinks()
+    .find((link) => link.textContent === name)
+    ?.getAttribute('href');
+  const section = href?.startsWith('#') ? document.getElementById(href.slice(1)) : null;
+  if (!section) throw new Error(`no section behind the link ${name} (${href})`);
+  return section;
+}
+
+describe('Team screen sections', () => {
+  it("lists an admin's sections in a sub-navigation, each link leading to its panels", async () => {
+    stubApi({ 'GET /api/team/': () => ok([core]), [`GET /api/team/members/${core.id}`]: () => ok([ada, grace]) });
+    await renderInSite(<TeamScreen />);
+    await screen.findByRole('form', { name: 'Invite a member' });
+    expect(sectionLinks().map((link) => link.textContent)).toEqual(['Members', 'Budget', 'Capture & retention', 'Access review', 'AI advisor', 'Single sign-on']);
+    const members = sectionOf('Members');
+    expect(within(members).getByRole('form', { name: 'Invite a member' })).toBeTruthy();
+    expect(await within(members).findByRole('listitem', { name: 'Grace' })).toBeTruthy();
+    expect(await within(sectionOf('Budget')).findByRole('heading', { name: /^Team budgets/ })).toBeTruthy();
+    const data = sectionOf('Capture & retention');
+    expect(await within(data).findByRole('form', { name: 'Prompt capture' })).toBeTruthy();
+    expect(await within(data).findByRole('form', { name: 'Data retention' })).toBeTruthy();
+    expect(await within(sectionOf('Access review')).findByRole('region', { name: 'Access review' })).toBeTruthy();
+    expect(await within(sectionOf('AI advisor')).findByRole('form', { name: 'AI advisor wording' })).toBeTruthy();
+    expect(await within(sectionOf('Single sign-on')).findByRole('heading', { name: /^Single sign-on/ })).toBeTruthy();
   });
 });
 
@@ -387,7 +423,8 @@ describe('Team screen of an admin', () => {
     removal.release(ok({ teamId: core.id, userId: grace.id }));
     await waitFor(() => expect(screen.queryByRole('listitem', { name: 'Grace' })).toBeNull());
     expect(screen.queryByRole('dialog')).toBeNull();
-    expect(screen.getAllByRole('listitem').map((row) => row.getAttribute('aria-label'))).toEqual(['Ada Lovelace', 'Alan']);
+    const memberRows = within(screen.getByRole('region', { name: /^Members/ })).getAllByRole('listitem');
+    expect(memberRows.map((row) => row.getAttribute('aria-label'))).toEqual(['Ada Lovelace', 'Alan']);
     expect(api.calls(`GET /api/team/members/${core.id}`)).toHaveLength(1);
   });
 });

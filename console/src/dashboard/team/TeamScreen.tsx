@@ -1,27 +1,28 @@
 /**
- * /dashboard/settings/team: the team (?team= picks one of yours, else the first) with its
- * members and roles, invitations by e-mail (and, for admins, those still pending), the
- * seats its plan includes and its budget, and for admins prompt capture, data retention (every
- * retention setting in one place), the access review export, the AI advisor's wording and
- * single sign-on (Enterprise).
+ * /dashboard/settings/team: the team (?team= picks one of yours, else the first) in
+ * sections that a sub-navigation beside them (above them on a phone) links to: Members
+ * (seats, invitations by e-mail and, for admins, those still pending, the members and
+ * their roles) and Budget for everyone; for admins also Capture & retention (prompt
+ * capture, every retention setting in one place), Access review (its export), AI advisor
+ * (its wording) and Single sign-on (Enterprise).
  * A user without a team creates one or joins one with an invitation link (the onboarding
  * checklist links here).
  */
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate, useSearch } from '@tanstack/react-router';
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { myTeamsQuery, teamMembersQuery } from '../../api/team/queries.ts';
 import type { Team } from '../../api/team/types.ts';
 import { useSession } from '../../shared/session.ts';
+import { AdvisorWordingSettings } from '../advisor/AdvisorWordingSettings.tsx';
+import { TeamBudget } from '../budgets/BudgetEntries.tsx';
 import { ScreenFrame } from '../ui/ScreenFrame.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
 import { TeamPicker } from '../ui/TeamPicker.tsx';
-import { TeamBudget } from '../budgets/BudgetEntries.tsx';
-import { InviteMemberForm, ROLE_LABELS } from './InviteMemberForm.tsx';
-import { PendingInvitations } from './PendingInvitations.tsx';
-import { AdvisorWordingSettings } from '../advisor/AdvisorWordingSettings.tsx';
 import { AccessReviewExport } from './AccessReviewExport.tsx';
 import { DataRetentionSettings } from './DataRetentionSettings.tsx';
+import { InviteMemberForm, ROLE_LABELS } from './InviteMemberForm.tsx';
+import { PendingInvitations } from './PendingInvitations.tsx';
 import { PromptCaptureSettings } from './PromptCaptureSettings.tsx';
 import { SeatUsage } from './SeatUsage.tsx';
 import { SsoSettings } from './SsoSettings.tsx';
@@ -66,11 +67,35 @@ export function TeamScreen() {
   return <TeamDetails team={team} teams={teams.data} onOpen={open} />;
 }
 
+/** The screen's sections in order, as the sub-navigation names them; members see the first two. */
+const SECTIONS = [
+  { id: 'members', label: 'Members', adminOnly: false },
+  { id: 'budget', label: 'Budget', adminOnly: false },
+  { id: 'data', label: 'Capture & retention', adminOnly: true },
+  { id: 'access-review', label: 'Access review', adminOnly: true },
+  { id: 'advisor', label: 'AI advisor', adminOnly: true },
+  { id: 'sso', label: 'Single sign-on', adminOnly: true },
+] as const;
+
+type SectionId = (typeof SECTIONS)[number]['id'];
+
+const sectionAnchor = (id: SectionId) => `team-${id}`;
+
+/** One section's panels, the sub-navigation's link target. */
+function TeamSection({ id, children }: { id: SectionId; children: ReactNode }) {
+  return (
+    <div id={sectionAnchor(id)} className="team-section">
+      {children}
+    </div>
+  );
+}
+
 function TeamDetails({ team, teams, onOpen }: { team: Team; teams: Team[]; onOpen: (team: Team) => void }) {
   const session = useSession();
   const members = useQuery(teamMembersQuery(team.id));
   const [addingTeam, setAddingTeam] = useState(false);
   const isAdmin = team.role === 'ADMIN';
+  const sections = SECTIONS.filter((section) => isAdmin || !section.adminOnly);
 
   return (
     <ScreenFrame
@@ -102,22 +127,51 @@ function TeamDetails({ team, teams, onOpen }: { team: Team; teams: Team[]; onOpe
             />
           </div>
         )}
-        <SeatUsage teamId={team.id} />
-        {isAdmin && <InviteMemberForm teamId={team.id} />}
-        {isAdmin && <PendingInvitations teamId={team.id} />}
-        {members.isPending ? (
-          <LoadingState label="Loading members…" />
-        ) : members.isError ? (
-          <ErrorState error={members.error} onRetry={() => members.refetch()} retrying={members.isRefetching} />
-        ) : (
-          <TeamMembers teamId={team.id} members={members.data} canManage={isAdmin} currentUserId={session.user?.id} />
-        )}
-        <TeamBudget teamId={team.id} />
-        {isAdmin && <PromptCaptureSettings teamId={team.id} />}
-        {isAdmin && <DataRetentionSettings teamId={team.id} />}
-        {isAdmin && <AccessReviewExport teamId={team.id} />}
-        {isAdmin && <AdvisorWordingSettings teamId={team.id} />}
-        {isAdmin && <SsoSettings teamId={team.id} />}
+        <div className="team-sections">
+          <nav className="team-sections__nav" aria-label="Team settings">
+            <ul>
+              {sections.map((section) => (
+                <li key={section.id}>
+                  <a href={`#${sectionAnchor(section.id)}`}>{section.label}</a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <div className="team-sections__body">
+            <TeamSection id="members">
+              <SeatUsage teamId={team.id} />
+              {isAdmin && <InviteMemberForm teamId={team.id} />}
+              {isAdmin && <PendingInvitations teamId={team.id} />}
+              {members.isPending ? (
+                <LoadingState label="Loading members…" />
+              ) : members.isError ? (
+                <ErrorState error={members.error} onRetry={() => members.refetch()} retrying={members.isRefetching} />
+              ) : (
+                <TeamMembers teamId={team.id} members={members.data} canManage={isAdmin} currentUserId={session.user?.id} />
+              )}
+            </TeamSection>
+            <TeamSection id="budget">
+              <TeamBudget teamId={team.id} />
+            </TeamSection>
+            {isAdmin && (
+              <>
+                <TeamSection id="data">
+                  <PromptCaptureSettings teamId={team.id} />
+                  <DataRetentionSettings teamId={team.id} />
+                </TeamSection>
+                <TeamSection id="access-review">
+                  <AccessReviewExport teamId={team.id} />
+                </TeamSection>
+                <TeamSection id="advisor">
+                  <AdvisorWordingSettings teamId={team.id} />
+                </TeamSection>
+                <TeamSection id="sso">
+                  <SsoSettings teamId={team.id} />
+                </TeamSection>
+              </>
+            )}
+          </div>
+        </div>
       </div>
     </ScreenFrame>
   );

@@ -6,6 +6,7 @@ import { cleanup, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Badge } from './Badge.tsx';
 import { ConfirmDialog } from './ConfirmDialog.tsx';
 import { CopyField } from './CopyField.tsx';
 import { ProgressBar } from './ProgressBar.tsx';
@@ -31,6 +32,19 @@ describe('LoadingState and ErrorState', () => {
   it('waits while retrying', () => {
     render(<ErrorState error={new Error('x')} onRetry={() => {}} retrying />);
     expect((screen.getByRole('button', { name: 'Retrying…' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+});
+
+describe('Badge', () => {
+  it('is the one badge class, in its tone (neutral unless told)', () => {
+    render(
+      <p>
+        <Badge>Estimated</Badge>
+        <Badge tone="danger">Due</Badge>
+      </p>,
+    );
+    expect(screen.getByText('Estimated').className).toBe('badge badge--neutral');
+    expect(screen.getByText('Due').className).toBe('badge badge--danger');
   });
 });
 
