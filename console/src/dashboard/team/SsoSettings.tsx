@@ -21,6 +21,7 @@ import { FormError } from '../auth/AuthCard.tsx';
 import { SelectInput, TextInput } from '../ui/Field.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
 import '../../styles/sso.css';
+import { Badge } from '../ui/Badge.tsx';
 
 const TITLE_ID = 'sso-title';
 const domainsOf = (text: string) =>
@@ -89,7 +90,7 @@ function DomainVerification({ teamId, domains }: { teamId: string; domains: SsoD
           <li key={domain} className="sso-domain">
             <div className="sso-domain__head">
               <strong>{domain}</strong>
-              {verifiedAt ? <span className="badge badge--success">Verified</span> : <span className="badge badge--warning">Not verified</span>}
+              {verifiedAt ? <Badge tone="good">Verified</Badge> : <Badge tone="warning">Not verified</Badge>}
             </div>
             {!verifiedAt && (
               <>
