@@ -141,9 +141,9 @@ export async function topologyUp(options: TopologyOptions = {}): Promise<Topolog
     state.redisUrl = cluster.url;
     await save();
     if (options.replica !== false) {
-      state.replicaDir = path.join(runDir, 'pg-replica');
-      await save();
-      const replica = await startPgReplica({ port: replicaPort, dir: state.replicaDir, primaryUrl: adminDatabaseUrl });
+      // Its own temporary directory: the postgres OS user must reach it, which a run directory may not let it.
+      const replica = await startPgReplica({ port: replicaPort, primaryUrl: adminDatabaseUrl });
+      state.replicaDir = replica.dir;
       state.databaseReadUrl = replicaUrlOf(state.databaseUrl, replica.url);
       await save();
     }
