@@ -21,6 +21,9 @@ import { GOOGLE_CLIENT_ID, startJwks } from '../support/google-jwks.ts';
 import { signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
 
+/** New people who sign in for the first time from two tabs at once. */
+const TWO_TABS = ['tess@acme.example', 'uma@acme.example', 'vic@acme.example'];
+
 describe.each(testModes)('single sign-on (%s)', (mode) => {
   let spendgate: RunningSpendgate;
   let idp: FakeIdp;
@@ -58,6 +61,7 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
         { email: 'linus@acme.example', name: 'Linus', groups: ['contractors'] },
         { email: 'eve@acme.example', name: 'Eve', groups: ['search-team'], emailVerified: false },
         { email: 'bob@acme.example', name: 'Bob', groups: ['search-team'] },
+        ...TWO_TABS.map((email) => ({ email, name: email.slice(0, email.indexOf('@')), groups: ['search-team'] })),
       ],
     });
     dns = await startFakeDns();
@@ -275,6 +279,26 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
     expect([impostor.status, impostor.body.message]).toEqual([403, 'grace@acme.example is linked to another identity at your identity provider: ask a team admin']);
     expect(await teamRoleOf('grace@acme.example')).toBe('MEMBER');
     expect(await db().selectFrom('sso_identities').select('subject').where('subject', '=', 'mallory').executeTakeFirst()).toBeUndefined();
+  });
+
+  it("a person's first sign-ins from two tabs at once both succeed, on one account linked once", async () => {
+    for (const email of TWO_TABS) {
+      // Both tabs go through the IdP first; then their callbacks reach Spendgate together.
+      const tabs = [];
+      for (const _ of [1, 2]) {
+        const started = await api('POST', '/auth/sso/start', { email }, '');
+        tabs.push(await idp.signIn(started.body.data.url, email));
+      }
+      const answers = await Promise.all(tabs.map((params) => api('POST', '/auth/sso/callback', { params }, '')));
+      expect(answers.map((answer) => [answer.status, answer.body.data?.user?.email]), JSON.stringify(answers.map((answer) => answer.body))).toEqual([
+        [200, email],
+        [200, email],
+      ]);
+      const accounts = await db().selectFrom('users').select('id').where('email', '=', email).execute();
+      expect(accounts).toHaveLength(1);
+      expect(await db().selectFrom('sso_identities').select('user_id').where('subject', '=', email).execute()).toEqual([{ user_id: accounts[0]!.id }]);
+      expect(await teamRoleOf(email)).toBe('MEMBER');
+    }
   });
 
   it('enforced, refuses password sign-in, registration and reset for the domain’s addresses', async () => {

@@ -33,6 +33,7 @@ import {
   insertUser,
   insertVerifiedUser,
   linkGoogleAccount,
+  linkSsoIdentity,
   markEmailVerified,
   mergeUserMetadata,
   type OtpPurpose,
@@ -140,7 +141,15 @@ export function createAccountService(deps: {
 
   /** Creates an account and starts its trial, in one transaction. */
   async function createAccount(
-    input: { email: string; name: string; passwordHash: string | null; verified: boolean; avatar?: string | null; googleSubject?: string },
+    input: {
+      email: string;
+      name: string;
+      passwordHash: string | null;
+      verified: boolean;
+      avatar?: string | null;
+      googleSubject?: string;
+      ssoIdentity?: { issuer: string; subject: string };
+    },
     planSlug: PlanSlug,
   ): Promise<User> {
     return db
@@ -150,6 +159,7 @@ export function createAccountService(deps: {
         const user = input.verified
           ? await insertVerifiedUser(trx, { ...fields, passwordHash: input.passwordHash, avatar: input.avatar ?? null, ...(input.googleSubject ? { googleSubject: input.googleSubject } : {}) })
           : await insertUser(trx, { ...fields, passwordHash: input.passwordHash! });
+        if (input.ssoIdentity) await linkSsoIdentity(trx, { ...input.ssoIdentity, userId: user.id });
         await deps.plans.startTrial(trx, user.id, planSlug);
         return user;
       })
@@ -286,7 +296,9 @@ export function createAccountService(deps: {
     },
 
     /** A new account a team's identity provider vouches for: e-mail verified, no password, on the free trial. */
-    createSsoAccount: (identity: { email: string; name: string }) => createAccount({ email: identity.email, name: identity.name, passwordHash: null, verified: true }, 'free-trial'),
+    /** A just-in-time account for an IdP identity, linked to it in the same transaction. */
+    createSsoAccount: (person: { email: string; name: string; identity: { issuer: string; subject: string } }) =>
+      createAccount({ email: person.email, name: person.name, passwordHash: null, verified: true, ssoIdentity: person.identity }, 'free-trial'),
 
     /** A fresh session for an account another service has just signed in (e.g. by invitation). */
     sessionFor: async (userId: string) => session(await requireUser(userId)),

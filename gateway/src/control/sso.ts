@@ -71,9 +71,9 @@ import {
   findUserByEmail,
   findUserById,
   insertGroupMember,
-  insertSsoIdentity,
   insertSsoSignIn,
   insertTeamDataKeyIfAbsent,
+  linkSsoIdentity,
   listSsoDomains,
   markEmailVerified,
   markSsoDomainVerified,
@@ -271,21 +271,38 @@ export function createSsoService(deps: {
     return { email: fromToken.email ?? info.email, emailVerified: fromToken.emailVerified ?? info.emailVerified, name: fromToken.name ?? info.name, groups: fromToken.groups ?? info.groups };
   }
 
-  /** The account an IdP identity signs in to (see the header): the linked one, else the team member with the address, else a new one; linked. */
+  const linkedElsewhere = (email: string) => `${email} is linked to another identity at your identity provider: ask a team admin`;
+
+  /**
+   * The account an IdP identity signs in to (see the header): the linked one, else the team
+   * member with the address, else a new one made and linked in one transaction. A first
+   * sign-in from two tabs at once finds, in the other's moment, the account linked to this
+   * very subject, or the other's new account by its link.
+   */
   async function accountOf(identity: { issuer: string; subject: string }, teamId: string, email: string, givenName: unknown) {
     const linkedId = await findSsoIdentityUser(db, identity.issuer, identity.subject);
     if (linkedId) return (await findUserById(db, linkedId))!;
     const existing = await findUserByEmail(db, email);
-    if (existing && (await findSsoSubjectOfUser(db, identity.issuer, existing.id)) !== undefined) {
-      throw new ForbiddenError(`${email} is linked to another identity at your identity provider: ask a team admin`);
-    }
-    if (existing && !(await findTeamRole(db, teamId, existing.id))) {
-      throw new ForbiddenError(`${email} already has a Spendgate account outside this team: ask a team admin to invite it, then sign in with SSO`);
+    if (existing) {
+      const subject = await findSsoSubjectOfUser(db, identity.issuer, existing.id);
+      if (subject === identity.subject) return existing;
+      if (subject !== undefined) throw new ForbiddenError(linkedElsewhere(email));
+      if (!(await findTeamRole(db, teamId, existing.id))) {
+        throw new ForbiddenError(`${email} already has a Spendgate account outside this team: ask a team admin to invite it, then sign in with SSO`);
+      }
+      const member = existing.email_verified_at ? existing : (await markEmailVerified(db, existing.id, now()))!;
+      if (!(await linkSsoIdentity(db, { ...identity, userId: member.id }))) throw new ForbiddenError(linkedElsewhere(email));
+      return member;
     }
     const name = typeof givenName === 'string' && givenName.trim() ? givenName.trim().slice(0, 200) : email.slice(0, email.indexOf('@'));
-    const user = existing ? (existing.email_verified_at ? existing : (await markEmailVerified(db, existing.id, now()))!) : await deps.accounts.createSsoAccount({ email, name });
-    await insertSsoIdentity(db, { ...identity, userId: user.id });
-    return user;
+    try {
+      return await deps.accounts.createSsoAccount({ email, name, identity });
+    } catch (error) {
+      // Made a moment ago: by this subject's other sign-in (linked with it), else refused as made elsewhere.
+      const madeId = error instanceof ConflictError ? await findSsoIdentityUser(db, identity.issuer, identity.subject) : undefined;
+      if (madeId) return (await findUserById(db, madeId))!;
+      throw error;
+    }
   }
 
   return {

@@ -111,6 +111,16 @@ export async function findSsoSubjectOfUser(db: Db, issuer: string, userId: strin
   return (await db.selectFrom('sso_identities').select('subject').where('issuer', '=', issuer).where('user_id', '=', userId).executeTakeFirst())?.subject;
 }
 
-export async function insertSsoIdentity(db: Db, identity: { issuer: string; subject: string; userId: string }): Promise<void> {
-  await db.insertInto('sso_identities').values({ issuer: identity.issuer, subject: identity.subject, user_id: identity.userId }).execute();
+/**
+ * Links an IdP subject to an account unless either is linked already (two first sign-ins
+ * racing), then answers whether the subject is now this account's: false when the subject
+ * went to another account, or the account to another subject at the issuer.
+ */
+export async function linkSsoIdentity(db: Db, identity: { issuer: string; subject: string; userId: string }): Promise<boolean> {
+  await db
+    .insertInto('sso_identities')
+    .values({ issuer: identity.issuer, subject: identity.subject, user_id: identity.userId })
+    .onConflict((conflict) => conflict.doNothing())
+    .execute();
+  return (await findSsoIdentityUser(db, identity.issuer, identity.subject)) === identity.userId;
 }
