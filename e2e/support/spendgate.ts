@@ -19,8 +19,10 @@ import { connectTestRedis, deleteKeysWithPrefix, openTestSqlStore, uniquePrefix 
 
 export type TestMode = 'embedded' | 'scaled';
 
-export const testModes: TestMode[] =
-  process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL ? ['embedded', 'scaled'] : ['embedded'];
+/** Embedded always, scaled too with TEST_DATABASE_URL and TEST_REDIS_URL; TEST_ONLY_SCALED=1 leaves embedded to a run of its own (.ci/run). */
+export const testModes: TestMode[] = process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL
+  ? process.env.TEST_ONLY_SCALED === '1' ? ['scaled'] : ['embedded', 'scaled']
+  : ['embedded'];
 
 export interface RunningSpendgate {
   app: App;

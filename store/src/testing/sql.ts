@@ -11,8 +11,10 @@ import { replicaUrlOf } from './pg-replica.ts';
 
 export type SqlBackend = 'pglite' | 'postgres';
 
-/** The SQL backends this run tests: always PGlite, PostgreSQL when TEST_DATABASE_URL is set. */
-export const sqlBackends: SqlBackend[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+/** The SQL backends this run tests: PGlite, and PostgreSQL when TEST_DATABASE_URL is set (then only it with TEST_ONLY_SCALED=1). */
+export const sqlBackends: SqlBackend[] = process.env.TEST_DATABASE_URL
+  ? process.env.TEST_ONLY_SCALED === '1' ? ['postgres'] : ['pglite', 'postgres']
+  : ['pglite'];
 
 export interface TestSqlStore extends SqlStore {
   /** PostgreSQL only: the test database's URL, for another process to connect to it. */
