@@ -18,7 +18,8 @@ import type { JobMap, JobQueue } from './queue/types.ts';
 import { createInProcessRateLimiter, createRedisRateLimiter, type RateLimiter } from './ratelimit/index.ts';
 import { connectRedis, duplicateConnection, type RedisConnection } from './redis-connection.ts';
 import { openSqlStore, type SqlStore, sqlLocationFor } from './sql/connect.ts';
-import { ensureUsagePartitions, migrateToLatest } from './sql/migrate.ts';
+import { migrateToLatest } from './sql/migrate.ts';
+import { ensureUsagePartitions } from './sql/usage-partitions.ts';
 
 const EMBEDDED_DRAIN_TIMEOUT_MS = 10_000;
 /** A ledger command that takes longer fails, so admission never hangs on Redis. */

@@ -53,6 +53,9 @@ export interface MailJob {
 /** Deletes what nothing reads any more; scheduled, so it carries nothing. */
 export type PruneJob = Record<string, never>;
 
+/** Keeps usage_events' monthly partitions (store's usage-partitions.ts); scheduled, so it carries nothing. */
+export type UsagePartitionsJob = Record<string, never>;
+
 /** Checks the usage rollups of the last `lookBackHours` against the events and repairs them. */
 export interface ReconcileUsageJob {
   lookBackHours: number;
@@ -108,6 +111,7 @@ export type JobPayloads = {
   meter: UsageBatchJob;
   mail: MailJob;
   prune: PruneJob;
+  'usage-partitions': UsagePartitionsJob;
   'reconcile-usage': ReconcileUsageJob;
   'alert-check': AlertCheckJob;
   'alert-deliver': AlertDeliverJob;

@@ -1,7 +1,8 @@
 // `npm run migrate`: applies pending migrations to the configured database and exits.
 import { loadConfig } from '../config.ts';
 import { openSqlStore, sqlLocationFor } from './connect.ts';
-import { ensureUsagePartitions, migrateToLatest } from './migrate.ts';
+import { migrateToLatest } from './migrate.ts';
+import { ensureUsagePartitions } from './usage-partitions.ts';
 
 const config = await loadConfig();
 const store = await openSqlStore(sqlLocationFor(config));

@@ -167,6 +167,7 @@ export interface PriceCatalogVersionsTable {
 
 export interface UsageRequestIdsTable {
   request_id: string;
+  claimed_at: Generated<Date>;
 }
 
 export interface UsageEventsTable {

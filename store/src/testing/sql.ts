@@ -6,7 +6,8 @@ import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { openSqlStore, type SqlStore } from '../sql/connect.ts';
-import { ensureUsagePartitions, migrateToLatest } from '../sql/migrate.ts';
+import { migrateToLatest } from '../sql/migrate.ts';
+import { ensureUsagePartitions } from '../sql/usage-partitions.ts';
 import { replicaUrlOf } from './pg-replica.ts';
 
 export type SqlBackend = 'pglite' | 'postgres';

@@ -1,7 +1,8 @@
 // The job table on the queue of each run mode: the embedded mode's in-process queue on
 // PGlite, and (with TEST_DATABASE_URL and TEST_REDIS_URL) BullMQ on PostgreSQL. Its prune
 // (scheduled hourly; the queue suite runs schedules) deletes what is past its retention and
-// keeps the rest; its reconcile-usage repairs rollups that drifted from the events.
+// keeps the rest; its reconcile-usage repairs rollups that drifted from the events; its
+// usage-partitions keeps usage_events' months made ahead.
 import { priceCatalog } from '@spendgate/core';
 import {
   createEnvelope,
@@ -18,6 +19,7 @@ import {
   markOutboxMail,
   openStores,
   type Stores,
+  usagePartitions,
 } from '@spendgate/store';
 import {
   connectTestRedis,
@@ -147,6 +149,16 @@ for (const mode of modes) {
       const eventsOfTeam = async () => (await sql.db.selectFrom('usage_events').select('request_id').where('team_id', '=', team).execute()).map((row) => row.request_id);
       await expect.poll(eventsOfTeam, { timeout: 10_000 }).toEqual([`reconcile-${team}`]);
       expect(await requestsPerCell()).toEqual([1, 1, 1, 1]);
+    });
+
+    it('usage-partitions makes the month three ahead', async () => {
+      const now = new Date();
+      const ahead = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 3, 1));
+      const name = `usage_events_${ahead.getUTCFullYear()}_${String(ahead.getUTCMonth() + 1).padStart(2, '0')}`;
+      await sql.db.schema.dropTable(name).ifExists().execute();
+      expect(await usagePartitions(sql.db)).not.toContain(name);
+      await stores.queue.enqueue('usage-partitions', {}, { jobId: 'usage-partitions-now' });
+      await expect.poll(() => usagePartitions(sql.db), { timeout: 10_000 }).toContain(name);
     });
   });
 }

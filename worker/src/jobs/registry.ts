@@ -18,22 +18,23 @@ import {
   type SqlStore,
   type StripeConfig,
 } from '@spendgate/store';
+import type { InvalidateKey } from '../payments/billing.ts';
 import { createAlertCheckProcessor } from './alert-check.ts';
 import { ALERT_DELIVERY_ATTEMPTS, createAlertDeliverProcessor } from './alert-deliver.ts';
 import { createDemoFillProcessor, unfinishedDemoDays } from './demo-fill.ts';
 import { createForecastProcessor } from './forecast.ts';
+import { createGpuRollupProcessor } from './gpu-rollup.ts';
+import { createGpuScrapeProcessor } from './gpu-scrape.ts';
 import { createInvoiceBuildProcessor } from './invoice-build.ts';
 import { createInvoiceCollectProcessor } from './invoice-collect.ts';
 import { createInvoiceProofProcessor } from './invoice-proof.ts';
-import { createGpuRollupProcessor } from './gpu-rollup.ts';
-import { createGpuScrapeProcessor } from './gpu-scrape.ts';
 import { createMailProcessor } from './mail.ts';
 import { createMeterProcessor } from './meter.ts';
 import { createPruneProcessor } from './prune.ts';
 import { createReconcileUsageProcessor } from './reconcile-usage.ts';
 import { createRollupRebuildProcessor, unfinishedRollupRebuildDays } from './rollup-rebuild.ts';
 import { createStripeEventProcessor } from './stripe-event.ts';
-import type { InvalidateKey } from '../payments/billing.ts';
+import { createUsagePartitionsProcessor } from './usage-partitions.ts';
 
 /** What a processor may use. */
 export interface JobDeps {
@@ -83,6 +84,15 @@ const JOBS: { [N in JobName]: JobDefinition<N> } = {
   mail: { createProcessor: createMailProcessor, concurrency: 2, attempts: DEFAULT_ATTEMPTS, backoffMs: 30_000 },
   // The next hourly run does the same work: two more tries a minute apart are enough.
   prune: { createProcessor: createPruneProcessor, concurrency: 1, attempts: 3, backoffMs: 60_000, schedule: { everyMs: HOUR_MS, payload: {} } },
+  // Hourly: a month's partition exists three months ahead, so many failed runs in a row are harmless; a drop that waited
+  // too long for readers is the next try's (a minute later) or the next hour's.
+  'usage-partitions': {
+    createProcessor: createUsagePartitionsProcessor,
+    concurrency: 1,
+    attempts: 3,
+    backoffMs: 60_000,
+    schedule: { everyMs: HOUR_MS, payload: {} },
+  },
   // Hourly over the last two days: a late event's hour is checked again the next day.
   'reconcile-usage': {
     createProcessor: createReconcileUsageProcessor,
