@@ -22,7 +22,7 @@ import { migrateToLatest } from './sql/migrate.ts';
 import { ensureUsagePartitions } from './sql/usage-partitions.ts';
 
 const EMBEDDED_DRAIN_TIMEOUT_MS = 10_000;
-/** A ledger command that takes longer fails, so admission never hangs on Redis. */
+/** A ledger command unanswered this long fails (once the replies already arrived were read), so admission never hangs on Redis. */
 const LEDGER_COMMAND_TIMEOUT_MS = 400;
 /** How long start-up waits for Redis before serving anyway (hard-capped keys get 503 until it answers). */
 const REDIS_READY_TIMEOUT_MS = 5_000;

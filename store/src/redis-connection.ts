@@ -9,7 +9,7 @@
  * tag (`clusterQueuePrefix`), the rate limiter touches one key per script, and pub/sub
  * (classic PUBLISH / SUBSCRIBE) reaches subscribers on every node.
  */
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { Cluster, type Command, Redis, type RedisOptions } from 'ioredis';
 
 export type RedisConnection = Redis | Cluster;
 
@@ -52,7 +52,10 @@ export function parseRedisUrl(value: string): RedisTarget | undefined {
 export interface ConnectOptions {
   /** Commands sent while disconnected wait (default) or fail at once. */
   enableOfflineQueue?: boolean;
-  /** A command unanswered after this many ms fails. */
+  /**
+   * A command unanswered after this many ms fails ("Command timed out"), judged only after
+   * the replies that had arrived by then were read (see `failUnansweredAfter`).
+   */
   commandTimeout?: number;
   /** Delay before reconnecting (a cluster: before reconnecting once every node was lost). */
   retryStrategy?: (attempt: number) => number;
@@ -63,10 +66,17 @@ export interface ConnectOptions {
 
 /** Connects to what `url` names (see parseRedisUrl); throws when it names nothing. */
 export function connectRedis(url: string, options: ConnectOptions = {}): RedisConnection {
+  const { commandTimeout, ...connectionOptions } = options;
+  const connection = connectTo(url, connectionOptions);
+  if (commandTimeout !== undefined) failUnansweredAfter(connection, commandTimeout);
+  return connection;
+}
+
+function connectTo(url: string, options: Omit<ConnectOptions, 'commandTimeout'>): RedisConnection {
   const target = parseRedisUrl(url);
   if (target === undefined) throw new Error('not a Redis URL (redis://, rediss:// or redis+cluster://)');
   if (target.kind === 'server') return new Redis(url, options as RedisOptions);
-  const { enableOfflineQueue, retryStrategy, lazyConnect, commandTimeout, maxRetriesPerRequest } = options;
+  const { enableOfflineQueue, retryStrategy, lazyConnect, maxRetriesPerRequest } = options;
   return new Cluster(target.nodes, {
     ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
     ...(retryStrategy === undefined ? {} : { clusterRetryStrategy: retryStrategy }),
@@ -74,10 +84,40 @@ export function connectRedis(url: string, options: ConnectOptions = {}): RedisCo
     redisOptions: {
       ...(target.username === undefined ? {} : { username: target.username }),
       ...(target.password === undefined ? {} : { password: target.password }),
-      ...(commandTimeout === undefined ? {} : { commandTimeout }),
       ...(maxRetriesPerRequest === undefined ? {} : { maxRetriesPerRequest }),
     },
   });
+}
+
+/**
+ * Fails each command of `connection` left unanswered `ms` after it was sent, as ioredis's
+ * own `commandTimeout` does, but only after one more turn of the event loop: when the
+ * loop stalls past `ms` (a long GC pause, CPU steal), the timer and the socket's reply are
+ * both due when it resumes, and timers run first — ioredis's timeout would fail a command
+ * whose answer was already waiting to be read (a budget refused 503 with Redis healthy).
+ * The turn lets the poll phase read the reply first. On a cluster the deadline spans the
+ * command's redirections.
+ */
+function failUnansweredAfter(connection: RedisConnection, ms: number): void {
+  const send = connection.sendCommand.bind(connection) as (command: Command, ...rest: unknown[]) => unknown;
+  const timed = new WeakSet<Command>();
+  (connection as { sendCommand: unknown }).sendCommand = (command: Command, ...rest: unknown[]) => {
+    if (!timed.has(command)) {
+      timed.add(command);
+      const timer = setTimeout(
+        () =>
+          setImmediate(() => {
+            if (!command.isSettled) command.reject(new Error('Command timed out'));
+          }),
+        ms,
+      );
+      command.promise.then(
+        () => clearTimeout(timer),
+        () => clearTimeout(timer),
+      );
+    }
+    return send(command, ...rest);
+  };
 }
 
 /** A reply a cluster gives while a failover is under way (the client retries a while, then passes it on). */
