@@ -7,11 +7,10 @@
  * usage, and no key, team or group id.
  */
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
-import { type FakeOtlpReceiver, startFakeOtlpReceiver } from '../fakes/otlp-receiver.ts';
-import { type RunningSpendgate, startSpendgate, testModes, usageWritten } from '../support/spendgate.ts';
+import { describe, expect, it } from 'vitest';
+import { testModes, usageWritten } from '../support/spendgate.ts';
 import { issueByokKey, signUpTeam } from './tenant.ts';
+import { tracedGateway } from './traced-gateway.ts';
 
 const HI = [{ role: 'user' as const, content: 'Hi there' }];
 /** OTLP's SpanKind CLIENT. */
@@ -19,21 +18,10 @@ const CLIENT = 3;
 
 for (const mode of testModes) {
   describe(`OpenTelemetry over OTLP/HTTP (${mode})`, () => {
-    let receiver: FakeOtlpReceiver;
-    let fake: FakeOpenAI;
-    let spendgate: RunningSpendgate;
-
-    beforeAll(async () => {
-      receiver = await startFakeOtlpReceiver();
-      fake = await startFakeOpenAI();
-      spendgate = await startSpendgate(mode, 'opentelemetry', { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'spendgate-test' } });
-    });
-    afterAll(async () => {
-      await fake?.close();
-      await receiver?.close();
-    });
+    const traced = tracedGateway(mode, 'opentelemetry', { OTEL_SERVICE_NAME: 'spendgate-test' });
 
     it('exports a span per request and the GenAI client metrics, named by the conventions', async () => {
+      const { receiver, fake, spendgate } = traced;
       const tenant = await signUpTeam(spendgate.url, 'otel@example.com');
       const key = await issueByokKey(spendgate.url, tenant, { provider: 'openai', apiKey: 'sk-fake-upstream', baseUrl: fake.url });
       const openai = new OpenAI({ baseURL: `${spendgate.url}/v1`, apiKey: key, maxRetries: 0 });

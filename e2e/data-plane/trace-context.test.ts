@@ -10,9 +10,10 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
-import { type FakeOtlpReceiver, type ReceivedSpan, startFakeOtlpReceiver } from '../fakes/otlp-receiver.ts';
+import type { ReceivedSpan } from '../fakes/otlp-receiver.ts';
 import { type RunningSpendgate, startSpendgate, testModes, usageWritten } from '../support/spendgate.ts';
 import { issueByokKey, signUpTeam } from './tenant.ts';
+import { tracedGateway } from './traced-gateway.ts';
 
 const HI = [{ role: 'user' as const, content: 'Hi there' }];
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -41,21 +42,10 @@ async function tenantClient(spendgate: RunningSpendgate, fake: FakeOpenAI, email
 
 for (const mode of testModes) {
   describe(`W3C trace context with OpenTelemetry traces (${mode})`, () => {
-    let receiver: FakeOtlpReceiver;
-    let fake: FakeOpenAI;
-    let spendgate: RunningSpendgate;
-
-    beforeAll(async () => {
-      receiver = await startFakeOtlpReceiver();
-      fake = await startFakeOpenAI();
-      spendgate = await startSpendgate(mode, 'trace-context', { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } });
-    });
-    afterAll(async () => {
-      await fake?.close();
-      await receiver?.close();
-    });
+    const traced = tracedGateway(mode, 'trace-context');
 
     it("continues the caller's trace, and sends the gateway span's traceparent to the provider", async () => {
+      const { receiver, fake, spendgate } = traced;
       const openai = await tenantClient(spendgate, fake, 'trace-on@example.com');
       // 1. A sampled caller trace with a tracestate; the provider fails the first try (503) and answers the retry.
       fake.controlHeaders['x-fake-status'] = '503';
