@@ -4,13 +4,19 @@
  * team's newest entry must be the route's action, by the caller, from the caller's IP and user
  * agent, with the values before and after the change that it names — and no secret the
  * requests carried (a provider key, an SMS auth token, an issued key, a whole phone number, a
- * Stripe card id, a session token) anywhere in the row. Cards go through the Stripe fake.
+ * Stripe card id, a session token, a GPU ingest key, an IdP client secret) anywhere in the row.
+ * Cards go through the Stripe fake; single sign-on through a real OpenID Provider on loopback
+ * (e2e/fakes/oidc-idp.ts) and a domain proved by the DNS fake. GPU, retention and SSO routes
+ * are walked too.
  */
 import { listAudit, listOutboxMail, upsertSubscription } from '@spendgate/store';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeDns, startFakeDns } from '../fakes/dns-server.ts';
+import { type FakeIdp, startFakeIdp } from '../fakes/oidc-idp.ts';
 import { type FakeStripe, startFakeStripe } from '../fakes/stripe.ts';
 import { type FakeTwilio, startFakeTwilio } from '../fakes/twilio-messages.ts';
+import { freePort } from '../support/free-port.ts';
 import { signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
 
@@ -26,6 +32,8 @@ describe.each(testModes)('the audit log covers every change (%s)', (mode) => {
   let fakeStripe: FakeStripe;
   let stripe: Stripe;
   let twilio: FakeTwilio;
+  let idp: FakeIdp;
+  let dns: FakeDns;
   const admin = { token: '', userId: '', teamId: '' };
   const payer = { token: '', userId: '', teamId: '' };
   const secrets = new Set<string>();
@@ -62,21 +70,36 @@ describe.each(testModes)('the audit log covers every change (%s)', (mode) => {
   }
 
   beforeAll(async () => {
-    [fakeStripe, twilio] = await Promise.all([startFakeStripe(), startFakeTwilio()]);
+    const port = await freePort();
+    const publicUrl = `http://127.0.0.1:${port}`;
+    [fakeStripe, twilio, idp, dns] = await Promise.all([
+      startFakeStripe(),
+      startFakeTwilio(),
+      startFakeIdp({ redirectUri: `${publicUrl}/sso/callback`, people: [{ email: 'ada@audited.example', name: 'Ada', groups: ['engineers'] }] }),
+      startFakeDns(),
+    ]);
     stripe = new Stripe(fakeStripe.apiKey, { ...fakeStripe.sdkOptions, maxNetworkRetries: 0 });
     spendgate = await startSpendgate(mode, `audit-coverage-${mode}`, {
-      env: { STRIPE_API_URL: fakeStripe.url, STRIPE_SECRET_KEY: fakeStripe.apiKey, STRIPE_WEBHOOK_SECRET: fakeStripe.webhookSecret, TWILIO_API_URL: twilio.url },
+      port,
+      env: {
+        PUBLIC_URL: publicUrl,
+        DNS_SERVERS: dns.server,
+        STRIPE_API_URL: fakeStripe.url,
+        STRIPE_SECRET_KEY: fakeStripe.apiKey,
+        STRIPE_WEBHOOK_SECRET: fakeStripe.webhookSecret,
+        TWILIO_API_URL: twilio.url,
+      },
     });
     Object.assign(admin, await signUp(spendgate.url, `audit-admin-${mode}@example.com`));
     await upsertSubscription(db(), { userId: admin.userId, planSlug: 'enterprise', status: 'active', trialEnd: null });
     admin.teamId = (await call(admin.token, 'POST', '/team/', { name: 'Audited', description: '' })).id;
     Object.assign(payer, await signUp(spendgate.url, `audit-payer-${mode}@example.com`));
     payer.teamId = (await call(payer.token, 'POST', '/team/', { name: 'Paying', description: '' })).id;
-    for (const token of [admin.token, payer.token, twilio.authToken]) secrets.add(token);
-  });
+    for (const token of [admin.token, payer.token, twilio.authToken, idp.clientSecret]) secrets.add(token);
+  }, 120_000);
   afterAll(async () => {
     await spendgate?.close();
-    await Promise.all([fakeStripe?.close(), twilio?.close()]);
+    await Promise.all([fakeStripe?.close(), twilio?.close(), idp?.close(), dns?.close()]);
   });
 
   it('budgets, prices, connections and alert channels: before and after, no secret', async () => {
@@ -182,6 +205,101 @@ describe.each(testModes)('the audit log covers every change (%s)', (mode) => {
     });
   });
 
+  it('GPU settings, prices, ingest keys and exporters: before and after, no secret', async () => {
+    const team = admin.teamId;
+    const rules = await call(admin.token, 'GET', `/gpu/settings?teamId=${team}`);
+    await walk(admin, 'PUT', '/gpu/settings', { teamId: team, idleBelowPct: 7, idleAfterMinutes: 45 }, {
+      action: 'gpu.idle-rules.updated',
+      values: { before: { idleBelowPct: rules.idleBelowPct, idleAfterMinutes: rules.idleAfterMinutes }, after: { idleBelowPct: 7, idleAfterMinutes: 45 } },
+    });
+    const h100 = 'NVIDIA H100 80GB HBM3';
+    await walk(admin, 'PUT', '/gpu/prices', { teamId: team, prices: [{ model: h100, perHour: '2.5' }] }, {
+      action: 'gpu.prices.replaced',
+      values: { before: { prices: [] }, after: { prices: [{ model: h100, perHourMicros: '2500000' }] } },
+    });
+    await walk(admin, 'PUT', '/gpu/prices', { teamId: team, prices: [{ model: h100, perHour: '3' }] }, {
+      action: 'gpu.prices.replaced',
+      values: { before: { prices: [{ model: h100, perHourMicros: '2500000' }] }, after: { prices: [{ model: h100, perHourMicros: '3000000' }] } },
+    });
+    const ingestKey = await walk(admin, 'POST', '/gpu/ingest-keys', { teamId: team, name: 'agents' }, {
+      action: 'gpu.ingest-key.issued',
+      values: { after: { name: 'agents', prefix: expect.stringMatching(/^sg_gpu_/) } },
+    });
+    secrets.add(ingestKey.key);
+    await walk(admin, 'DELETE', `/gpu/ingest-keys/${ingestKey.id}?teamId=${team}`, undefined, {
+      action: 'gpu.ingest-key.revoked',
+      values: { before: { name: 'agents', prefix: ingestKey.prefix, revoked: false }, after: { revoked: true } },
+    });
+    // A cluster is made by its first exporter; nothing listens there, which only its scrape notices.
+    const exporter = { cluster: 'inference', url: 'http://127.0.0.1:9/metrics' };
+    const added = await walk(admin, 'POST', '/gpu/exporters', { teamId: team, ...exporter }, { action: 'gpu.exporter.added', values: { after: exporter } });
+    await walk(admin, 'DELETE', `/gpu/exporters/${added.id}?teamId=${team}`, undefined, { action: 'gpu.exporter.deleted', values: { before: exporter } });
+  });
+
+  it('retention settings: before and after', async () => {
+    const team = admin.teamId;
+    await walk(admin, 'PUT', `/audit/retention/${team}`, { auditRetentionDays: 400 }, {
+      action: 'audit.retention_updated',
+      values: { before: { auditRetentionDays: 365 }, after: { auditRetentionDays: 400 } },
+    });
+    const retention = await call(admin.token, 'GET', `/teams/${team}/retention`);
+    const kept = { usageEventDays: retention.usageEvents.minDays, gpuSampleHours: retention.gpuSamples.minHours };
+    await walk(admin, 'PUT', `/teams/${team}/retention`, kept, {
+      action: 'team.retention.updated',
+      values: { before: { usageEventDays: retention.usageEvents.days, gpuSampleHours: retention.gpuSamples.hours }, after: kept },
+    });
+    const captureDays = retention.promptCaptures.minDays;
+    await walk(admin, 'PUT', `/teams/${team}/retention`, { promptCaptureDays: captureDays }, {
+      action: 'prompt_capture.updated',
+      values: { before: { enabled: false, retentionDays: null, redactionPatterns: 0 }, after: { enabled: false, retentionDays: captureDays, redactionPatterns: 0 } },
+    });
+    await walk(admin, 'PUT', `/capture/teams/${team}`, { enabled: true, retentionDays: captureDays, redactionPatterns: ['ACME-[0-9]{6}'] }, {
+      action: 'prompt_capture.updated',
+      values: { before: { enabled: false, retentionDays: captureDays, redactionPatterns: 0 }, after: { enabled: true, retentionDays: captureDays, redactionPatterns: 1 } },
+    });
+  });
+
+  it('single sign-on: the IdP, its domain, a linked identity; the client secret never', async () => {
+    const team = admin.teamId;
+    const settings = {
+      teamId: team,
+      issuer: idp.issuer,
+      clientId: idp.clientId,
+      clientSecret: idp.clientSecret,
+      domains: ['audited.example'],
+      enforced: false,
+      groupsClaim: 'groups',
+      defaultTeamRole: 'MEMBER',
+      mappings: [],
+    };
+    const configured = { issuer: idp.issuer, clientId: idp.clientId, domains: ['audited.example'], enforced: false, groupsClaim: 'groups', defaultTeamRole: 'MEMBER', mappings: [] };
+    const saved = await walk(admin, 'PUT', '/sso', settings, { action: 'sso.configured', values: { after: configured } });
+    const mapped = [{ idpGroup: 'engineers', teamRole: 'MEMBER', groupId: null, groupRole: null }];
+    await walk(admin, 'PUT', '/sso', { ...settings, clientSecret: undefined, mappings: mapped }, { action: 'sso.updated', values: { before: configured, after: { ...configured, mappings: mapped } } });
+
+    const { name, value } = saved.provider.domainVerification[0].record;
+    dns.set(name, { txt: [value] });
+    await walk(admin, 'POST', '/sso/verify-domain', { teamId: team, domain: 'audited.example' }, {
+      action: 'sso.domain_verified',
+      values: { before: { domain: 'audited.example', verifiedAt: null }, after: { domain: 'audited.example', verifiedAt: expect.any(String) } },
+    });
+
+    // Ada signs in through the IdP (an account made and linked), then an admin unlinks it.
+    const started = await callApi(spendgate.url, 'POST', '/auth/sso/start', { body: { email: 'ada@audited.example' } });
+    const params = await idp.signIn(started.body.data.url, 'ada@audited.example');
+    const signedIn = await callApi(spendgate.url, 'POST', '/auth/sso/callback', { body: { params } });
+    expect(signedIn.status, JSON.stringify(signedIn.body)).toBe(200);
+    secrets.add(signedIn.body.data.token);
+    await walk(admin, 'DELETE', `/sso/identities?teamId=${team}&userId=${signedIn.body.data.user.id}`, undefined, {
+      action: 'sso.identity_unlinked',
+      values: { before: { issuer: idp.issuer, subject: 'ada@audited.example', linkedAt: expect.any(String) } },
+    });
+    await walk(admin, 'DELETE', `/sso?teamId=${team}`, undefined, {
+      action: 'sso.removed',
+      values: { before: { issuer: idp.issuer, clientId: idp.clientId, domains: ['audited.example'], enforced: false } },
+    });
+  });
+
   it('cards and plans: brand and last four digits only, the plan before and after', async () => {
     const card = async (testCard: string) => {
       const intent = await call(payer.token, 'POST', '/subscription/create-setup-intent');
@@ -221,7 +339,7 @@ describe.each(testModes)('the audit log covers every change (%s)', (mode) => {
       values: { before: { status: 'trialing', cancelAtPeriodEnd: false }, after: { status: 'trialing', cancelAtPeriodEnd: true } },
     });
     // The table the report gives: every route walked, each with the values it names.
-    expect(walked).toHaveLength(31);
+    expect(walked).toHaveLength(47);
     console.info(walked.map((row) => `${row.route} → ${row.action} → ${['before', 'after'].filter((side) => side in row.values).join(' and ')}`).join('\n'));
   });
 });

@@ -32,7 +32,7 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
   const challenge = '_spendgate-challenge.acme.example';
   const admin = { token: '', userId: '', teamId: '', groupId: '' };
   const rival = { token: '', teamId: '' };
-  const trial = { token: '', teamId: '' };
+  const trial = { token: '', userId: '', teamId: '' };
   let settings: Record<string, unknown>;
 
   const api = (method: string, route: string, body?: unknown, token = admin.token) => callApi(spendgate.url, method, route, { token, body });
@@ -77,6 +77,7 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
     rival.teamId = (await api('POST', '/team/', { name: 'Rival', description: '' }, other.token)).body.data.id;
     const trialUser = await signUp(spendgate.url, 'owner@trial-tests.example');
     trial.token = trialUser.token;
+    trial.userId = trialUser.userId;
     trial.teamId = (await api('POST', '/team/', { name: 'On trial', description: '' }, trialUser.token)).body.data.id;
     settings = {
       teamId: admin.teamId,
@@ -105,6 +106,8 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
       ['GET', `/sso?teamId=${trial.teamId}`, undefined],
       ['PUT', '/sso', { ...settings, teamId: trial.teamId }],
       ['DELETE', `/sso?teamId=${trial.teamId}`, undefined],
+      ['GET', `/sso/identities?teamId=${trial.teamId}&userId=${trial.userId}`, undefined],
+      ['DELETE', `/sso/identities?teamId=${trial.teamId}&userId=${trial.userId}`, undefined],
     ] as const) {
       const refused = await api(method, route, body, trial.token);
       expect(refused.status, `${method} ${route}`).toBe(403);
@@ -157,7 +160,9 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
     const audit = await db().selectFrom('audit_log').selectAll().where('team_id', '=', admin.teamId).where('action', '=', 'sso.configured').execute();
     expect(audit).toHaveLength(1);
     expect(JSON.stringify(audit[0]!.details)).not.toContain(idp.clientSecret);
-    expect(audit[0]!.details).toMatchObject({ clientSecret: '[redacted]', after: { issuer: idp.issuer, domains: ['acme.example'] } });
+    expect(JSON.stringify([audit[0]!.before, audit[0]!.after])).not.toContain(idp.clientSecret);
+    expect([audit[0]!.details, audit[0]!.before]).toEqual([{ clientSecret: '[redacted]' }, null]);
+    expect(audit[0]!.after).toMatchObject({ issuer: idp.issuer, domains: ['acme.example'] });
     // Saved again without the secret, the stored one stays.
     expect((await api('PUT', '/sso', { ...settings, clientSecret: undefined })).status).toBe(200);
   });
@@ -197,8 +202,10 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
     expect(verified.status, JSON.stringify(verified.body)).toBe(200);
     expect(verified.body.data.provider.domainVerification).toEqual([{ domain: 'acme.example', record: { type: 'TXT', name: challenge, value }, verifiedAt: expect.any(String) }]);
     expect(dns.questions).toContain(challenge);
-    const audit = await db().selectFrom('audit_log').select('details').where('team_id', '=', admin.teamId).where('action', '=', 'sso.domain_verified').execute();
-    expect(audit.map((row) => row.details)).toEqual([{ domain: 'acme.example', record: challenge }]);
+    const audit = await db().selectFrom('audit_log').select(['details', 'before', 'after']).where('team_id', '=', admin.teamId).where('action', '=', 'sso.domain_verified').execute();
+    expect(audit).toEqual([
+      { details: { record: challenge }, before: { domain: 'acme.example', verifiedAt: null }, after: { domain: 'acme.example', verifiedAt: verified.body.data.provider.domainVerification[0].verifiedAt } },
+    ]);
     // A domain added later starts unverified with a token of its own; the verified one stays verified.
     const added = await api('PUT', '/sso', { ...settings, clientSecret: undefined, domains: ['acme.example', 'labs.acme.example'] });
     expect(added.body.data.provider.domainVerification).toEqual([
@@ -281,6 +288,40 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
     expect(await db().selectFrom('sso_identities').select('subject').where('subject', '=', 'mallory').executeTakeFirst()).toBeUndefined();
   });
 
+  it('shows a member their links and an admin anyone’s in the team, unlinks audited, and the next sign-in links again by address', async () => {
+    const ada = await db().selectFrom('users').select('id').where('email', '=', 'ada@acme.example').executeTakeFirstOrThrow();
+    const grace = (await signInWithSso('grace@acme.example')).answer.body.data as { token: string; user: { id: string } };
+    const identitiesOf = (userId: string, token = admin.token, teamId = admin.teamId) => api('GET', `/sso/identities?teamId=${teamId}&userId=${userId}`, undefined, token);
+    const linked = await identitiesOf(ada.id);
+    expect(linked.status, JSON.stringify(linked.body)).toBe(200);
+    expect(linked.body.data).toEqual({ userId: ada.id, identities: [{ issuer: idp.issuer, subject: 'ada@acme.example', linkedAt: expect.any(String) }] });
+    // A member sees their own links only; another team's admin sees no one of this team, nor this team's members through their own.
+    expect((await identitiesOf(grace.user.id, grace.token)).body.data.identities).toEqual([{ issuer: idp.issuer, subject: 'grace@acme.example', linkedAt: expect.any(String) }]);
+    expect((await identitiesOf(ada.id, grace.token)).status).toBe(403);
+    expect((await api('DELETE', `/sso/identities?teamId=${admin.teamId}&userId=${ada.id}`, undefined, grace.token)).status).toBe(403);
+    for (const teamId of [admin.teamId, rival.teamId]) {
+      expect((await identitiesOf(ada.id, rival.token, teamId)).status, teamId).toBe(404);
+      expect((await api('DELETE', `/sso/identities?teamId=${teamId}&userId=${ada.id}`, undefined, rival.token)).status, teamId).toBe(404);
+    }
+    const bad = await identitiesOf('not-a-user');
+    expect([bad.status, bad.body.field]).toEqual([400, 'userId']);
+
+    const unlinked = await api('DELETE', `/sso/identities?teamId=${admin.teamId}&userId=${ada.id}`);
+    expect(unlinked.status, JSON.stringify(unlinked.body)).toBe(200);
+    expect((await identitiesOf(ada.id)).body.data.identities).toEqual([]);
+    expect((await api('DELETE', `/sso/identities?teamId=${admin.teamId}&userId=${ada.id}`)).status).toBe(404);
+    const entry = await db().selectFrom('audit_log').selectAll().where('team_id', '=', admin.teamId).where('action', '=', 'sso.identity_unlinked').executeTakeFirstOrThrow();
+    expect([entry.actor_user_id, entry.target_id, entry.before, entry.after]).toEqual([admin.userId, ada.id, { issuer: idp.issuer, subject: 'ada@acme.example', linkedAt: expect.any(String) }, null]);
+
+    // Unlinked, the subject's next sign-in finds no link; with the account's own address (a member
+    // of the team, in a verified domain) it links to that account again.
+    idp.person({ login: 'ada@acme.example', email: 'ada@acme.example', name: 'Ada Lovelace', groups: ['search-team'] });
+    const again = (await signInWithSso('ada@acme.example')).answer;
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body.data.user.id).toBe(ada.id);
+    expect((await identitiesOf(ada.id)).body.data.identities).toEqual([{ issuer: idp.issuer, subject: 'ada@acme.example', linkedAt: expect.any(String) }]);
+  });
+
   it("a person's first sign-ins from two tabs at once both succeed, on one account linked once", async () => {
     for (const email of TWO_TABS) {
       // Both tabs go through the IdP first; then their callbacks reach Spendgate together.
@@ -333,6 +374,7 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
       { action: 'sso.updated' },
       { action: 'sso.domain_verified' },
       { action: 'sso.updated' },
+      { action: 'sso.identity_unlinked' },
       { action: 'sso.updated' },
       { action: 'sso.removed' },
     ]);

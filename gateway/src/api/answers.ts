@@ -1066,6 +1066,12 @@ export const SsoSettings = z.strictObject({
     .nullable(),
 });
 
+/** The identities a member's account is linked to at the team's identity provider (one per issuer). */
+export const SsoIdentities = z.strictObject({
+  userId: z.guid(),
+  identities: z.array(z.strictObject({ issuer: z.string(), subject: z.string(), linkedAt: Timestamp })),
+});
+
 /** Where the browser goes to sign in at the identity provider. */
 export const SsoStart = z.strictObject({ url: z.string() });
 

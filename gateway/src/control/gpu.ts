@@ -6,17 +6,18 @@
 // naming it, and nothing of a bad batch is stored. The reads price idle time with the
 // team's table: a GPU whose model has no price is unpriced (null), never £0.
 import { randomUUID } from 'node:crypto';
-import { gpuAnalyticsRefusal, gpuTimeCostMicros, microsToDecimalString, NotFoundError, type Parsed, parseNvidiaSmiComputeApps, parseNvidiaSmiGpus, PlanRequiredError, UnauthorizedError, ValidationError } from '@spendgate/core';
+import { gpuAnalyticsRefusal, gpuTimeCostMicros, microsToDecimalString, NotFoundError, type Parsed, PlanRequiredError, parseNvidiaSmiComputeApps, parseNvidiaSmiGpus, UnauthorizedError, ValidationError } from '@spendgate/core';
 import {
   deleteGpuScrapeTarget,
   ensureGpuCluster,
+  findGpuIdleRules,
+  findGpuScrapeTarget,
   gpuFleetHours,
   gpuHeldMinutesByProcess,
   gpuHourCells,
   gpuIdleMinutes,
   gpuIdleStretches,
   gpuPowerHours,
-  findGpuIdleRules,
   insertGpuIngestKey,
   insertGpuScrapeTarget,
   type JobPayloads,
@@ -154,8 +155,17 @@ export function createGpuService(deps: { sql: SqlStore; access: Access; plans: P
     async updateIdleRules(userId: string, teamId: string, rules: { idleBelowPct: number; idleAfterMinutes: number }) {
       await allowed(teamId, userId, 'gpu.manage');
       await db.transaction().execute(async (trx) => {
+        const before = await findGpuIdleRules(trx, teamId);
         await upsertGpuIdleRules(trx, teamId, rules, userId);
-        await writeAudit(trx, { teamId, actorUserId: userId, action: 'gpu.idle-rules.updated', targetType: 'team', targetId: teamId, details: rules });
+        await writeAudit(trx, {
+          teamId,
+          actorUserId: userId,
+          action: 'gpu.idle-rules.updated',
+          targetType: 'team',
+          targetId: teamId,
+          before: { idleBelowPct: before.idleBelowPct, idleAfterMinutes: before.idleAfterMinutes },
+          after: { idleBelowPct: rules.idleBelowPct, idleAfterMinutes: rules.idleAfterMinutes },
+        });
       });
     },
 
@@ -167,6 +177,7 @@ export function createGpuService(deps: { sql: SqlStore; access: Access; plans: P
         models.add(price.model);
       });
       await db.transaction().execute(async (trx) => {
+        const before = await listGpuPrices(trx, teamId);
         await replaceGpuPrices(trx, teamId, prices, userId);
         await writeAudit(trx, {
           teamId,
@@ -174,7 +185,8 @@ export function createGpuService(deps: { sql: SqlStore; access: Access; plans: P
           action: 'gpu.prices.replaced',
           targetType: 'team',
           targetId: teamId,
-          details: { prices: prices.map((price) => ({ model: price.model, perHourMicros: price.perHourMicros.toString() })) },
+          before: { prices: before.map((price) => ({ model: price.model, perHourMicros: price.per_hour_micros })) },
+          after: { prices: prices.map((price) => ({ model: price.model, perHourMicros: price.perHourMicros })) },
         });
       });
     },
@@ -186,7 +198,7 @@ export function createGpuService(deps: { sql: SqlStore; access: Access; plans: P
       const id = randomUUID();
       const row = await db.transaction().execute(async (trx) => {
         const inserted = await insertGpuIngestKey(trx, { id, team_id: teamId, name, key_hash: generated.hash, key_prefix: generated.prefix, created_by: userId });
-        await writeAudit(trx, { teamId, actorUserId: userId, action: 'gpu.ingest-key.issued', targetType: 'gpu-ingest-key', targetId: id, details: { name, prefix: generated.prefix } });
+        await writeAudit(trx, { teamId, actorUserId: userId, action: 'gpu.ingest-key.issued', targetType: 'gpu-ingest-key', targetId: id, after: { name, prefix: generated.prefix } });
         return inserted;
       });
       return { id, name, prefix: row.key_prefix, createdAt: row.created_at, lastUsedAt: null, key: generated.plaintext };
@@ -195,8 +207,17 @@ export function createGpuService(deps: { sql: SqlStore; access: Access; plans: P
     async revokeIngestKey(userId: string, teamId: string, id: string) {
       await allowed(teamId, userId, 'gpu.manage');
       const revoked = await db.transaction().execute(async (trx) => {
-        if (!(await revokeGpuIngestKey(trx, teamId, id, new Date()))) return false;
-        await writeAudit(trx, { teamId, actorUserId: userId, action: 'gpu.ingest-key.revoked', targetType: 'gpu-ingest-key', targetId: id });
+        const key = await revokeGpuIngestKey(trx, teamId, id, new Date());
+        if (!key) return false;
+        await writeAudit(trx, {
+          teamId,
+          actorUserId: userId,
+          action: 'gpu.ingest-key.revoked',
+          targetType: 'gpu-ingest-key',
+          targetId: id,
+          before: { name: key.name, prefix: key.key_prefix, revoked: false },
+          after: { revoked: true },
+        });
         return true;
       });
       if (!revoked) throw new NotFoundError('GPU ingest key');
@@ -210,7 +231,7 @@ export function createGpuService(deps: { sql: SqlStore; access: Access; plans: P
       const added = await db.transaction().execute(async (trx) => {
         const clusterId = await ensureGpuCluster(trx, teamId, input.cluster);
         const row = await insertGpuScrapeTarget(trx, { id, teamId, clusterId, url: input.url, createdBy: userId });
-        if (row) await writeAudit(trx, { teamId, actorUserId: userId, action: 'gpu.exporter.added', targetType: 'gpu-exporter', targetId: id, details: { cluster: input.cluster, url: input.url } });
+        if (row) await writeAudit(trx, { teamId, actorUserId: userId, action: 'gpu.exporter.added', targetType: 'gpu-exporter', targetId: id, after: { cluster: input.cluster, url: input.url } });
         return row;
       });
       if (!added) throw new ValidationError('url', `url: the ${input.cluster} cluster already scrapes this exporter`);
@@ -221,8 +242,9 @@ export function createGpuService(deps: { sql: SqlStore; access: Access; plans: P
     async deleteExporter(userId: string, teamId: string, id: string) {
       await allowed(teamId, userId, 'gpu.manage');
       const deleted = await db.transaction().execute(async (trx) => {
-        if (!(await deleteGpuScrapeTarget(trx, teamId, id))) return false;
-        await writeAudit(trx, { teamId, actorUserId: userId, action: 'gpu.exporter.deleted', targetType: 'gpu-exporter', targetId: id });
+        const exporter = await findGpuScrapeTarget(trx, id);
+        if (exporter?.team_id !== teamId || !(await deleteGpuScrapeTarget(trx, teamId, id))) return false;
+        await writeAudit(trx, { teamId, actorUserId: userId, action: 'gpu.exporter.deleted', targetType: 'gpu-exporter', targetId: id, before: { cluster: exporter.cluster_name, url: exporter.url } });
         return true;
       });
       if (!deleted) throw new NotFoundError('DCGM exporter');

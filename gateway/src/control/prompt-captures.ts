@@ -97,14 +97,17 @@ export function createPromptCaptureService(deps: {
         if (changes.enabled && !(await findTeamDataKey(trx, teamId))) {
           await insertTeamDataKeyIfAbsent(trx, { teamId, keyVersion: DATA_KEY_VERSION, wrappedKey: deps.envelope.newDataKey(teamId, DATA_KEY_VERSION).wrapped });
         }
+        const { team: before } = await findCaptureSettings(trx, teamId);
         await upsertTeamCaptureSettings(trx, teamId, { ...changes, effectiveRetentionDays });
+        // The patterns are counted, not quoted: a pattern may spell out what it hides.
         await writeAudit(trx, {
           teamId,
           actorUserId: userId,
           action: 'prompt_capture.updated',
           targetType: 'team',
           targetId: teamId,
-          details: { enabled: changes.enabled, retentionDays: changes.retentionDays, redactionPatterns: changes.redactionPatterns.length },
+          before: { enabled: before?.enabled ?? false, retentionDays: before?.retention_days ?? null, redactionPatterns: before?.redaction_patterns.length ?? 0 },
+          after: { enabled: changes.enabled, retentionDays: changes.retentionDays, redactionPatterns: changes.redactionPatterns.length },
         });
       });
       await dropCachedKeys(teamId, {});
@@ -115,8 +118,17 @@ export function createPromptCaptureService(deps: {
     async updateGroup(userId: string, groupId: string, enabled: boolean) {
       const group = await deps.access.group(groupId, userId, 'group.update');
       await db.transaction().execute(async (trx) => {
+        const before = (await findCaptureSettings(trx, group.team_id)).groups.find((setting) => setting.group_id === groupId);
         await upsertGroupCaptureSetting(trx, group.team_id, groupId, enabled);
-        await writeAudit(trx, { teamId: group.team_id, actorUserId: userId, action: 'prompt_capture.group_updated', targetType: 'synthetic_group', targetId: groupId, details: { enabled } });
+        await writeAudit(trx, {
+          teamId: group.team_id,
+          actorUserId: userId,
+          action: 'prompt_capture.group_updated',
+          targetType: 'synthetic_group',
+          targetId: groupId,
+          before: { enabled: before?.enabled ?? false },
+          after: { enabled },
+        });
       });
       await dropCachedKeys(group.team_id, { groupId });
       return settingsOf(group.team_id);

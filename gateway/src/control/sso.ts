@@ -75,6 +75,7 @@ import {
   insertTeamDataKeyIfAbsent,
   linkSsoIdentity,
   listSsoDomains,
+  listSsoIdentitiesOfUser,
   markEmailVerified,
   markSsoDomainVerified,
   type OutboundGuard,
@@ -86,6 +87,7 @@ import {
   ssoSecretScope,
   takeSsoSignIn,
   teamGroupIds,
+  unlinkSsoIdentity,
   updateGroupMemberRole,
   updateTeamMemberRole,
   upsertSsoProvider,
@@ -162,6 +164,15 @@ export function createSsoService(deps: {
   async function allowed(teamId: string, userId: string): Promise<void> {
     await deps.access.team(teamId, userId, 'sso.manage');
     await requirePlan(teamId);
+  }
+
+  /** The team's IdP, once the caller may see `memberId`'s links: a team admin, or the member themself (404 for a non-member). */
+  async function memberAtIdp(userId: string, teamId: string, memberId: string) {
+    await deps.access.team(teamId, userId, userId === memberId ? 'team.members.view' : 'sso.manage');
+    await requirePlan(teamId);
+    const provider = await findSsoProvider(db, teamId);
+    if (!provider || !(await findTeamRole(db, teamId, memberId))) throw new NotFoundError(provider ? 'Team member' : 'Identity provider');
+    return { provider };
   }
 
   /** Calls the IdP through the outbound guard's dispatcher: every address it connects to is checked. */
@@ -346,6 +357,7 @@ export function createSsoService(deps: {
         .transaction()
         .execute(async (trx) => {
           const claimed = await ssoDomainsOwnedElsewhere(trx, id, domains);
+          const existingDomains = existing ? (await listSsoDomains(trx, existing.id)).map((row) => row.domain) : [];
           if (claimed.length > 0) throw new ConflictError(`${claimed.join(', ')} already ${claimed.length === 1 ? 'belongs' : 'belong'} to another team's identity provider`);
           const provider = await upsertSsoProvider(trx, {
             id,
@@ -361,18 +373,24 @@ export function createSsoService(deps: {
             updated_by: userId,
           });
           await replaceSsoDomains(trx, id, domains, () => randomBytes(16).toString('hex'));
-          const before = existing ? { issuer: existing.issuer, clientId: existing.client_id, enforced: existing.enforced, groupsClaim: existing.groups_claim, defaultTeamRole: existing.default_team_role, mappings: existing.role_mappings } : null;
+          const before = existing && {
+            issuer: existing.issuer,
+            clientId: existing.client_id,
+            domains: existingDomains,
+            enforced: existing.enforced,
+            groupsClaim: existing.groups_claim,
+            defaultTeamRole: existing.default_team_role,
+            mappings: existing.role_mappings,
+          };
           await writeAudit(trx, {
             teamId: input.teamId,
             actorUserId: userId,
             action: existing ? 'sso.updated' : 'sso.configured',
             targetType: 'sso_provider',
             targetId: id,
-            details: {
-              before,
-              after: { issuer, clientId: input.clientId, domains, enforced: input.enforced, groupsClaim: input.groupsClaim, defaultTeamRole: input.defaultTeamRole, mappings: input.mappings },
-              clientSecret: input.clientSecret === undefined ? 'unchanged' : '[redacted]',
-            },
+            ...(before && { before }),
+            after: { issuer, clientId: input.clientId, domains, enforced: input.enforced, groupsClaim: input.groupsClaim, defaultTeamRole: input.defaultTeamRole, mappings: input.mappings },
+            details: { clientSecret: input.clientSecret === undefined ? 'unchanged' : '[redacted]' },
           });
           return provider;
         })
@@ -387,8 +405,10 @@ export function createSsoService(deps: {
       await allowed(teamId, userId);
       await db.transaction().execute(async (trx) => {
         const provider = await findSsoProvider(trx, teamId);
-        if (!provider || !(await deleteSsoProvider(trx, teamId))) throw new NotFoundError('Identity provider');
-        await writeAudit(trx, { teamId, actorUserId: userId, action: 'sso.removed', targetType: 'sso_provider', targetId: provider.id, details: { issuer: provider.issuer } });
+        if (!provider) throw new NotFoundError('Identity provider');
+        const domains = (await listSsoDomains(trx, provider.id)).map((row) => row.domain);
+        if (!(await deleteSsoProvider(trx, teamId))) throw new NotFoundError('Identity provider');
+        await writeAudit(trx, { teamId, actorUserId: userId, action: 'sso.removed', targetType: 'sso_provider', targetId: provider.id, before: { issuer: provider.issuer, clientId: provider.client_id, domains, enforced: provider.enforced } });
       });
     },
 
@@ -404,8 +424,18 @@ export function createSsoService(deps: {
       const found = await deps.resolveTxt(name);
       if (found.outcome === 'found' && found.values.includes(value)) {
         await db.transaction().execute(async (trx) => {
-          await markSsoDomainVerified(trx, provider.id, domain, now());
-          await writeAudit(trx, { teamId, actorUserId: userId, action: 'sso.domain_verified', targetType: 'sso_provider', targetId: provider.id, details: { domain, record: name } });
+          const verifiedAt = now();
+          await markSsoDomainVerified(trx, provider.id, domain, verifiedAt);
+          await writeAudit(trx, {
+            teamId,
+            actorUserId: userId,
+            action: 'sso.domain_verified',
+            targetType: 'sso_provider',
+            targetId: provider.id,
+            before: { domain, verifiedAt: null },
+            after: { domain, verifiedAt: verifiedAt.toISOString() },
+            details: { record: name },
+          });
         });
         return { provider: await view(provider) };
       }
@@ -416,6 +446,38 @@ export function createSsoService(deps: {
         failed: `the DNS look-up of ${name} failed (${found.outcome === 'failed' ? found.reason : ''}); try again later`,
       }[found.outcome];
       throw new ValidationError('domain', `domain: ${domain} is not verified: ${problem}`);
+    },
+
+    /**
+     * The identities a member's account is linked to at the team's IdP, for a team admin or the
+     * member themself; 404 for anyone who is not the team's member (or no IdP). A link at
+     * another team's IdP is never shown.
+     */
+    async identities(userId: string, teamId: string, memberId: string) {
+      const { provider } = await memberAtIdp(userId, teamId, memberId);
+      const rows = await listSsoIdentitiesOfUser(db, provider.issuer, memberId);
+      return { userId: memberId, identities: rows.map((row) => ({ issuer: row.issuer, subject: row.subject, linkedAt: row.created_at })) };
+    },
+
+    /**
+     * Unlinks a member's account from its subject at the team's IdP (audited). The person's
+     * next SSO sign-in links again by the usual rules: their address, when the account is
+     * still the team's member and its domain verified.
+     */
+    async unlinkIdentity(userId: string, teamId: string, memberId: string) {
+      const { provider } = await memberAtIdp(userId, teamId, memberId);
+      await db.transaction().execute(async (trx) => {
+        const removed = await unlinkSsoIdentity(trx, provider.issuer, memberId);
+        if (!removed) throw new NotFoundError('Linked identity');
+        await writeAudit(trx, {
+          teamId,
+          actorUserId: userId,
+          action: 'sso.identity_unlinked',
+          targetType: 'user',
+          targetId: memberId,
+          before: { issuer: removed.issuer, subject: removed.subject, linkedAt: new Date(removed.created_at).toISOString() },
+        });
+      });
     },
 
     /** Step 1: the IdP's authorization URL for this address. */

@@ -1,5 +1,5 @@
-// /api/sso: a team's identity provider and its domains' DNS verification (team admins,
-// Enterprise); /api/auth/sso: signing in
+// /api/sso: a team's identity provider, its domains' DNS verification and the identities its
+// members' accounts are linked to (team admins, Enterprise); /api/auth/sso: signing in
 // through it (start: the IdP's URL for an address; callback: the query the IdP sent the
 // browser back with, answered with a session).
 import { GROUP_ROLES, TEAM_ROLES } from '@spendgate/core';
@@ -7,7 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { SsoService } from '../../control/sso.ts';
 import { useZod } from '../../zod-provider.ts';
-import { answer, Session, SsoSettings, SsoStart } from '../answers.ts';
+import { answer, Session, SsoIdentities, SsoSettings, SsoStart } from '../answers.ts';
 import { ok } from '../reply.ts';
 import { Email, text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
@@ -36,6 +36,7 @@ const SettingsBody = z.strictObject({
 });
 const TeamQuery = z.object({ teamId: TeamId });
 const VerifyBody = z.strictObject({ teamId: TeamId, domain: Domain });
+const MemberQuery = z.object({ teamId: TeamId, userId: z.uuid('must be a user id') });
 const StartBody = z.strictObject({ email: Email });
 const CallbackBody = z.strictObject({
   params: z
@@ -55,6 +56,19 @@ export const ssoSettingsRoutes =
     );
     api.post('/verify-domain', { schema: { summary: "Verify a domain of the team's identity provider by its DNS TXT record (team admins, Enterprise)", body: VerifyBody, response: { 200: answer(SsoSettings) } } }, async (request) =>
       ok(await deps.sso.verifyDomain(signedIn(request).userId, request.body.teamId, request.body.domain), `${request.body.domain} verified`),
+    );
+    api.get(
+      '/identities',
+      { schema: { summary: "The identities a member's account is linked to at the team's identity provider (team admins, or the member themself; Enterprise)", querystring: MemberQuery, response: { 200: answer(SsoIdentities) } } },
+      async (request) => ok(await deps.sso.identities(signedIn(request).userId, request.query.teamId, request.query.userId)),
+    );
+    api.delete(
+      '/identities',
+      { schema: { summary: "Unlink a member's account from its identity at the team's identity provider (team admins, or the member themself; Enterprise)", querystring: MemberQuery, response: { 200: answer(z.null()) } } },
+      async (request) => {
+        await deps.sso.unlinkIdentity(signedIn(request).userId, request.query.teamId, request.query.userId);
+        return ok(null, 'Identity unlinked');
+      },
     );
     api.delete('/', { schema: { summary: "Remove the team's identity provider (team admins, Enterprise)", querystring: TeamQuery, response: { 200: answer(z.null()) } } }, async (request) => {
       await deps.sso.remove(signedIn(request).userId, request.query.teamId);

@@ -35,9 +35,16 @@ export async function listGpuIngestKeys(db: Db, teamId: string) {
   return db.selectFrom('gpu_ingest_keys').selectAll().where('team_id', '=', teamId).where('revoked_at', 'is', null).orderBy('created_at').orderBy('id').execute();
 }
 
-export async function revokeGpuIngestKey(db: Db, teamId: string, id: string, at: Date): Promise<boolean> {
-  const result = await db.updateTable('gpu_ingest_keys').set({ revoked_at: at }).where('team_id', '=', teamId).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+/** Revokes a live key of the team; answers its name and prefix, undefined when there was none. */
+export async function revokeGpuIngestKey(db: Db, teamId: string, id: string, at: Date) {
+  return db
+    .updateTable('gpu_ingest_keys')
+    .set({ revoked_at: at })
+    .where('team_id', '=', teamId)
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .returning(['name', 'key_prefix'])
+    .executeTakeFirst();
 }
 
 /** The live ingest key with this hash (its team), marked used now; undefined when none. */

@@ -111,6 +111,16 @@ export async function findSsoSubjectOfUser(db: Db, issuer: string, userId: strin
   return (await db.selectFrom('sso_identities').select('subject').where('issuer', '=', issuer).where('user_id', '=', userId).executeTakeFirst())?.subject;
 }
 
+/** The IdP identities an account is linked to at an issuer (at most one), oldest first. */
+export async function listSsoIdentitiesOfUser(db: Db, issuer: string, userId: string) {
+  return db.selectFrom('sso_identities').select(['issuer', 'subject', 'created_at']).where('issuer', '=', issuer).where('user_id', '=', userId).orderBy('created_at').execute();
+}
+
+/** Unlinks an account from its subject at an issuer; answers the link removed, undefined when there was none. */
+export async function unlinkSsoIdentity(db: Db, issuer: string, userId: string) {
+  return db.deleteFrom('sso_identities').where('issuer', '=', issuer).where('user_id', '=', userId).returning(['issuer', 'subject', 'created_at']).executeTakeFirst();
+}
+
 /**
  * Links an IdP subject to an account unless either is linked already (two first sign-ins
  * racing), then answers whether the subject is now this account's: false when the subject
