@@ -3,11 +3,12 @@
  * on loopback (e2e/fakes/oidc-idp.ts, oidc-provider), in each run mode: an Enterprise team's
  * admin sets the IdP up in the Team screen's Single sign-on panel (issuer, client, secret,
  * domain, a group mapped to Admin), sees the domain "Not verified" with the DNS TXT record to
- * publish, is told what DNS answered when Verify finds nothing, publishes the record on a local
+ * publish (each field with a Copy button that fills the clipboard), is told what DNS answered when Verify finds nothing, publishes the record on a local
  * DNS server (e2e/fakes/dns-server.ts, the gateway's DNS_SERVERS) and verifies it; then a person of the domain, in a fresh browser, chooses
  * "Sign in with SSO" on /login, enters their work address, signs in on the IdP's own login
  * and consent pages, comes back through /sso/callback and lands on the dashboard, signed in,
- * an admin of the team as the mapping says. Enforced, a password sign-in for the domain is
+ * an admin of the team as the mapping says; the admin then sees that person's linked identity
+ * and unlinks it after a confirmation. Enforced, a password sign-in for the domain is
  * refused with the spec's message and the SSO form opens with the address kept. A team on
  * the free trial is told SSO is on the Enterprise plan. Screenshots at 1280 and 390 px, no
  * sideways scroll, no critical or serious axe-core violation.
@@ -72,8 +73,13 @@ describe.skipIf(!hasChromium)('single sign-on in the console', () => {
       expect(record).toEqual({ type: 'TXT', name: '_spendgate-challenge.acme.example', value: expect.stringMatching(/^spendgate-domain-verification=/) });
       const domainState = panel.getByRole('region', { name: 'Domain verification' }).getByRole('listitem');
       await domainState.getByText('Not verified').waitFor();
-      await domainState.getByText(record.name, { exact: true }).waitFor();
-      await domainState.getByText(record.value, { exact: true }).waitFor();
+      expect(await domainState.getByLabel('TXT name for acme.example', { exact: true }).inputValue()).toBe(record.name);
+      expect(await domainState.getByLabel('TXT value for acme.example', { exact: true }).inputValue()).toBe(record.value);
+      // Copy puts the value on the clipboard and says so, as the key and snippet fields do.
+      await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+      await domainState.getByRole('button', { name: 'Copy TXT value for acme.example' }).click();
+      await domainState.getByRole('status').getByText('Copied', { exact: true }).waitFor();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(record.value);
       await domainState.getByRole('button', { name: 'Verify acme.example' }).click();
       await domainState
         .getByRole('alert')
@@ -118,6 +124,29 @@ describe.skipIf(!hasChromium)('single sign-on in the console', () => {
       expect(stored).toMatchObject({ email: 'ada@acme.example', name: 'Ada Lovelace', emailVerified: true });
       const members = await callApi(spendgate.url, 'GET', `/team/members/${admin.teamId}`, { token: admin.token });
       expect(JSON.stringify(members.body.data)).toContain('ada@acme.example');
+      expect(profiles.pageErrors).toEqual([]);
+    }, 180_000);
+
+    it("shows an admin a member's linked identity and unlinks it after a confirmation", async () => {
+      const ada = (await callApi(spendgate.url, 'GET', `/team/members/${admin.teamId}`, { token: admin.token })).body.data.find((member: { email: string }) => member.email === 'ada@acme.example');
+      for (const width of [1280, 390]) {
+        const shot = await profiles.open('/dashboard/settings/team', { as: admin, width });
+        const section = shot.getByRole('region', { name: 'Linked identities' });
+        await section.getByLabel('Member').selectOption(ada.id);
+        await section.getByRole('button', { name: 'Unlink ada@acme.example' }).waitFor();
+        await checkPage(shot, `sso-${mode}-identities-${width}`);
+      }
+      const page = await profiles.open('/dashboard/settings/team', { as: admin, width: 390 });
+      const section = page.getByRole('region', { name: 'Linked identities' });
+      await section.getByLabel('Member').selectOption(ada.id);
+      await section.getByRole('button', { name: 'Unlink ada@acme.example' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Unlink this identity?' });
+      await dialog.getByText(`ada@acme.example will no longer be linked to ada@acme.example at ${idp.issuer}.`).waitFor();
+      await checkPage(page, `sso-${mode}-unlink-390`);
+      await dialog.getByRole('button', { name: 'Unlink identity' }).click();
+      await section.getByText('ada@acme.example is not linked to an identity at your identity provider.').waitFor();
+      const linked = await callApi(spendgate.url, 'GET', `/sso/identities?teamId=${admin.teamId}&userId=${ada.id}`, { token: admin.token });
+      expect(linked.body.data.identities).toEqual([]);
       expect(profiles.pageErrors).toEqual([]);
     }, 180_000);
 

@@ -1,6 +1,6 @@
 /**
- * Single sign-on: an admin's changes to the team's identity provider (and the DNS proof of
- * its domains), and the two steps of
+ * Single sign-on: an admin's changes to the team's identity provider (the DNS proof of its
+ * domains, unlinking a member's identity), and the two steps of
  * signing in through one (the IdP's URL for an address; the query it sends the browser back
  * with, traded for a session that is stored as a password sign-in's is).
  */
@@ -26,6 +26,12 @@ export const removeSsoMutation = (queryClient: QueryClient) =>
   mutationOptions({
     mutationFn: (teamId: string) => apiData<null>('DELETE', '/sso', { query: { teamId }, fallback: 'Failed to remove single sign-on' }),
     onSuccess: (_answer, teamId) => queryClient.setQueryData<SsoSettings>(ssoKeys.settings(teamId), { provider: null }),
+  });
+
+export const unlinkSsoIdentityMutation = (queryClient: QueryClient) =>
+  mutationOptions({
+    mutationFn: (input: { teamId: string; userId: string }) => apiData<null>('DELETE', '/sso/identities', { query: input, fallback: 'Failed to unlink the identity' }),
+    onSuccess: (_answer, input) => queryClient.invalidateQueries({ queryKey: ssoKeys.identities(input.teamId, input.userId) }),
   });
 
 export const startSsoMutation = () =>

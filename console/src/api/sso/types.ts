@@ -48,6 +48,12 @@ export interface SsoSettingsInput {
   mappings: SsoMapping[];
 }
 
+/** The identities a member's account is linked to at the team's identity provider. */
+export interface SsoIdentities {
+  userId: string;
+  identities: { issuer: string; subject: string; linkedAt: string }[];
+}
+
 export interface SsoStart {
   /** The identity provider's sign-in page. */
   url: string;

@@ -7,17 +7,20 @@
  * record shown beside it is published and Verify finds it), whether password sign-in is
  * refused for them, the ID-token claim listing a person's groups, the role of someone in no mapped
  * group, and each IdP group's team role and, optionally, its role in one of the team's groups.
+ * Below the form, a member's linked identities at the IdP, each with Unlink (confirmed).
  */
 import { planTerms, singleSignOnRefusal } from '@spendgate/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { groupsQuery } from '../../api/groups/queries.ts';
-import { removeSsoMutation, saveSsoMutation, verifySsoDomainMutation } from '../../api/sso/mutations.ts';
-import { ssoSettingsQuery } from '../../api/sso/queries.ts';
+import { removeSsoMutation, saveSsoMutation, unlinkSsoIdentityMutation, verifySsoDomainMutation } from '../../api/sso/mutations.ts';
+import { ssoIdentitiesQuery, ssoSettingsQuery } from '../../api/sso/queries.ts';
 import type { SsoDomainVerification, SsoMapping, SsoProvider } from '../../api/sso/types.ts';
-import { teamSeatsQuery } from '../../api/team/queries.ts';
+import { teamMembersQuery, teamSeatsQuery } from '../../api/team/queries.ts';
 import { salesMailto } from '../../shared/config.ts';
 import { FormError } from '../auth/AuthCard.tsx';
+import { ConfirmDialog } from '../ui/ConfirmDialog.tsx';
+import { CopyField } from '../ui/CopyField.tsx';
 import { SelectInput, TextInput } from '../ui/Field.tsx';
 import { ErrorState, LoadingState } from '../ui/States.tsx';
 import '../../styles/sso.css';
@@ -95,20 +98,10 @@ function DomainVerification({ teamId, domains }: { teamId: string; domains: SsoD
             {!verifiedAt && (
               <>
                 <p className="settings-panel__text">Publish this TXT record at your DNS provider, then verify:</p>
-                <dl className="sso-record">
-                  <dt>Type</dt>
-                  <dd>
-                    <code>{record.type}</code>
-                  </dd>
-                  <dt>Name</dt>
-                  <dd>
-                    <code>{record.name}</code>
-                  </dd>
-                  <dt>Value</dt>
-                  <dd>
-                    <code>{record.value}</code>
-                  </dd>
-                </dl>
+                <div className="sso-record">
+                  <CopyField label={`TXT name for ${domain}`} value={record.name} />
+                  <CopyField label={`TXT value for ${domain}`} value={record.value} />
+                </div>
                 {verify.isError && verify.variables?.domain === domain && <FormError error={verify.error} />}
                 <button type="button" className="button button--ghost" disabled={verify.isPending} aria-label={`Verify ${domain}`} onClick={() => verify.mutate({ teamId, domain })}>
                   {verify.isPending && verify.variables?.domain === domain ? 'Looking up the record…' : 'Verify'}
@@ -227,11 +220,75 @@ function SsoForm({ teamId, provider }: { teamId: string; provider: SsoProvider |
   );
 }
 
+const linkedDate = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
+
+/** A chosen member's identity at the IdP, and Unlink after a confirmation. */
+function LinkedIdentities({ teamId }: { teamId: string }) {
+  const queryClient = useQueryClient();
+  const members = useQuery(teamMembersQuery(teamId));
+  const [userId, setUserId] = useState('');
+  const identities = useQuery({ ...ssoIdentitiesQuery(teamId, userId), enabled: userId !== '' });
+  const unlink = useMutation(unlinkSsoIdentityMutation(queryClient));
+  const [confirming, setConfirming] = useState<{ subject: string; issuer: string } | null>(null);
+  const member = members.data?.find((candidate) => candidate.id === userId);
+  return (
+    <section className="settings-panel" aria-labelledby="sso-identities-title">
+      <h3 id="sso-identities-title" className="sso-subtitle">
+        Linked identities
+      </h3>
+      <p className="settings-panel__text">A member's account is linked to their identity at your identity provider at their first single sign-on. Unlinked, their next sign-in links it again if the account is still in the team and its address in a verified domain.</p>
+      <SelectInput label="Member" id="sso-identities-member" value={userId} onChange={(event) => setUserId(event.target.value)}>
+        <option value="">Choose a member</option>
+        {(members.data ?? []).map((candidate) => (
+          <option key={candidate.id} value={candidate.id}>
+            {candidate.name ? `${candidate.name} (${candidate.email})` : candidate.email}
+          </option>
+        ))}
+      </SelectInput>
+      {identities.isError && <ErrorState error={identities.error} title="The linked identities could not be loaded" onRetry={() => identities.refetch()} retrying={identities.isFetching} />}
+      {identities.data &&
+        (identities.data.identities.length === 0 ? (
+          <p className="settings-panel__text">{member?.email ?? 'This member'} is not linked to an identity at your identity provider.</p>
+        ) : (
+          <ul className="sso-identity-list">
+            {identities.data.identities.map((identity) => (
+              <li key={identity.subject} className="sso-identity">
+                <span className="sso-identity__subject">{identity.subject}</span>
+                <span className="settings-panel__text">linked {linkedDate.format(new Date(identity.linkedAt))}</span>
+                <button type="button" className="button button--ghost button--small" aria-label={`Unlink ${identity.subject}`} onClick={() => setConfirming(identity)}>
+                  Unlink
+                </button>
+              </li>
+            ))}
+          </ul>
+        ))}
+      {confirming && (
+        <ConfirmDialog
+          title="Unlink this identity?"
+          confirmLabel={unlink.isPending ? 'Unlinking…' : 'Unlink identity'}
+          destructive
+          busy={unlink.isPending}
+          error={unlink.error?.message}
+          onConfirm={() => unlink.mutate({ teamId, userId }, { onSuccess: () => setConfirming(null) })}
+          onCancel={() => setConfirming(null)}
+        >
+          {`${member?.email ?? 'This account'} will no longer be linked to ${confirming.subject} at ${confirming.issuer}.`}
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}
+
 function EnterpriseSso({ teamId }: { teamId: string }) {
   const settings = useQuery(ssoSettingsQuery(teamId));
   if (settings.isPending) return <LoadingState label="Loading single sign-on…" />;
   if (settings.isError) return <ErrorState error={settings.error} title="Single sign-on could not be loaded" onRetry={() => settings.refetch()} retrying={settings.isFetching} />;
-  return <SsoForm teamId={teamId} provider={settings.data.provider} />;
+  return (
+    <>
+      <SsoForm teamId={teamId} provider={settings.data.provider} />
+      {settings.data.provider && <LinkedIdentities teamId={teamId} />}
+    </>
+  );
 }
 
 /** The team's plan first: the form only where the plan has single sign-on. */
