@@ -14,8 +14,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type App, buildApp } from '@spendgate/gateway';
 import { loadConfig } from '@spendgate/store';
+import { connectTestRedis, deleteKeysWithPrefix, openTestSqlStore, replicaUrlOf, uniquePrefix } from '@spendgate/store/testing';
 import { startWorker } from '@spendgate/worker';
-import { connectTestRedis, deleteKeysWithPrefix, openTestSqlStore, uniquePrefix } from '@spendgate/store/testing';
 
 export type TestMode = 'embedded' | 'scaled';
 
@@ -91,13 +91,25 @@ export interface StartOptions {
   resolveHost?: (hostname: string) => Promise<string[]>;
   /** The clock trials and subscriptions are read on (e.g. to move past a trial's end). */
   clock?: () => Date;
-  /** Scaled mode: a streaming replica of TEST_DATABASE_URL's server (store's pg-replica.ts) serving the usage reads. */
-  readReplica?: { url: string; maxLagSeconds?: number };
+  /**
+   * Scaled mode: a streaming replica of TEST_DATABASE_URL's server (store's pg-replica.ts) serving the usage reads,
+   * also to the gateways joining by `peer`; `freshReadMs` shortens this gateway's fresh-read window.
+   */
+  readReplica?: { url: string; maxLagSeconds?: number; freshReadMs?: number };
   /** Scaled mode: the Redis to run on (default TEST_REDIS_URL), e.g. TEST_REDIS_CLUSTER_URL's cluster. */
   redisUrl?: string;
 }
 
 const running = new Map<string, RunningSpendgate>();
+
+/** DATABASE_READ_URL (and its lag limit) of a peer gateway reading from `readReplica`'s copy of `databaseUrl`. */
+function readReplicaEnv(databaseUrl: string, readReplica: StartOptions['readReplica']): Record<string, string> {
+  if (!readReplica) return {};
+  return {
+    DATABASE_READ_URL: replicaUrlOf(databaseUrl, readReplica.url),
+    ...(readReplica.maxLagSeconds === undefined ? {} : { DATABASE_READ_MAX_LAG_SECONDS: String(readReplica.maxLagSeconds) }),
+  };
+}
 
 /** The Spendgate this test process started at `url` (for helpers given only its address). */
 export function runningAt(url: string): RunningSpendgate {
@@ -147,7 +159,7 @@ export async function startSpendgate(mode: TestMode, name: string, options: Star
   const spendgate: RunningSpendgate = {
     app: started.app,
     url: started.url,
-    ...(mode === 'scaled' ? { peer: { env: { ...env, DATABASE_URL: sql.url }, redisPrefix } } : {}),
+    ...(mode === 'scaled' ? { peer: { env: { ...env, DATABASE_URL: sql.url, ...readReplicaEnv(sql.url!, options.readReplica) }, redisPrefix } } : {}),
     restart: async () => {
       await stop();
       started = await start();

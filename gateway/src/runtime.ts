@@ -40,7 +40,11 @@ export interface RuntimeOptions extends StoreOptions {
 }
 
 export async function createRuntime(config: Config, options: RuntimeOptions & { log: FastifyBaseLogger }) {
-  const stores: Stores<JobPayloads> = await openStores<JobPayloads>(config, options);
+  // Only the gateway reads from replicas: the worker's stores open none.
+  const stores: Stores<JobPayloads> = await openStores<JobPayloads>(config, {
+    ...options,
+    readReplicas: { urls: config.databaseReadUrls, maxLagSeconds: config.databaseReadMaxLagSeconds },
+  });
   const catalog = options.catalog ?? priceCatalog;
   await upsertCatalogVersions(
     stores.sql.db,

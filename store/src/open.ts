@@ -17,8 +17,9 @@ import { createBullQueue, createInProcessQueue } from './queue/index.ts';
 import type { JobMap, JobQueue } from './queue/types.ts';
 import { createInProcessRateLimiter, createRedisRateLimiter, type RateLimiter } from './ratelimit/index.ts';
 import { connectRedis, duplicateConnection, type RedisConnection } from './redis-connection.ts';
-import { openSqlStore, type SqlStore, sqlLocationFor } from './sql/connect.ts';
+import { openSqlStore, type ReadReplicaSettings, type SqlStore, sqlLocationFor } from './sql/connect.ts';
 import { migrateToLatest } from './sql/migrate.ts';
+import { shareFreshReads } from './sql/shared-fresh-reads.ts';
 import { ensureUsagePartitions } from './sql/usage-partitions.ts';
 
 const EMBEDDED_DRAIN_TIMEOUT_MS = 10_000;
@@ -62,15 +63,14 @@ export interface StoreOptions {
   redisPrefix?: string;
   /** An already opened SQL store to use instead of the configured one; its opener closes it. */
   sql?: SqlStore;
+  /** Read replicas for the dashboards' reads: the gateway's DATABASE_READ_URL; none by default (the worker reads none). */
+  readReplicas?: ReadReplicaSettings;
   /** Where the queue and the ledger report what goes wrong in the background (default: the shared logger). */
   log?: Logger;
 }
 
-export async function openStores<M extends JobMap>(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'redisUrl'> & Partial<Pick<Config, 'databaseReadUrls' | 'databaseReadMaxLagSeconds'>>,
-  options: StoreOptions = {},
-): Promise<Stores<M>> {
-  const sql = options.sql ?? (await openSqlStore(sqlLocationFor(config)));
+export async function openStores<M extends JobMap>(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'redisUrl'>, options: StoreOptions = {}): Promise<Stores<M>> {
+  const sql = options.sql ?? (await openSqlStore(sqlLocationFor(config, options.readReplicas)));
   const closeSql = options.sql ? async () => {} : () => sql.close();
   const log = options.log ?? sharedLogger();
   await migrateToLatest(sql.db);
@@ -138,7 +138,7 @@ export async function openStores<M extends JobMap>(
   const keyInvalidations = `${prefix}:key-invalidations`;
   return {
     mode: 'scaled',
-    sql,
+    sql: shareFreshReads(sql, ledgerRedis, prefix),
     ledger,
     rateLimiter,
     queue,

@@ -15,9 +15,9 @@ import { boundBodies } from './bodies.ts';
 import { createOpenApiCollector } from './openapi.ts';
 import { sendApiError } from './reply.ts';
 import { advisorRoutes } from './routes/advisor.ts';
+import { alertRoutes } from './routes/alerts.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { authRoutes } from './routes/auth.ts';
-import { alertRoutes } from './routes/alerts.ts';
 import { budgetRoutes } from './routes/budgets.ts';
 import { complianceRoutes } from './routes/compliance.ts';
 import { contactFormRoutes } from './routes/contact-form.ts';
@@ -68,9 +68,10 @@ export const controlPlane =
       request.user = user;
     });
 
-    // The fresh-read rule (store's read-replicas.ts): after a change, its author's reads go to the primary.
+    // The fresh-read rule (store's read-replicas.ts): after a change, its author's reads go to the primary,
+    // on every gateway once the reply is sent (the stamp is shared before it).
     app.addHook('onSend', async (request, reply, payload) => {
-      if (request.user && request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 400) deps.services.usage.wrote(request.user.userId);
+      if (request.user && request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 400) await deps.services.usage.wrote(request.user.userId);
       return payload;
     });
 

@@ -96,7 +96,7 @@ export function createForecastService(deps: { sql: SqlStore; access: Access; que
       const period = query.period ?? thisMonth;
       const scopeId = query.groupId ?? teamId;
       // The forecasts the worker made, from a read replica when there is one; the budget below is read fresh.
-      const reader = deps.sql.readDb(userId);
+      const reader = await deps.sql.readDb(userId);
       const forecast = await readForecast(reader, scopeId, period);
       if (forecast === null && period === thisMonth && !sampleBeingRecorded) {
         await deps.queue.enqueue('forecast', { teamId }, { jobId: `forecast-${teamId}-${now.toISOString().slice(0, 13)}` });

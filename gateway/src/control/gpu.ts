@@ -280,12 +280,12 @@ export function createGpuService(deps: { sql: SqlStore; access: Access; plans: P
 
     async utilization(userId: string, range: GpuRange) {
       await allowed(range.teamId, userId, 'gpu.view');
-      return { from: range.from, to: range.to, hours: await gpuFleetHours(deps.sql.readDb(userId), range) };
+      return { from: range.from, to: range.to, hours: await gpuFleetHours(await deps.sql.readDb(userId), range) };
     },
 
     async heatmap(userId: string, range: GpuRange) {
       await allowed(range.teamId, userId, 'gpu.view');
-      const reader = deps.sql.readDb(userId);
+      const reader = await deps.sql.readDb(userId);
       const [devices, cells] = await Promise.all([listGpuDevices(reader, range.teamId), gpuHourCells(reader, range)]);
       const reporting = new Set(cells.map((cell) => cell.gpuId));
       return { from: range.from, to: range.to, gpus: devices.filter((device) => reporting.has(device.id)).map(gpuRef), cells };
@@ -293,7 +293,7 @@ export function createGpuService(deps: { sql: SqlStore; access: Access; plans: P
 
     async idle(userId: string, range: GpuRange) {
       await allowed(range.teamId, userId, 'gpu.view');
-      const reader = deps.sql.readDb(userId);
+      const reader = await deps.sql.readDb(userId);
       const [devices, prices, stretches] = await Promise.all([devicesById(reader, range.teamId), priceTable(range.teamId), gpuIdleStretches(reader, { ...range, limit: IDLE_LIST_LIMIT })]);
       return {
         from: range.from,
@@ -309,7 +309,7 @@ export function createGpuService(deps: { sql: SqlStore; access: Access; plans: P
     async power(userId: string, range: GpuRange) {
       await allowed(range.teamId, userId, 'gpu.view');
       const models = new Map<string | null, { model: string | null; wattMinutes: number; hours: { hour: Date; gpus: number; meanPowerW: number | null }[] }>();
-      for (const row of await gpuPowerHours(deps.sql.readDb(userId), range)) {
+      for (const row of await gpuPowerHours(await deps.sql.readDb(userId), range)) {
         const entry = models.get(row.model) ?? { model: row.model, wattMinutes: 0, hours: [] };
         entry.wattMinutes += row.wattMinutes;
         entry.hours.push({ hour: row.hour, gpus: row.gpus, meanPowerW: row.meanPowerW });
@@ -325,7 +325,7 @@ export function createGpuService(deps: { sql: SqlStore; access: Access; plans: P
     /** £ wasted by idle and idle-held minutes in the range, per cluster, host, GPU and (idle-held) process. */
     async waste(userId: string, range: GpuRange) {
       await allowed(range.teamId, userId, 'gpu.view');
-      const reader = deps.sql.readDb(userId);
+      const reader = await deps.sql.readDb(userId);
       const [devices, prices, perGpu, perProcess] = await Promise.all([
         devicesById(reader, range.teamId),
         priceTable(range.teamId),

@@ -69,7 +69,7 @@ export function createRequestLog(deps: UsageDeps) {
       const scope = await usageScope(deps, userId, query);
       const limit = query.limit ?? REQUEST_LOG_PAGE.default;
       const { from, to } = scope.filter('day');
-      const events = await requestLogPage(deps.sql.readDb(userId), {
+      const events = await requestLogPage(await deps.sql.readDb(userId), {
         teamId: scope.teamId,
         from,
         to,

@@ -32,11 +32,11 @@ import {
   findSubscription,
   findTeam,
   findTeamSubscription,
-  invoiceInput,
   insertUsageRecord,
+  invalidateAccountKeys,
+  invoiceInput,
   invoiceLineItems,
   type KeyCache,
-  invalidateAccountKeys,
   listInvoiceLines,
   listInvoices,
   planSegments,
@@ -237,7 +237,7 @@ export function createSubscriptionService(deps: { sql: SqlStore; access: Access;
     async billing(userId: string) {
       const subscription = await ownSubscription(userId);
       // The subscription is read fresh (ownSubscription); its invoices list from a read replica when there is one.
-      return (await listInvoices(deps.sql.readDb(userId), subscription.id)).map(invoiceView);
+      return (await listInvoices(await deps.sql.readDb(userId), subscription.id)).map(invoiceView);
     },
 
     /** One invoice of the account's, with its lines and where to read what each counts. */

@@ -211,7 +211,7 @@ export function createUsageAnalytics(deps: UsageDeps) {
   return {
     /** Totals over the range: tokens by category, requests, cost in GBP and USD, latency percentiles. */
     async summary(userId: string, query: UsageQuery) {
-      return totalsIn(deps.sql.readDb(userId), await scopeOf(userId, query), query);
+      return totalsIn(await deps.sql.readDb(userId), await scopeOf(userId, query), query);
     },
 
     /** The default range's totals of a group the caller was already checked for (a group's view). */
@@ -267,7 +267,7 @@ export function createUsageAnalytics(deps: UsageDeps) {
     /** Cost, requests and tokens per day (or per hour), every bucket of the range present. */
     async series(userId: string, query: UsageQuery) {
       const scope = await scopeOf(userId, query);
-      const reader = deps.sql.readDb(userId);
+      const reader = await deps.sql.readDb(userId);
       const grain = scope.granularity;
       const rows = await rollupSeries(reader, scope.filter(grain));
       const byStart = new Map(rows.map((row) => [row.bucketStart.getTime(), row.sums]));
@@ -290,7 +290,7 @@ export function createUsageAnalytics(deps: UsageDeps) {
       const lastMonthStart = `${addDays(monthStart, -1).slice(0, 7)}-01`;
       const lastMonthEnd = addDays(monthStart, -1);
       const cumulative = async (first: string, last: string) => {
-        const rows = await rollupSeries(deps.sql.readDb(userId), current.filter('day', first, last));
+        const rows = await rollupSeries(await deps.sql.readDb(userId), current.filter('day', first, last));
         const byStart = new Map(rows.map((row) => [row.bucketStart.getTime(), row.sums.budgetSpendMicros]));
         const days = [];
         let total = 0n;
@@ -319,7 +319,7 @@ export function createUsageAnalytics(deps: UsageDeps) {
     /** The range's usage split by model, provider, key, group or connection, largest cost first. */
     async distribution(userId: string, query: UsageQuery & { by: RollupDimension }) {
       const scope = await scopeOf(userId, query);
-      const rows = await rollupDistribution(deps.sql.readDb(userId), scope.filter('day'), query.by);
+      const rows = await rollupDistribution(await deps.sql.readDb(userId), scope.filter('day'), query.by);
       const total = rows.reduce((sum, row) => sum + row.sums.budgetSpendMicros, 0n);
       const requests = rows.reduce((sum, row) => sum + row.sums.requests, 0n);
       const labels = await labelsOf(scope.teamId, query.by, rows.map((row) => row.value));

@@ -170,7 +170,7 @@ export function createUsageExport(deps: UsageDeps) {
     async open(userId: string, query: UsageExportQuery): Promise<{ filename: string; stream: Readable }> {
       const scope = await usageScope(deps, userId, { ...query, granularity: undefined });
       // The export's rows come from a read replica when there is one (read-replicas.ts).
-      const db = deps.sql.readDb(userId);
+      const db = await deps.sql.readDb(userId);
       const team = await db.selectFrom('teams').select(['name']).where('id', '=', scope.teamId).executeTakeFirstOrThrow();
       const { format, granularity } = query;
       const { timeZone } = scope;

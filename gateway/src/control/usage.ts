@@ -36,21 +36,21 @@ export function createUsageService(deps: { sql: SqlStore; access: Access; analyt
     },
 
     /** `userId` changed something: their usage reads go to the primary for a while (the fresh-read rule). */
-    wrote(userId: string) {
-      deps.sql.wrote(userId);
+    wrote(userId: string): Promise<void> {
+      return deps.sql.wrote(userId);
     },
 
     /**
      * How far behind the usage figures `userId` reads may be: 0 when they read from the
      * primary (no replica serves, or they just changed something), else the largest lag
-     * of the replicas serving reads (store's read-replicas.ts).
+     * of the replicas serving reads, as their reads go to each in turn (store's read-replicas.ts).
      */
-    freshness(userId: string) {
+    async freshness(userId: string) {
       const replicas = deps.sql.replicaLag();
       const serving = replicas.filter((replica) => replica.serving).map((replica) => replica.lagSeconds ?? 0);
-      const onPrimary = deps.sql.readDb(userId) === deps.sql.db;
+      const onPrimary = serving.length === 0 || (await deps.sql.wroteRecently(userId));
       return {
-        behindSeconds: onPrimary || serving.length === 0 ? 0 : Math.max(...serving),
+        behindSeconds: onPrimary ? 0 : Math.max(...serving),
         replicas: replicas.map(({ lagSeconds, serving }) => ({ lagSeconds: lagSeconds ?? null, serving })),
       };
     },

@@ -7,7 +7,7 @@ import pg from 'pg';
 import type { Config } from '../config.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { openPGliteProcess, type PGliteLocation } from './pglite-process.ts';
-import { createReadReplicas, type ReplicaLag } from './read-replicas.ts';
+import { createReadReplicas, FRESH_READ_MS, type ReplicaLag } from './read-replicas.ts';
 import type { Database } from './schema.ts';
 
 export interface SqlStore {
@@ -18,9 +18,13 @@ export interface SqlStore {
    * when there is none, none is well, or `userId` changed something a moment ago (the
    * fresh-read rule, read-replicas.ts). A read that needs fresh data uses `db`.
    */
-  readDb(userId?: string): Kysely<Database>;
-  /** `userId` just changed something: their reads go to the primary for a while. */
-  wrote(userId: string): void;
+  readDb(userId?: string): Promise<Kysely<Database>>;
+  /** `userId` just changed something: their reads go to the primary for `freshReadMs`. */
+  wrote(userId: string): Promise<void>;
+  /** Whether `userId` changed something within the last `freshReadMs` (so reads the primary). */
+  wroteRecently(userId: string): Promise<boolean>;
+  /** How long a user reads from the primary after a change (read-replicas.ts' FRESH_READ_MS unless set). */
+  freshReadMs: number;
   /** Each read replica's lag at its last probe (none in the embedded mode). */
   replicaLag(): ReplicaLag[];
   /** Measures every read replica's lag now (it is also measured every 2 s). */
@@ -33,18 +37,30 @@ export interface SqlStore {
 }
 
 export type SqlLocation =
-  | { kind: 'postgres'; url: string; poolSize?: number; readUrls?: string[] | undefined; maxReplicaLagSeconds?: number | undefined }
+  | {
+      kind: 'postgres';
+      url: string;
+      poolSize?: number;
+      readUrls?: string[] | undefined;
+      maxReplicaLagSeconds?: number | undefined;
+      /** The fresh-read window (default FRESH_READ_MS); tests shorten it. */
+      freshReadMs?: number | undefined;
+    }
   | ({ kind: 'pglite' } & PGliteLocation);
 
 const INT8_OID = 20;
 const DEFAULT_MAX_REPLICA_LAG_SECONDS = 30;
 
-/** PostgreSQL (and DATABASE_READ_URL's replicas) when DATABASE_URL is set, else PGlite in DATA_DIR/pg. */
-export function sqlLocationFor(
-  config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'databaseReadUrls' | 'databaseReadMaxLagSeconds'>>,
-): SqlLocation {
+/** Read replicas to open beside the primary: the gateway's (DATABASE_READ_URL), no other process's. */
+export interface ReadReplicaSettings {
+  urls: string[];
+  maxLagSeconds: number;
+}
+
+/** PostgreSQL (with `replicas`, if given) when DATABASE_URL is set, else PGlite in DATA_DIR/pg. */
+export function sqlLocationFor(config: Pick<Config, 'databaseUrl' | 'dataDir'>, replicas?: ReadReplicaSettings): SqlLocation {
   return config.databaseUrl
-    ? { kind: 'postgres', url: config.databaseUrl, readUrls: config.databaseReadUrls, maxReplicaLagSeconds: config.databaseReadMaxLagSeconds }
+    ? { kind: 'postgres', url: config.databaseUrl, readUrls: replicas?.urls, maxReplicaLagSeconds: replicas?.maxLagSeconds }
     : { kind: 'pglite', dataDir: `${config.dataDir}/pg` };
 }
 
@@ -72,13 +88,16 @@ export async function openSqlStore(location: SqlLocation): Promise<SqlStore> {
       urls: location.readUrls ?? [],
       maxLagSeconds: location.maxReplicaLagSeconds ?? DEFAULT_MAX_REPLICA_LAG_SECONDS,
       pool: (url) => postgresPool(url, poolSize),
+      freshReadMs: location.freshReadMs,
     });
     await replicas.probe();
     return {
       db,
       kind: 'postgres',
-      readDb: replicas.readDb,
-      wrote: replicas.wrote,
+      readDb: async (userId) => replicas.readDb(userId),
+      wrote: async (userId) => replicas.wrote(userId),
+      wroteRecently: async (userId) => replicas.wroteRecently(userId),
+      freshReadMs: location.freshReadMs ?? FRESH_READ_MS,
       replicaLag: replicas.lag,
       probeReplicas: replicas.probe,
       close: async () => {
@@ -93,8 +112,10 @@ export async function openSqlStore(location: SqlLocation): Promise<SqlStore> {
   return {
     db,
     kind: 'pglite',
-    readDb: () => db,
-    wrote: () => {},
+    readDb: async () => db,
+    wrote: async () => {},
+    wroteRecently: async () => false,
+    freshReadMs: FRESH_READ_MS,
     replicaLag: () => [],
     probeReplicas: async () => {},
     close: async () => {

@@ -25,9 +25,10 @@ describe('read replicas, embedded', () => {
   it('reads from the database itself and reports no lag', async () => {
     const store = await openTestSqlStore('pglite');
     try {
-      store.wrote('user-1');
-      expect(store.readDb('user-1')).toBe(store.db);
-      expect(store.readDb()).toBe(store.db);
+      await store.wrote('user-1');
+      expect(await store.readDb('user-1')).toBe(store.db);
+      expect(await store.readDb()).toBe(store.db);
+      expect(await store.wroteRecently('user-1')).toBe(false);
       expect(store.replicaLag()).toEqual([]);
     } finally {
       await store.close();
@@ -45,7 +46,7 @@ describe.skipIf(readUrl === undefined)('read replicas on a streaming replica', (
     await sql`create table replica_probe (id int primary key)`.execute(primary.db);
     store = await openSqlStore({ kind: 'postgres', url: primary.url!, readUrls: [replicaUrlOf(primary.url!, readUrl!)], maxReplicaLagSeconds: 3, poolSize: 2 });
     await until(async () => {
-      await sql`select 1 from replica_probe`.execute(replicaDb());
+      await sql`select 1 from replica_probe`.execute(await replicaDb());
       return true;
     }, 'the test database on the replica');
   }, 60_000);
@@ -59,33 +60,34 @@ describe.skipIf(readUrl === undefined)('read replicas on a streaming replica', (
       await store.probeReplicas();
       return store.replicaLag()[0]?.serving === true;
     }, 'the replica to serve');
-    expect(replicaDb()).not.toBe(store.db);
-    expect((await sql<{ standby: boolean }>`select pg_is_in_recovery() as standby`.execute(replicaDb())).rows[0]!.standby).toBe(true);
-    await sql`select pg_wal_replay_pause()`.execute(replicaDb());
+    expect(await replicaDb()).not.toBe(store.db);
+    expect((await sql<{ standby: boolean }>`select pg_is_in_recovery() as standby`.execute(await replicaDb())).rows[0]!.standby).toBe(true);
+    await sql`select pg_wal_replay_pause()`.execute(await replicaDb());
     try {
       await sql`insert into replica_probe values (1)`.execute(store.db);
       expect(await probeRows(store.db)).toEqual([1]);
-      expect(await probeRows(replicaDb())).toEqual([]);
+      expect(await probeRows(await replicaDb())).toEqual([]);
     } finally {
-      await sql`select pg_wal_replay_resume()`.execute(replicaDb());
+      await sql`select pg_wal_replay_resume()`.execute(await replicaDb());
     }
-    await until(async () => (await probeRows(replicaDb())).length === 1, 'the replica to replay the write');
+    await until(async () => (await probeRows(await replicaDb())).length === 1, 'the replica to replay the write');
   });
 
   it('sends a user who just changed something to the primary (the fresh-read rule), and no one else', async () => {
-    await sql`select pg_wal_replay_pause()`.execute(replicaDb());
+    await sql`select pg_wal_replay_pause()`.execute(await replicaDb());
     try {
       await sql`insert into replica_probe values (2)`.execute(store.db);
-      store.wrote('writer');
-      expect(await probeRows(store.readDb('writer'))).toEqual([1, 2]);
-      expect(await probeRows(store.readDb('reader'))).toEqual([1]);
+      await store.wrote('writer');
+      expect(await store.wroteRecently('writer')).toBe(true);
+      expect(await probeRows(await store.readDb('writer'))).toEqual([1, 2]);
+      expect(await probeRows(await store.readDb('reader'))).toEqual([1]);
     } finally {
-      await sql`select pg_wal_replay_resume()`.execute(replicaDb());
+      await sql`select pg_wal_replay_resume()`.execute(await replicaDb());
     }
   });
 
   it('measures the lag, and skips a replica lagging past its limit until it catches up', async () => {
-    const replica = store.readDb();
+    const replica = await store.readDb();
     await sql`select pg_wal_replay_pause()`.execute(replica);
     try {
       await sql`insert into replica_probe values (3)`.execute(store.db);
@@ -95,8 +97,8 @@ describe.skipIf(readUrl === undefined)('read replicas on a streaming replica', (
         return (store.replicaLag()[0]?.lagSeconds ?? 0) > 3;
       }, 'the paused replica to lag past 3 s');
       expect(store.replicaLag()[0]).toMatchObject({ serving: false });
-      expect(store.readDb()).toBe(store.db);
-      expect(await probeRows(store.readDb())).toContain(3);
+      expect(await store.readDb()).toBe(store.db);
+      expect(await probeRows(await store.readDb())).toContain(3);
     } finally {
       await sql`select pg_wal_replay_resume()`.execute(replica);
     }
@@ -113,7 +115,7 @@ describe.skipIf(readUrl === undefined)('read replicas on a streaming replica', (
     try {
       await until(async () => {
         await withOwn.probeReplicas();
-        return (await probeRows(withOwn.readDb())).length > 0 && withOwn.readDb() !== withOwn.db;
+        return (await probeRows(await withOwn.readDb())).length > 0 && (await withOwn.readDb()) !== withOwn.db;
       }, 'its own replica to serve');
       await own.stop();
       await until(async () => {
@@ -121,8 +123,8 @@ describe.skipIf(readUrl === undefined)('read replicas on a streaming replica', (
         return withOwn.replicaLag()[0]?.lagSeconds === undefined;
       }, 'the probe to find it down');
       expect(withOwn.replicaLag()[0]).toMatchObject({ serving: false, lagSeconds: undefined });
-      expect(withOwn.readDb()).toBe(withOwn.db);
-      expect(await probeRows(withOwn.readDb())).toContain(1);
+      expect(await withOwn.readDb()).toBe(withOwn.db);
+      expect(await probeRows(await withOwn.readDb())).toContain(1);
     } finally {
       await withOwn.close();
       await own.stop();

@@ -13,9 +13,8 @@
  * write's own reads. And a user who changed something reads from the primary for
  * FRESH_READ_MS after it (`wrote(userId)`, stamped by the API on every successful
  * non-GET request), so they always see their own change, even on a lagging replica. The
- * stamp lives in the gateway process that served the change: behind a load balancer the
- * console's requests should stick to one gateway (a cookie or client-IP affinity) for
- * the rule to hold across gateways.
+ * stamp lives in the process that served the change; in the scaled mode every gateway
+ * also finds it in Redis (shared-fresh-reads.ts), so the rule holds behind a load balancer.
  */
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type pg from 'pg';
@@ -38,6 +37,8 @@ export interface ReadReplicas {
   /** A well replica in turn for `userId`'s read, or the primary. */
   readDb(userId?: string): Kysely<Database>;
   wrote(userId: string): void;
+  /** Whether `userId` changed something within the fresh-read window (this process's stamps only). */
+  wroteRecently(userId: string): boolean;
   /** Each replica's lag at its last probe. */
   lag(): ReplicaLag[];
   /** Probes every replica now (tests; start-up). */
@@ -62,9 +63,12 @@ export function createReadReplicas(options: {
   urls: string[];
   maxLagSeconds: number;
   pool: (url: string) => pg.Pool;
+  /** How long a user reads from the primary after a change (default FRESH_READ_MS). */
+  freshReadMs?: number | undefined;
   now?: () => number;
 }): ReadReplicas {
   const now = options.now ?? Date.now;
+  const freshReadMs = options.freshReadMs ?? FRESH_READ_MS;
   const replicas: Replica[] = options.urls.map((url) => ({
     name: replicaName(url),
     db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: options.pool(url) }) }),
@@ -86,15 +90,17 @@ export function createReadReplicas(options: {
   };
   const probe = async () => {
     await Promise.all(replicas.map(probeOne));
-    const stale = now() - FRESH_READ_MS;
+    const stale = now() - freshReadMs;
     for (const [userId, at] of wroteAt) if (at < stale) wroteAt.delete(userId);
   };
   const timer = replicas.length > 0 ? setInterval(() => void probe(), PROBE_INTERVAL_MS) : undefined;
   timer?.unref();
 
+  const wroteRecently = (userId: string) => now() - (wroteAt.get(userId) ?? Number.NEGATIVE_INFINITY) < freshReadMs;
+
   return {
     readDb(userId) {
-      if (userId !== undefined && now() - (wroteAt.get(userId) ?? Number.NEGATIVE_INFINITY) < FRESH_READ_MS) return options.primary;
+      if (userId !== undefined && wroteRecently(userId)) return options.primary;
       for (let tried = 0; tried < replicas.length; tried++) {
         const replica = replicas[turn++ % replicas.length]!;
         if (serving(replica)) return replica.db;
@@ -104,6 +110,7 @@ export function createReadReplicas(options: {
     wrote(userId) {
       if (replicas.length > 0) wroteAt.set(userId, now());
     },
+    wroteRecently,
     lag: () => replicas.map((replica) => ({ replica: replica.name, lagSeconds: replica.lagSeconds, serving: serving(replica) })),
     probe,
     async close() {

@@ -24,9 +24,14 @@ export interface TestSqlStore extends SqlStore {
 
 /**
  * `readReplica`: PostgreSQL only, a streaming replica of TEST_DATABASE_URL's server
- * (pg-replica.ts) whose copy of the test database serves `readDb` once it has replicated.
+ * (pg-replica.ts) whose copy of the test database serves `readDb` once it has replicated;
+ * `freshReadMs` shortens the fresh-read window (read-replicas.ts).
  */
-export async function openTestSqlStore(backend: SqlBackend, now = new Date(), readReplica?: { url: string; maxLagSeconds?: number }): Promise<TestSqlStore> {
+export async function openTestSqlStore(
+  backend: SqlBackend,
+  now = new Date(),
+  readReplica?: { url: string; maxLagSeconds?: number; freshReadMs?: number },
+): Promise<TestSqlStore> {
   if (backend === 'pglite') {
     const template = await readFile(inject('pgliteTemplatePath'));
     const store = await openSqlStore({ kind: 'pglite', loadDataDir: new Blob([template]) });
@@ -45,7 +50,9 @@ export async function openTestSqlStore(backend: SqlBackend, now = new Date(), re
     kind: 'postgres',
     url: url.toString(),
     poolSize: 5,
-    ...(readReplica ? { readUrls: [replicaUrlOf(url.toString(), readReplica.url)], maxReplicaLagSeconds: readReplica.maxLagSeconds } : {}),
+    ...(readReplica
+      ? { readUrls: [replicaUrlOf(url.toString(), readReplica.url)], maxReplicaLagSeconds: readReplica.maxLagSeconds, freshReadMs: readReplica.freshReadMs }
+      : {}),
   });
   await migrateToLatest(store.db);
   await ensureUsagePartitions(store.db, now);

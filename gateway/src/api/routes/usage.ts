@@ -69,7 +69,7 @@ export const usageRoutes =
     api.get(
       '/freshness',
       { schema: { summary: 'How many seconds the usage figures the caller reads may be behind (their read replica’s lag; 0 when read from the primary), and each replica’s lag', response: { 200: answer(DataFreshness) } } },
-      async (request) => ok(services.usage.freshness(signedIn(request).userId)),
+      async (request) => ok(await services.usage.freshness(signedIn(request).userId)),
     );
     const analytics = services.usageAnalytics;
     api.get(
