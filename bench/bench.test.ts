@@ -2,15 +2,28 @@
  * Smoke test of the bench harness (no timing assertions — the numbers depend on the
  * machine): one short closed-loop and one fixed-rate cell of every scenario, in two
  * rounds, and a short soak must produce numbers, and every request through the gateway must succeed with
- * the upstream's exact answer and be metered.
+ * the upstream's exact answer and be metered. In the scaled mode where haproxy is
+ * installed, the same through the cluster topology (ports 7200-7225), which is down again after.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { access, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_RUN_DIR } from '../tools/topology/topology.ts';
 import { type BenchReport, type CellResult, gatewayAddedLatency, gatewayRatios, runBench, summarizeRounds } from './src/harness.ts';
 import { DEFAULT_OPTIONS, parseBenchArgs, SCENARIOS } from './src/options.ts';
 import { formatReport } from './src/table.ts';
+
+const haproxyInstalled = (() => {
+  try {
+    execFileSync('haproxy', ['-v'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+const scaledServices = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
 
 describe('bench harness', () => {
   let resultsDir: string | undefined;
@@ -92,6 +105,48 @@ describe('bench harness', () => {
     expect(table).toMatch(/^Gateway JavaScript heap after each cell .*: json\/1 #1: [\d,]+ \/ [\d,]+, [\d,]+; [\d.,]+ \/ [\d.,]+ · json\/50\/s #1: /m);
   }, 180_000);
 
+  it.skipIf(!scaledServices || !haproxyInstalled)(
+    'measures the gateway through the cluster topology against the bare proxy, meters every answer and takes the topology down',
+    async () => {
+      resultsDir ??= await mkdtemp(path.join(tmpdir(), 'spendgate-bench-test-'));
+      const report = await runBench({
+        ...DEFAULT_OPTIONS,
+        ...parseBenchArgs(['--topology', 'cluster', '--scenarios', 'bare-proxy,gateway', '--formats', 'json', '--connections', '1']),
+        durationS: 1,
+        warmupS: 0.5,
+        ratePerSec: 20,
+        resultsDir,
+      });
+
+      expect(report.cluster).toEqual({ gateways: 3, workers: 2, replica: true });
+      expect(report.cells.map((cell) => [cell.scenario, cell.ratePerSec])).toEqual([
+        ['bare-proxy', undefined],
+        ['gateway', undefined],
+        ['bare-proxy', 20],
+        ['gateway', 20],
+      ]);
+      for (const cell of report.cells) expect({ scenario: cell.scenario, ok: cell.ok > 0, failed: cell.failed }).toEqual({ scenario: cell.scenario, ok: true, failed: 0 });
+      for (const gateway of report.cells.filter((cell) => cell.scenario === 'gateway')) {
+        // HAProxy is measured (its CPU at one connection for a second can round to 0 ticks); the three gateways' memory is summed (each well over 40 MiB).
+        expect(gateway.cpuPercent.haproxy).toBeGreaterThanOrEqual(0);
+        expect(gateway.cpuPercent.gateway).toBeGreaterThan(0);
+        expect(gateway.rssMiB.gateway).toBeGreaterThan(3 * 40);
+        expect(gateway.meterDrainMs).toBeGreaterThanOrEqual(0);
+        expect(gateway.servicesCpuPercent).toBeGreaterThan(0);
+      }
+      expect(report.metering!.meteredRequests).toBeGreaterThanOrEqual(report.metering!.clientOkResponses);
+      expect(report.ratios).toHaveLength(1);
+      expect(report.addedLatency).toHaveLength(1);
+      const table = formatReport(report);
+      expect(table).toMatch(/^Spendgate bench — scaled mode, cluster topology \(3 gateways behind HAProxy, 2 workers, a Redis Cluster, PostgreSQL \+ a streaming replica\)/);
+      expect(table.split('\n').find((line) => /^json\s+20\/s\s+gateway\s/.test(line))).toMatch(/[+−][\d.,]+ ms\s+[+−][\d.,]+ ms$/);
+      expect(table).toMatch(/^Cluster: gateway rows go client → HAProxy → 3 gateways/m);
+      await expect(access(path.join(DEFAULT_RUN_DIR, 'state.json')), 'the topology is down').rejects.toThrow();
+      await expect(fetch('http://127.0.0.1:7200/readyz'), 'nothing listens on the load balancer port').rejects.toThrow();
+    },
+    150_000,
+  );
+
   it('reads its flags and refuses unbounded or unknown values', () => {
     expect(parseBenchArgs(['--duration', '5', '--connections', '1,10', '--mode', 'scaled', '--rate', '0', '--soak', '300'])).toMatchObject({
       durationS: 5,
@@ -115,6 +170,18 @@ describe('bench harness', () => {
     expect(() => parseBenchArgs(['--soak', '99999'])).toThrow(/--soak/);
     expect(() => parseBenchArgs(['--scenarios', 'nginx'])).toThrow(/--scenarios/);
     expect(() => parseBenchArgs(['--bogus'])).toThrow();
+  });
+
+  it('runs the cluster topology in the scaled mode only, and refuses what only a single gateway allows', () => {
+    expect(parseBenchArgs([])).toMatchObject({ topology: 'single', mode: 'embedded' });
+    expect(parseBenchArgs(['--topology', 'single', '--soak', '60', '--profile'])).toMatchObject({ topology: 'single', soakS: 60, profile: true });
+    expect(parseBenchArgs(['--topology', 'cluster'])).toMatchObject({ topology: 'cluster', mode: 'scaled' });
+    expect(parseBenchArgs(['--topology', 'cluster', '--mode', 'scaled', '--metrics', 'on'])).toMatchObject({ topology: 'cluster', mode: 'scaled', metrics: true });
+    expect(() => parseBenchArgs(['--topology', 'cluster', '--mode', 'embedded'])).toThrow(/^--mode embedded: --topology cluster runs the scaled mode only/);
+    expect(() => parseBenchArgs(['--mode', 'embedded', '--topology', 'cluster'])).toThrow(/^--mode/);
+    expect(() => parseBenchArgs(['--topology', 'cluster', '--profile'])).toThrow(/^--profile/);
+    expect(() => parseBenchArgs(['--topology', 'cluster', '--soak', '60'])).toThrow(/^--soak/);
+    expect(() => parseBenchArgs(['--topology', 'k8s'])).toThrow(/^--topology: "k8s" is not one of single, cluster/);
   });
 
   it('compares the gateway with the bare proxy of its own round and sums the rounds up as medians', () => {

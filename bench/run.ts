@@ -38,7 +38,7 @@ try {
   });
   console.log(`\n${formatReport(report)}`);
   await mkdir(options.resultsDir, { recursive: true });
-  const file = path.join(options.resultsDir, `bench-${report.startedAt.replace(/[:.]/g, '-')}-${options.mode}.json`);
+  const file = path.join(options.resultsDir, `bench-${report.startedAt.replace(/[:.]/g, '-')}-${options.mode}${options.topology === 'cluster' ? '-cluster' : ''}.json`);
   await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`\nResults: ${path.relative(process.cwd(), file)}`);
   const gatewayFailures = report.cells.filter((cell) => cell.failed > 0);

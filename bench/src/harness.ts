@@ -8,6 +8,8 @@
  * embedded mode the gateway's PGlite runs in a process of its own (forked by the
  * gateway, not by the harness): its CPU and memory are measured beside the gateway's.
  * A soak, when asked, follows the gateway's memory under a fixed rate for longer.
+ * With `--topology cluster` the gateway scenario goes through the load balancer of a
+ * topology of many gateways and workers (src/cluster.ts) instead of one forked gateway.
  * Everything it started is stopped before it returns or throws.
  */
 import { randomBytes } from 'node:crypto';
@@ -15,18 +17,36 @@ import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { BenchChild, bundleBenchProcesses, type ProcessName, type StartOptions } from './children.ts';
+import { type BenchCluster, CLUSTER_GATEWAYS, CLUSTER_WORKERS, groupRunQueueWaitMs, groupStats, startBenchCluster } from './cluster.ts';
 import type { LoadResult, LoadRun } from './load-types.ts';
+import { type CpuTimes, machineCpuPercent, readCpuTimes, readProcessesCpuSeconds, readProcessStats, readRunQueueWaitMs } from './machine.ts';
 import { type BenchOptions, DEFAULT_OPTIONS, type Scenario } from './options.ts';
 import { type SelfTimeSummary, topSelfTime } from './profile.ts';
-import { median } from './stats.ts';
 import { cpuPercent, type GatewayRuntime, type ProcessStats, processStats } from './protocol.ts';
 import { meteredRequests, type Provisioned, provisionIssuedKey } from './provision.ts';
 import { createScaledServices, type ScaledServices } from './scaled.ts';
-import { type CpuTimes, machineCpuPercent, readCpuTimes, readProcessesCpuSeconds, readProcessStats, readRunQueueWaitMs } from './machine.ts';
+import { median } from './stats.ts';
 import { ANSWER_BODIES, type Format, requestBody, UPSTREAM_API_KEY } from './workload.ts';
 
-/** A bench child, or `pglite`: the embedded gateway's database process (its child, not the harness's). */
-export type MeasuredProcess = ProcessName | 'pglite';
+/**
+ * A bench child, `pglite`: the embedded gateway's database process (its child, not the
+ * harness's), or `haproxy`: the cluster topology's load balancer. In the cluster topology
+ * `gateway` and `worker` are all its gateways or workers, summed.
+ */
+export type MeasuredProcess = ProcessName | 'pglite' | 'haproxy';
+
+/** A process (or group of processes) whose CPU, memory and wait for a core a cell measures. */
+interface Watched {
+  name: MeasuredProcess;
+  stats(): Promise<ProcessStats>;
+  runQueueWaitMs(): number | undefined;
+}
+
+const watchChild = (child: BenchChild): Watched => ({
+  name: child.name,
+  stats: () => child.stats(),
+  runQueueWaitMs: () => (child.child.pid ? readRunQueueWaitMs(child.child.pid) : undefined),
+});
 
 export interface CellResult {
   /** Which round of the run measured it (1 = the first; see `BenchOptions.rounds`). */
@@ -69,7 +89,10 @@ export interface CellResult {
    * with anyone else using it) over the run, % of one core.
    */
   servicesCpuPercent?: number;
-  /** Gateway only: ms until the usage events still queued after the run were written. */
+  /**
+   * Gateway only: ms until the usage events still queued after the run were written (in
+   * the cluster topology: until the primary held as many as the client got 2xx answers).
+   */
   meterDrainMs?: number;
   /** Gateway only: its heap at the end of the run and its event loop's delays over it. */
   gatewayRuntime?: GatewayRuntime;
@@ -136,6 +159,8 @@ export interface BenchReport {
   metering?: { clientOkResponses: number; meteredRequests: number };
   /** Gateway CPU profile per format, when --profile was given. */
   profiles?: { format: Format; files: string[]; summary: SelfTimeSummary }[];
+  /** The cluster topology the gateway scenario ran on. */
+  cluster?: { gateways: number; workers: number; replica: boolean };
 }
 
 export interface BenchHooks {
@@ -151,6 +176,8 @@ const GATEWAY_START_TIMEOUT_MS = 120_000;
 const FIXED_RATE_CONNECTIONS = 64;
 /** Soak samples of the gateway's RSS: about this many over the soak, at least a second apart. */
 const SOAK_SAMPLES = 60;
+/** Cluster topology: how long the workers may take to write a cell's usage events before the bench goes on without. */
+const CLUSTER_METER_TIMEOUT_MS = 60_000;
 
 const utcDate = (date: Date) => date.toISOString().slice(0, 10);
 
@@ -161,6 +188,7 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
   const loadAverageBefore = os.loadavg();
   const children: BenchChild[] = [];
   let scaled: ScaledServices | undefined;
+  let clusterStarting: Promise<BenchCluster> | undefined;
   let stopping: Promise<void> | undefined;
   const stopStarting = new AbortController();
 
@@ -171,6 +199,12 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
         await Promise.all(children.filter((child) => child.name === name).map((child) => child.stop()));
       }
       await scaled?.remove().catch((error: unknown) => log(`could not remove the scaled-mode database/keys: ${String(error)}`));
+      if (clusterStarting) {
+        // A topology still coming up is let finish (it cannot be interrupted), then taken down; a failed one took itself down.
+        const cluster = await clusterStarting.catch(() => undefined);
+        if (cluster) log('taking the cluster topology down');
+        await cluster?.close().catch((error: unknown) => log(`could not take the cluster topology down (npm run topology -- down): ${String(error)}`));
+      }
     })();
     return stopping;
   };
@@ -190,7 +224,8 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
     await bundleBenchProcesses();
     const needsProxy = options.scenarios.includes('bare-proxy');
     const needsGateway = options.scenarios.includes('gateway');
-    if (needsGateway && options.mode === 'scaled') {
+    const clustered = options.topology === 'cluster';
+    if (needsGateway && options.mode === 'scaled' && !clustered) {
       log('creating a PostgreSQL database and Redis prefix for the scaled mode');
       scaled = await createScaledServices();
     }
@@ -206,21 +241,32 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
       BENCH_REDIS_PREFIX: scaled?.redisPrefix,
     };
 
-    log(`starting processes (${options.mode} mode${needsGateway && options.mode === 'embedded' ? '; a fresh PGlite takes a few seconds' : ''})`);
+    log(
+      `starting processes (${options.mode} mode${needsGateway && options.mode === 'embedded' ? '; a fresh PGlite takes a few seconds' : ''}${needsGateway && clustered ? `; the cluster topology (${CLUSTER_GATEWAYS} gateways, ${CLUSTER_WORKERS} workers, a Redis Cluster, a PostgreSQL replica) takes 10-30 s` : ''})`,
+    );
     const upstreamStarting = start('mock-upstream');
+    if (needsGateway && clustered) {
+      clusterStarting = startBenchCluster({
+        UPSTREAM_ALLOWED_HOSTS: '127.0.0.1',
+        ...(options.metrics ? { METRICS_TOKEN: randomBytes(24).toString('hex') } : {}),
+      });
+    }
     // One Promise.all over every start, so a failing start never goes unhandled.
-    const [upstream, load, proxy, gateway] = await Promise.all([
+    const [upstream, load, proxy, gateway, cluster] = await Promise.all([
       upstreamStarting,
       start('load'),
       needsProxy ? upstreamStarting.then((up) => start('bare-proxy', { env: { UPSTREAM_URL: up.url } })) : undefined,
-      needsGateway ? start('gateway', { env: gatewayEnv, startTimeoutMs: GATEWAY_START_TIMEOUT_MS }) : undefined,
+      needsGateway && !clustered ? start('gateway', { env: gatewayEnv, startTimeoutMs: GATEWAY_START_TIMEOUT_MS }) : undefined,
+      clusterStarting,
     ]);
     const worker = gateway && scaled ? await start('worker', { env: gatewayEnv }) : undefined;
+    const clusterDatabaseName = cluster && new URL(cluster.topology.databaseUrl).pathname.slice(1);
+    const servicesDatabaseName = scaled?.databaseName ?? clusterDatabaseName;
+    // Every Redis server (in the cluster topology its 6 nodes too) and the run database's backends (the replica's too).
     const servicesCpuSeconds = () =>
-      scaled
+      servicesDatabaseName
         ? readProcessesCpuSeconds(
-            (command, commandLine) =>
-              command === 'redis-server' || (command === 'postgres' && commandLine.includes(` ${scaled!.databaseName} `)),
+            (command, commandLine) => command === 'redis-server' || (command === 'postgres' && commandLine.includes(` ${servicesDatabaseName} `)),
           )
         : undefined;
 
@@ -228,17 +274,31 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
     if (gateway) {
       checkNotAborted();
       provisioned = await provisionIssuedKey(gateway.url!, upstream.url!, (email) => gateway.call<string>('mailed-code', { to: email }));
+    } else if (cluster) {
+      checkNotAborted();
+      log(`provisioning a key through the load balancer ${cluster.topology.lbUrl}`);
+      provisioned = await provisionIssuedKey(cluster.topology.lbUrl, upstream.url!, (email) => cluster.mailedCode(email));
     }
+    /** Waits for the usage events of the gateway's answers so far; ms it took. */
+    const drainMeter = async (): Promise<number | undefined> => {
+      if (gateway) return gateway.call<number>('drain');
+      if (!cluster || !provisioned) return undefined;
+      const waitedMs = await cluster.waitForUsageEvents(provisioned.groupId, gatewayOkResponses, CLUSTER_METER_TIMEOUT_MS);
+      if (waitedMs === undefined) log(`the workers had not written ${gatewayOkResponses} usage events within ${CLUSTER_METER_TIMEOUT_MS / 1000} s; going on`);
+      return waitedMs;
+    };
     const pglitePid = gateway ? await gateway.call<number | null>('database-pid') : null;
     const pgliteStats = () => (pglitePid === null ? undefined : readProcessStats(pglitePid));
 
-    const targets: Record<Scenario, { base: string | undefined; key: string; servers: BenchChild[] }> = {
+    const targets: Record<Scenario, { base: string | undefined; key: string; servers: Watched[] }> = {
       direct: { base: upstream.url, key: UPSTREAM_API_KEY, servers: [] },
-      'bare-proxy': { base: proxy?.url, key: UPSTREAM_API_KEY, servers: proxy ? [proxy] : [] },
+      'bare-proxy': { base: proxy?.url, key: UPSTREAM_API_KEY, servers: proxy ? [watchChild(proxy)] : [] },
       gateway: {
-        base: gateway?.url,
+        base: cluster?.topology.lbUrl ?? gateway?.url,
         key: provisioned?.issuedKey ?? '',
-        servers: [gateway, worker].filter((child): child is BenchChild => child !== undefined),
+        servers: cluster
+          ? cluster.groups.map((group) => ({ name: group.name, stats: async () => groupStats(group), runQueueWaitMs: () => groupRunQueueWaitMs(group) }))
+          : [gateway, worker].filter((child): child is BenchChild => child !== undefined).map(watchChild),
       },
     };
 
@@ -269,24 +329,25 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
         const warm = await load.call<LoadResult>('run', { ...run, durationS: options.warmupS }, runTimeoutMs(options.warmupS));
         if (isGateway) {
           gatewayOkResponses += warm.ok;
-          await gateway!.call<number>('drain');
+          await drainMeter();
         }
       }
 
-      const watched = [upstream, ...target.servers];
-      const waiting: { name: MeasuredProcess; pid: number | null | undefined }[] = [
-        ...[load, ...watched].map((child) => ({ name: child.name, pid: child.child.pid })),
-        ...(isGateway ? [{ name: 'pglite' as const, pid: pglitePid }] : []),
+      const watched = [watchChild(upstream), ...target.servers];
+      const waiting: Pick<Watched, 'name' | 'runQueueWaitMs'>[] = [
+        watchChild(load),
+        ...watched,
+        ...(isGateway && pglitePid !== null ? [{ name: 'pglite' as const, runQueueWaitMs: () => readRunQueueWaitMs(pglitePid) }] : []),
       ];
       const snapshot = async () => ({
-        waitedMs: waiting.map(({ pid }) => (pid ? readRunQueueWaitMs(pid) : undefined)),
-        children: await Promise.all(watched.map((child) => child.stats())),
+        waitedMs: waiting.map((process) => process.runQueueWaitMs()),
+        children: await Promise.all(watched.map((process) => process.stats())),
         pglite: isGateway ? pgliteStats() : undefined,
         machine: readCpuTimes(),
         harness: processStats(),
         services: servicesCpuSeconds(),
       });
-      if (isGateway) await gateway!.call('runtime');
+      if (isGateway) await gateway?.call('runtime');
       const before = await snapshot();
       let profileFile: string | undefined;
       if (isGateway && options.profile) {
@@ -297,13 +358,13 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
       }
       const result = await load.call<LoadResult>('run', run, runTimeoutMs(options.durationS));
       const after = await snapshot();
-      const gatewayRuntime = isGateway ? await gateway!.call<GatewayRuntime>('runtime') : undefined;
+      const gatewayRuntime = isGateway ? await gateway?.call<GatewayRuntime>('runtime') : undefined;
       if (profileFile) {
         await gateway!.call('profile-stop', { path: profileFile });
         profileFiles.set(format, [...(profileFiles.get(format) ?? []), profileFile]);
       }
-      const meterDrainMs = isGateway ? await gateway!.call<number>('drain') : undefined;
       if (isGateway) gatewayOkResponses += result.ok;
+      const meterDrainMs = isGateway ? await drainMeter() : undefined;
 
       const runMs = after.harness.atMs - before.harness.atMs;
       const runQueueWaitPercent: CellResult['runQueueWaitPercent'] = {};
@@ -382,6 +443,10 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
         clientOkResponses: gatewayOkResponses,
         meteredRequests: await meteredRequests(gateway.url!, provisioned, utcDate(startedAt), utcDate(new Date())),
       };
+    } else if (cluster && provisioned) {
+      // Counted on the primary: the usage API may read a replica a moment behind.
+      await drainMeter();
+      metering = { clientOkResponses: gatewayOkResponses, meteredRequests: await cluster.usageEvents(provisioned.groupId) };
     }
 
     const ratios = gatewayRatios(cells);
@@ -407,6 +472,7 @@ export async function runBench(options: BenchOptions, hooks: BenchHooks = {}): P
       ...(soak ? { soak } : {}),
       ...(metering ? { metering } : {}),
       ...(profiles.length ? { profiles } : {}),
+      ...(cluster ? { cluster: { gateways: CLUSTER_GATEWAYS, workers: CLUSTER_WORKERS, replica: cluster.topology.databaseReadUrl !== undefined } } : {}),
     };
   } finally {
     hooks.signal?.removeEventListener('abort', onAbort);
@@ -421,7 +487,7 @@ function cellResult(
   connections: number,
   ratePerSec: number | undefined,
   result: LoadResult,
-  watched: BenchChild[],
+  watched: Watched[],
   before: { children: ProcessStats[]; pglite: ProcessStats | undefined },
   after: { children: ProcessStats[]; pglite: ProcessStats | undefined },
   meterDrainMs: number | undefined,

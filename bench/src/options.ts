@@ -10,6 +10,8 @@ import { FORMATS, type Format } from './workload.ts';
 export type Scenario = 'direct' | 'bare-proxy' | 'gateway';
 export const SCENARIOS: readonly Scenario[] = ['direct', 'bare-proxy', 'gateway'];
 export type Mode = 'embedded' | 'scaled';
+/** single: one gateway forked by the harness; cluster: `npm run topology`'s many gateways behind HAProxy. */
+export type TopologyKind = 'single' | 'cluster';
 
 export interface BenchOptions {
   /** Measured seconds per cell. */
@@ -20,6 +22,8 @@ export interface BenchOptions {
   scenarios: Scenario[];
   formats: Format[];
   mode: Mode;
+  /** cluster implies the scaled mode (PostgreSQL with a replica, a Redis Cluster). */
+  topology: TopologyKind;
   /** Requests per second of the fixed-rate cells (0: none). */
   ratePerSec: number;
   /** Seconds of the gateway soak at the fixed rate (0: none). */
@@ -45,6 +49,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   scenarios: [...SCENARIOS],
   formats: [...FORMATS],
   mode: 'embedded',
+  topology: 'single',
   ratePerSec: 200,
   soakS: 0,
   rounds: 1,
@@ -73,6 +78,9 @@ export const USAGE = `Usage: npm run bench -- [flags]
                      the bare proxy are made within each round and summed up as their median
   --mode MODE        embedded (PGlite, in-process queue; default) or scaled (PostgreSQL + Redis +
                      a BullMQ worker process; TEST_DATABASE_URL / TEST_REDIS_URL or local defaults)
+  --topology KIND    single (default: one gateway the bench starts) or cluster: 3 gateways behind
+                     HAProxy, 2 workers, a Redis Cluster, PostgreSQL + a streaming replica, as
+                     npm run topology starts them (ports 7200-7225; implies --mode scaled, needs haproxy)
   --profile          CPU-profile the gateway during its cells; prints its top self-time functions
   --metrics on|off   the gateway's own metrics (/metrics, METRICS_TOKEN set) on or off (default off):
                      run both ways to see what they cost the hot path
@@ -145,6 +153,14 @@ export function parseBenchArgs(args: string[]): BenchOptions | undefined {
   if (values.profile) options.profile = true;
   if (values.metrics !== undefined) options.metrics = list('metrics', values.metrics, ['on', 'off'])[0] === 'on';
   if (values.results !== undefined) options.resultsDir = path.resolve(values.results);
+  if (values.topology !== undefined) options.topology = list<TopologyKind>('topology', values.topology, ['single', 'cluster'])[0]!;
+  if (options.topology === 'cluster') {
+    // The cluster's gateways are not the bench's children: nothing can profile them or follow one's memory.
+    if (values.mode === 'embedded') throw new UsageError('--mode embedded: --topology cluster runs the scaled mode only (PostgreSQL + a Redis Cluster)');
+    if (options.profile) throw new UsageError('--profile: only the single topology can profile its gateway');
+    if (options.soakS > 0) throw new UsageError('--soak: only the single topology can follow its gateway\'s memory');
+    options.mode = 'scaled';
+  }
   return options;
 }
 
@@ -160,6 +176,7 @@ function parse(args: string[]) {
       scenarios: { type: 'string' },
       formats: { type: 'string' },
       mode: { type: 'string' },
+      topology: { type: 'string' },
       rate: { type: 'string' },
       soak: { type: 'string' },
       rounds: { type: 'string' },

@@ -5,7 +5,8 @@
  * proxy of the same cell and round (ratios in a closed loop, added ms at a fixed rate);
  * with several rounds, each cell's rounds together and the medians of their comparisons; then the
  * soak, when run, and short notes on reading it — among them, in the embedded mode, the
- * RSS of the gateway's PGlite process, which is not in the gateway's.
+ * RSS of the gateway's PGlite process, which is not in the gateway's; in the cluster
+ * topology, what its gateway rows sum up and what they are compared with.
  */
 import type { BenchReport, CellResult, RoundsSummary, SoakResult } from './harness.ts';
 import type { SelfTimeSummary } from './profile.ts';
@@ -27,12 +28,12 @@ const cellLabel = (cell: CellResult) => `${cell.format}/${cell.ratePerSec === un
 
 const serverOf = (cell: CellResult) => (cell.scenario === 'gateway' ? 'gateway' : cell.scenario === 'bare-proxy' ? 'bare-proxy' : undefined);
 
-/** Per-process percentages as srv(+PGlite)(+worker)(+services) / up / load. */
+/** Per-process percentages as srv(+PGlite)(+worker)(+HAProxy)(+services) / up / load. */
 function processesColumn(cell: CellResult, byProcess: CellResult['cpuPercent'], services?: number): string {
   const name = serverOf(cell);
   const server = name && byProcess[name];
   const plus = (value: number | undefined) => (value === undefined ? '' : `+${percent(value)}`);
-  return `${percent(server)}${plus(byProcess.pglite)}${plus(byProcess.worker)}${plus(services)} / ${percent(byProcess['mock-upstream'])} / ${percent(byProcess.load)}`;
+  return `${percent(server)}${plus(byProcess.pglite)}${plus(byProcess.worker)}${plus(byProcess.haproxy)}${plus(services)} / ${percent(byProcess['mock-upstream'])} / ${percent(byProcess.load)}`;
 }
 
 function renderRows(header: string[], rows: string[][], rightAligned: boolean[]): string[] {
@@ -49,9 +50,12 @@ const loadAverage = (values: number[]) => values.map((value) => value.toFixed(2)
 
 /** The table and its notes, as printed by `npm run bench`. */
 export function formatReport(report: BenchReport): string {
-  const { options, machine } = report;
+  const { options, machine, cluster } = report;
+  const topology = cluster
+    ? `, cluster topology (${cluster.gateways} gateways behind HAProxy, ${cluster.workers} workers, a Redis Cluster, PostgreSQL${cluster.replica ? ' + a streaming replica' : ''})`
+    : '';
   const lines = [
-    `Spendgate bench — ${options.mode} mode, ${options.durationS} s per cell after ${options.warmupS} s warm-up${options.rounds > 1 ? `, ${options.rounds} rounds` : ''}, closed loop (autocannon, 1 request in flight per connection)${options.profile ? ', gateway CPU-profiled (its numbers include the profiler)' : ''}, gateway metrics ${options.metrics ? 'on' : 'off'}`,
+    `Spendgate bench — ${options.mode} mode${topology}, ${options.durationS} s per cell after ${options.warmupS} s warm-up${options.rounds > 1 ? `, ${options.rounds} rounds` : ''}, closed loop (autocannon, 1 request in flight per connection)${options.profile ? ', gateway CPU-profiled (its numbers include the profiler)' : ''}, gateway metrics ${options.metrics ? 'on' : 'off'}`,
     `Node ${machine.node}, ${machine.cpus} CPUs (${machine.cpuModel}); load average (1/5/15 min) before ${loadAverage(machine.loadAverageBefore)}, after ${loadAverage(machine.loadAverageAfter)}`,
     '',
   ];
@@ -117,19 +121,27 @@ export function formatReport(report: BenchReport): string {
     'load = closed loop with that many connections (each sends its next request when its answer is complete),',
     '  or a fixed rate of evenly spaced requests (open loop), where latency is not inflated by queueing.',
     'TTFB = request written → first bytes of the answer (its head); for streams, when the first event can arrive.',
-    `RSS = resident memory of the bare proxy or gateway process after the cell${pgliteCells.length ? " (not the gateway's PGlite process: see below)" : ''}.`,
+    `RSS = resident memory of the bare proxy or gateway process after the cell${pgliteCells.length ? " (not the gateway's PGlite process: see below)" : ''}${cluster ? `; on gateway rows the ${cluster.gateways} gateways' summed` : ''}.`,
     'failed = non-2xx + connection errors/timeouts + answers whose body was not the upstream answer byte for byte.',
-    `CPU% = each process's CPU time over the measured run, 100 = one core (srv = bare proxy or gateway${pgliteCells.length ? ' + its PGlite process' : ''}${options.mode === 'scaled' ? ' + its BullMQ worker + PostgreSQL and Redis' : ''}, up = mock upstream, load = autocannon).`,
+    cluster
+      ? `CPU% = each process's CPU time over the measured run, 100 = one core (srv = bare proxy, or the ${cluster.gateways} gateways + ${cluster.workers} workers + HAProxy + PostgreSQL (primary and replica backends) and every Redis server, each group summed; up = mock upstream, load = autocannon).`
+      : `CPU% = each process's CPU time over the measured run, 100 = one core (srv = bare proxy or gateway${pgliteCells.length ? ' + its PGlite process' : ''}${options.mode === 'scaled' ? ' + its BullMQ worker + PostgreSQL and Redis' : ''}, up = mock upstream, load = autocannon).`,
     `  All of them share ${machine.cpus} cores: when srv + up + load nears ${machine.cpus * 100}, the machine, not the server alone, is the limit.`,
     '  other = CPU of processes outside this bench (e.g. other engineers\' tests), steal = CPU the hypervisor gave to other machines; both add noise.',
-    'wait% = how long each process\'s main thread waited for a core while it had work (Linux schedstat): high for srv means the cores, not the server, held it back.',
+    `wait% = how long each process's main thread waited for a core while it had work (Linux schedstat): high for srv means the cores, not the server, held it back${cluster ? ' (gateway rows: each group summed, no services)' : ''}.`,
   );
+  if (cluster) {
+    lines.push(
+      `Cluster: gateway rows go client → HAProxy → ${cluster.gateways} gateways (round-robin) → mock upstream; bare-proxy rows go through one bare proxy, no load balancer.`,
+      '  So gateway vs bare proxy is what the whole cluster path adds (the load balancer hop, the gateway, its ledger on the Redis Cluster) over one plain proxy hop, on the same cores.',
+    );
+  }
   const drains = report.cells.filter((cell) => cell.meterDrainMs !== undefined);
   if (drains.length) {
     lines.push(
       `Usage events still queued after each gateway cell were written within ${drains
         .map((cell) => `${label(cell)}: ${formatMs(cell.meterDrainMs!)} ms`)
-        .join(', ')}${options.mode === 'embedded' ? ' (the embedded meter runs in the gateway process).' : '.'}`,
+        .join(', ')}${options.mode === 'embedded' ? ' (the embedded meter runs in the gateway process).' : cluster ? " (counted on the primary until it held one per 2xx answer the client saw: the workers' lag)." : '.'}`,
     );
   }
   const runtimes = report.cells.filter((cell) => cell.gatewayRuntime !== undefined);

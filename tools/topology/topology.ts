@@ -50,12 +50,13 @@ export interface Topology {
   databaseReadUrl: string | undefined;
   redisUrl: string;
   runDir: string;
+  /** What `up` started and `down` stops, in that order: gateway-1…, worker-1…, haproxy. */
+  processes: { name: string; pid: number }[];
 }
 
 interface RunState extends Topology {
   databaseName: string;
   adminDatabaseUrl: string;
-  pids: number[];
   replicaDir: string | undefined;
   redisDir: string;
 }
@@ -120,9 +121,9 @@ export async function topologyUp(options: TopologyOptions = {}): Promise<Topolog
     databaseReadUrl: undefined,
     redisUrl: '',
     runDir,
+    processes: [],
     databaseName,
     adminDatabaseUrl,
-    pids: [],
     replicaDir: undefined,
     redisDir: path.join(runDir, 'redis-cluster'),
   };
@@ -165,13 +166,13 @@ export async function topologyUp(options: TopologyOptions = {}): Promise<Topolog
     // The first gateway migrates the fresh database alone; the others start once it is ready.
     for (const [index, port] of gatewayPorts.entries()) {
       const child = await startProcess(runDir, `gateway-${index + 1}`, process.execPath, [path.join(BUNDLE_DIR, 'gateway.mjs')], { ...env, PORT: String(port) });
-      state.pids.push(child.pid!);
+      state.processes.push({ name: `gateway-${index + 1}`, pid: child.pid! });
       await save();
       if (index === 0) await waitFor(`${state.gatewayUrls[0]}/readyz`, 'gateway-1', runDir);
     }
     for (let index = 0; index < (options.workers ?? 2); index++) {
       const child = await startProcess(runDir, `worker-${index + 1}`, process.execPath, [path.join(BUNDLE_DIR, 'worker.mjs')], env);
-      state.pids.push(child.pid!);
+      state.processes.push({ name: `worker-${index + 1}`, pid: child.pid! });
       await save();
     }
     await Promise.all(state.gatewayUrls.map((url, index) => waitFor(`${url}/readyz`, `gateway-${index + 1}`, runDir)));
@@ -179,15 +180,15 @@ export async function topologyUp(options: TopologyOptions = {}): Promise<Topolog
     const configPath = path.join(runDir, 'haproxy.cfg');
     await writeFile(configPath, haproxyConfig(lbPort, gatewayPorts, runDir));
     await run('haproxy', ['-D', '-f', configPath]);
-    state.pids.push(Number(await readFile(path.join(runDir, 'haproxy.pid'), 'utf8')));
+    state.processes.push({ name: 'haproxy', pid: Number(await readFile(path.join(runDir, 'haproxy.pid'), 'utf8')) });
     await save();
     await waitForEveryGateway(state.lbUrl, gatewayCount);
   } catch (error) {
     await topologyDown(runDir);
     throw error;
   }
-  const { lbUrl, gatewayUrls, databaseUrl, databaseReadUrl, redisUrl } = state;
-  return { lbUrl, gatewayUrls, databaseUrl, databaseReadUrl, redisUrl, runDir };
+  const { lbUrl, gatewayUrls, databaseUrl, databaseReadUrl, redisUrl, processes } = state;
+  return { lbUrl, gatewayUrls, databaseUrl, databaseReadUrl, redisUrl, runDir, processes };
 }
 
 async function waitFor(url: string, name: string, runDir: string): Promise<void> {
@@ -216,7 +217,8 @@ export async function topologyDown(runDir = DEFAULT_RUN_DIR): Promise<void> {
   const text = await readFile(statePath(runDir), 'utf8').catch(() => undefined);
   if (!text) return;
   const state = JSON.parse(text) as RunState;
-  for (const pid of state.pids) {
+  const pids = state.processes.map((started) => started.pid);
+  for (const pid of pids) {
     try {
       process.kill(pid, 'SIGTERM');
     } catch {
@@ -224,7 +226,7 @@ export async function topologyDown(runDir = DEFAULT_RUN_DIR): Promise<void> {
     }
   }
   const deadline = Date.now() + 15_000;
-  for (const pid of state.pids) {
+  for (const pid of pids) {
     while (alive(pid) && Date.now() < deadline) await sleep(100);
     if (alive(pid)) process.kill(pid, 'SIGKILL');
   }
@@ -253,8 +255,8 @@ async function status(runDir: string): Promise<string> {
   if (!text) return 'no topology is up';
   const state = JSON.parse(text) as RunState;
   const gateways = await Promise.all(state.gatewayUrls.map(async (url) => `  ${url}  ${(await ready(`${url}/readyz`)) ? 'ready' : 'NOT READY'}`));
-  const down = state.pids.filter((pid) => !alive(pid));
-  return [describe(state), 'Gateways:', ...gateways, `Processes: ${state.pids.length - down.length} of ${state.pids.length} running`].join('\n');
+  const down = state.processes.filter((started) => !alive(started.pid));
+  return [describe(state), 'Gateways:', ...gateways, `Processes: ${state.processes.length - down.length} of ${state.processes.length} running`].join('\n');
 }
 
 function describe(topology: Topology): string {
