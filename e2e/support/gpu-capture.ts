@@ -8,6 +8,7 @@
  * sample's instant.
  */
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseNvidiaSmiGpus } from '@spendgate/core';
 import { expect } from 'vitest';
 import type { DcgmReading } from '../fakes/dcgm-exporter.ts';
@@ -15,6 +16,7 @@ import { callApi, runningAt } from './spendgate.ts';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
+const CLASSIFIED_WITHIN_MS = 20_000;
 const CAPTURE_START = Date.parse('2026-11-26T02:35:00Z');
 const read = (file: string) => readFileSync(new URL(`../../core/src/gpu/h200-capture/${file}`, import.meta.url), 'utf8');
 
@@ -65,17 +67,28 @@ export function slowedCapture(base: number) {
  * An Enterprise team's GPUs as its agent reports them: a 5-minute idle window, H200s at
  * £3.50 an hour, and the capture replayed from `replayBase()` pushed as the agent pushes it
  * (gpus batches of 60 rows, then the compute apps) with an ingest key issued for it; the
- * rollup has run when this returns (the Spendgate's queue drained).
+ * rollup has run when this returns (the Spendgate's queue drained, and the waste reads every
+ * minute of the replay).
  */
 export async function pushCaptureAsAgent(base: string, token: string, teamId: string): Promise<void> {
   const api = (method: string, route: string, body: unknown) => callApi(base, method, route, { token, body });
   await api('PUT', '/gpu/settings', { teamId, idleBelowPct: 5, idleAfterMinutes: 5 });
   await api('PUT', '/gpu/prices', { teamId, prices: [{ model: 'NVIDIA H200', perHour: '3.50' }] });
   const key = (await api('POST', '/gpu/ingest-keys', { teamId, name: 'gpu-node-1 agent' })).body.data.key as string;
-  const capture = slowedCapture(replayBase());
+  const start = replayBase();
+  const capture = slowedCapture(start);
   const push = (kind: string, body: string) =>
     fetch(`${base}/api/gpu/ingest/nvidia-smi?kind=${kind}&cluster=training&host=gpu-node-1`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'text/csv' }, body });
   for (const batch of capture.gpuBatches(60)) expect((await push('gpus', batch)).status).toBe(200);
   expect((await push('compute-apps', capture.computeApps)).status).toBe(200);
   await runningAt(base).app.runtime.stores.queue.drain();
+  // In the scaled mode another worker's scheduled rollup may still be classifying the minutes after the drain:
+  // wait until the waste reads every minute of the replay (10 held, 40 idle) before anyone looks.
+  const range = `from=${new Date(start).toISOString()}&to=${new Date(start + 2 * HOUR_MS).toISOString()}`;
+  const classified = async () => (await api('GET', `/gpu/waste?teamId=${teamId}&${range}`, undefined)).body.data?.total;
+  const deadline = Date.now() + CLASSIFIED_WITHIN_MS;
+  for (let total = await classified(); total?.heldMinutes !== 10 || total?.idleMinutes !== 40; total = await classified()) {
+    if (Date.now() > deadline) throw new Error(`the replay's minutes were not all classified within ${CLASSIFIED_WITHIN_MS} ms: ${JSON.stringify(total)}`);
+    await sleep(200);
+  }
 }
