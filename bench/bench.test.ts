@@ -5,24 +5,15 @@
  * the upstream's exact answer and be metered. In the scaled mode where haproxy is
  * installed, the same through the cluster topology (ports 7200-7225), which is down again after.
  */
-import { execFileSync } from 'node:child_process';
 import { access, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_RUN_DIR } from '../tools/topology/topology.ts';
+import { DEFAULT_RUN_DIR, haproxyInstalled } from '../tools/topology/topology.ts';
 import { type BenchReport, type CellResult, gatewayAddedLatency, gatewayRatios, runBench, summarizeRounds } from './src/harness.ts';
 import { DEFAULT_OPTIONS, parseBenchArgs, SCENARIOS } from './src/options.ts';
 import { formatReport } from './src/table.ts';
 
-const haproxyInstalled = (() => {
-  try {
-    execFileSync('haproxy', ['-v'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 const scaledServices = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
 
 describe('bench harness', () => {

@@ -6,25 +6,16 @@
  * fake provider are served by every gateway, and each leaves exactly one usage event,
  * written by the workers.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { listOutboxMail, listUsageEvents, openSqlStore, type SqlStore } from '@spendgate/store';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVED_BY_HEADER, type Topology, topologyDown, topologyUp } from '../../tools/topology/topology.ts';
+import { haproxyInstalled, SERVED_BY_HEADER, type Topology, topologyDown, topologyUp } from '../../tools/topology/topology.ts';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai-provider.ts';
 import { callApi, testModes } from '../support/spendgate.ts';
 
-const haproxyInstalled = (() => {
-  try {
-    execFileSync('haproxy', ['-v'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 const REQUESTS = 30;
 const GATEWAYS = 3;
 const EMAIL = 'topology@example.com';

@@ -12,7 +12,7 @@
  * HAProxy rather than nginx: it balances round-robin with active health checks on
  * /readyz out of the box, and its single config file is all the load balancer needs.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -25,6 +25,16 @@ import { replicaUrlOf, startPgReplica, stopPgReplica } from '../../store/src/tes
 import { startRedisCluster, stopRedisCluster } from '../../store/src/testing/redis-cluster.ts';
 
 const run = promisify(execFile);
+
+/** Whether Debian's HAProxy, the topology's load balancer, is installed (the tests and the bench that need it skip without). */
+export const haproxyInstalled = (() => {
+  try {
+    execFileSync('haproxy', ['-v'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BUNDLE_DIR = path.join(REPO_ROOT, 'dist/topology');
 export const DEFAULT_RUN_DIR = path.join(REPO_ROOT, '.topology');
