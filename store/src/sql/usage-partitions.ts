@@ -121,7 +121,6 @@ export async function upkeepUsagePartitions(db: Db, now: Date, retentionDays: nu
     strays.map(({ month }) => new Date(month)),
   );
 
-
   const forgetBefore = new Date(cutoff.getTime() - REQUEST_ID_REPLAY_DAYS * DAY_MS);
   const pruned = await db.deleteFrom('usage_request_ids').where('claimed_at', '<', forgetBefore).executeTakeFirst();
 
