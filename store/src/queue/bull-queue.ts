@@ -20,7 +20,7 @@
  * process made the schedule (a gateway drains queues whose schedules the worker made).
  *
  * On a Redis Cluster, `enqueue` resolves only once a replica of the queue's master has
- * the job too (WAIT 1 on the master's connection, within REPLICA_ACK_TIMEOUT_MS, else it
+ * the job too (WAIT 1 on the master's connection, within `replicaAckTimeoutMs`, else it
  * fails and the caller keeps the job elsewhere, as for an unreachable Redis): replication
  * is asynchronous, so a master killed right after answering would otherwise take an
  * acknowledged job with it. A master without replicas (by its ROLE) is not waited for.
@@ -58,6 +58,8 @@ export interface BullQueueOptions extends QueueOptions {
   connection: { url: string };
   /** Start of every BullMQ key, e.g. `sg:queue`; on a cluster, wrapped in a hash tag (`{sg:queue}`), as BullMQ asks. */
   prefix: string;
+  /** On a Redis Cluster, how long an enqueue waits for a replica of the queue's master to have the job (default REPLICA_ACK_TIMEOUT_MS). */
+  replicaAckTimeoutMs?: number;
 }
 
 const KEEP_FAILED_JOBS = { count: 1_000, age: 7 * 24 * 3_600 };
@@ -71,7 +73,7 @@ const PER_JOB_BACKOFF = 'per-job';
  */
 const STALLED_JOB_RECOVERY = { lockDuration: 5_000, stalledInterval: 5_000, maxStalledCount: MAX_ATTEMPTS };
 const DRAIN_POLL_MS = 20;
-/** How long an enqueue on a cluster waits for a replica to have the job: within the gateway's 200 ms enqueue deadline. */
+/** How long an enqueue on a cluster waits by default for a replica to have the job: within the gateway's 200 ms enqueue deadline. */
 const REPLICA_ACK_TIMEOUT_MS = 150;
 /** How long a worker may take to close once no handler of this queue runs: long enough for BullMQ to record the last job done. */
 const WORKER_CLOSE_GRACE_MS = 3_000;
@@ -96,7 +98,7 @@ function fromBullJobId(bullJobId: string): string {
  * await queue.enqueue('meter', event, { jobId: `usage:${event.requestId}` });
  */
 export function createBullQueue<M extends JobMap>(options: BullQueueOptions): JobQueue<M> {
-  const { connection, backoffMs = DEFAULT_BACKOFF_MS } = options;
+  const { connection, backoffMs = DEFAULT_BACKOFF_MS, replicaAckTimeoutMs = REPLICA_ACK_TIMEOUT_MS } = options;
   const prefix = parseRedisUrl(connection.url)?.kind === 'cluster' ? clusterQueuePrefix(options.prefix) : options.prefix;
   const openConnection = (overrides: ConnectOptions) => connectRedis(connection.url, overrides);
   const onError = resolveErrorReporter(options);
@@ -159,8 +161,8 @@ export function createBullQueue<M extends JobMap>(options: BullQueueOptions): Jo
     // The client's slot map may not list a replica yet (or any more): the master's own list decides.
     const hasReplicas = async () => ((await master.role()) as [string, number, unknown[]])[2].length > 0;
     if (replicaKeys.length === 0 && !(await hasReplicas())) return;
-    if ((await master.wait(1, REPLICA_ACK_TIMEOUT_MS)) >= 1 || !(await hasReplicas())) return;
-    throw new Error(`no replica of the queue's master ${masterKey} had the job within ${REPLICA_ACK_TIMEOUT_MS} ms`);
+    if ((await master.wait(1, replicaAckTimeoutMs)) >= 1 || !(await hasReplicas())) return;
+    throw new Error(`no replica of the queue's master ${masterKey} had the job within ${replicaAckTimeoutMs} ms`);
   }
 
   /** Jobs of `name` in `states`, less the delayed job that is a schedule's next turn. */
