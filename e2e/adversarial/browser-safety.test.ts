@@ -3,7 +3,8 @@
  * a static blog page and the console-manifest.json a build writes): every page, the API
  * docs and the API's JSON carry a CSP that no one may frame, X-Frame-Options, nosniff and
  * a Referrer-Policy (HSTS when PUBLIC_URL is https); the console's CSP follows where the
- * build loads the dashboard and media from; paths the site has no page for answer 404
+ * build loads the dashboard and media from, and lets Google Identity Services draw its
+ * button only when Google sign-in is on; paths the site has no page for answer 404
  * with the site page (its 404 screen). The real build in Chromium: e2e/browser.
  */
 import { createHash } from 'node:crypto';
@@ -85,6 +86,10 @@ describe.each(testModes)('browser safety (%s)', (mode) => {
     expect(csp['connect-src']).toEqual(["'self'"]);
     expect(csp['object-src']).toEqual(["'none'"]);
     expect(csp['img-src']).toEqual(["'self'", 'data:', 'https:']);
+    expect(csp['frame-src'], 'nothing framed: Google sign-in is off').toBeUndefined();
+    expect((await (await fetch(`${spendgate.url}/api/auth/sign-in-options`)).json()).data).toEqual({ google: null });
+    const google = await fetch(`${spendgate.url}/api/auth/google`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"token":"a.b.c"}' });
+    expect([google.status, (await google.json()).message]).toEqual([503, 'Google sign-in is not configured on this server']);
   });
 
   it('the API: JSON answers may load and run nothing; the docs page runs only its own script and style', async () => {
@@ -117,7 +122,10 @@ describe('browser safety: a console built to load from elsewhere, served over ht
       dashboardRemoteEntry: 'https://dashboard.example.com/app/remoteEntry.js',
       mediaUrls: ['https://media.example.net/demo.mp4', '/media/poster.svg'],
     });
-    spendgate = await startSpendgate('embedded', 'browser-safety-https', { consoleDir, env: { PUBLIC_URL: 'https://spendgate.example.org' } });
+    spendgate = await startSpendgate('embedded', 'browser-safety-https', {
+      consoleDir,
+      env: { PUBLIC_URL: 'https://spendgate.example.org', GOOGLE_CLIENT_ID: 'spendgate.apps.googleusercontent.com' },
+    });
   });
 
   afterAll(async () => {
@@ -125,11 +133,13 @@ describe('browser safety: a console built to load from elsewhere, served over ht
     await rm(consoleDir, { recursive: true, force: true });
   });
 
-  it('allows the dashboard’s and the media’s origins, and sends HSTS', async () => {
+  it('allows the dashboard’s and the media’s origins, Google sign-in’s library as Google’s guide lists it, and sends HSTS', async () => {
     const response = await fetch(`${spendgate.url}/dashboard`);
     const csp = directives(response.headers.get('content-security-policy'));
-    expect(csp['script-src']).toEqual(["'self'", 'https://dashboard.example.com']);
-    expect(csp['style-src']).toEqual(["'self'", 'https://dashboard.example.com']);
+    expect(csp['script-src']).toEqual(["'self'", 'https://dashboard.example.com', 'https://accounts.google.com/gsi/client']);
+    expect(csp['style-src']).toEqual(["'self'", 'https://dashboard.example.com', 'https://accounts.google.com/gsi/style']);
+    expect(csp['connect-src']).toEqual(["'self'", 'https://dashboard.example.com', 'https://accounts.google.com/gsi/']);
+    expect(csp['frame-src']).toEqual(['https://accounts.google.com/gsi/']);
     expect(csp['media-src']).toEqual(["'self'", 'https://media.example.net']);
     expect(csp['frame-ancestors']).toEqual(["'none'"]);
     expect(response.headers.get('strict-transport-security')).toBe('max-age=31536000');

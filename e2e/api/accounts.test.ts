@@ -4,12 +4,13 @@
  * may do, sign-in and its rate limit, sessions (expired, invalid, without exp, ended by
  * a password change), profile (avatars) and metadata, one-time codes (hashed, single
  * use, expiring, five tries, resend limit), the forgot-password flow, Google sign-in
- * verified against a local JWKS (linking a verified account, taking over one never
- * verified), and the throttle on telling whether an address has an account.
+ * verified against a local Google's keys (linking a verified account, taking over one
+ * never verified, a new account on the plan signed up for, the button's configuration
+ * for the console), and the throttle on telling whether an address has an account.
  */
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GOOGLE_CLIENT_ID, startJwks } from '../support/google-jwks.ts';
+import { type FakeGoogle, GOOGLE_CLIENT_ID, startFakeGoogle } from '../fakes/google.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
 import { codeIn, type MailSink, registerUser, startMailSink } from './support.ts';
 
@@ -19,7 +20,7 @@ for (const mode of testModes) {
   describe(`accounts (${mode})`, () => {
     let spendgate: RunningSpendgate;
     let mail: MailSink;
-    let jwks: Awaited<ReturnType<typeof startJwks>>;
+    let fakeGoogle: FakeGoogle;
     const api = (method: string, route: string, options?: { token?: string; body?: unknown }) => callApi(spendgate.url, method, route, options);
     /** Registers without verifying; waits for the sign-up code's mail, so later mail to the address is the next one. */
     const registerUnverified = async (email: string, password = PASSWORD) => {
@@ -34,15 +35,15 @@ for (const mode of testModes) {
 
     beforeAll(async () => {
       mail = await startMailSink();
-      jwks = await startJwks();
+      fakeGoogle = await startFakeGoogle();
       spendgate = await startSpendgate(mode, 'api-accounts', {
-        env: { SMTP_URL: mail.url, GOOGLE_CLIENT_ID, GOOGLE_JWKS_URL: jwks.url, PUBLIC_URL: 'https://console.spendgate.test' },
+        env: { SMTP_URL: mail.url, GOOGLE_CLIENT_ID, GOOGLE_JWKS_URL: fakeGoogle.jwksUrl, PUBLIC_URL: 'https://console.spendgate.test' },
       });
     });
     afterAll(async () => {
       await spendgate?.close();
       await mail?.close();
-      await jwks?.close();
+      await fakeGoogle?.close();
     });
 
     it('registers on a plan’s 60-day trial, or the free trial without one', async () => {
@@ -312,27 +313,27 @@ for (const mode of testModes) {
 
     it('signs in with Google: verifies signature, audience, issuer, expiry and verified email', async () => {
       const claims = { sub: 'google-123', email: 'Gina@Gmail.com', email_verified: true, name: 'Gina', picture: 'https://lh3.example.com/g.png' };
-      const first = await api('POST', '/auth/google', { body: { token: await jwks.sign(claims) } });
+      const first = await api('POST', '/auth/google', { body: { token: await fakeGoogle.sign(claims) } });
       expect(first.status).toBe(200);
       expect(first.body.data).toMatchObject({ isNewUser: true, user: { email: 'gina@gmail.com', name: 'Gina', emailVerified: true, avatar: claims.picture } });
       expect((await api('GET', '/auth/profile', { token: first.body.data.token })).status).toBe(200);
-      const second = await api('POST', '/auth/google', { body: { token: await jwks.sign(claims) } });
+      const second = await api('POST', '/auth/google', { body: { token: await fakeGoogle.sign(claims) } });
       expect(second.body.data).toMatchObject({ isNewUser: false, user: { id: first.body.data.user.id } });
 
       // An existing password account whose email was verified is linked, not duplicated, and keeps its password and sessions.
       const { userId, token: linkedToken } = await registerUser(spendgate.url, 'linked@example.com');
-      const linked = await api('POST', '/auth/google', { body: { token: await jwks.sign({ ...claims, sub: 'google-456', email: 'linked@example.com' }) } });
+      const linked = await api('POST', '/auth/google', { body: { token: await fakeGoogle.sign({ ...claims, sub: 'google-456', email: 'linked@example.com' }) } });
       expect(linked.body.data).toMatchObject({ isNewUser: false, user: { id: userId, emailVerified: true } });
       expect((await api('GET', '/team/', { token: linkedToken })).status).toBe(200);
       expect((await api('POST', '/auth/login', { body: { email: 'linked@example.com', password: PASSWORD } })).status).toBe(200);
 
       const { privateKey: strangerKey } = await generateKeyPair('RS256');
       const refused = [
-        await jwks.sign(claims, { audience: 'someone-else.apps.googleusercontent.com' }),
-        await jwks.sign(claims, { issuer: 'https://evil.example.com' }),
-        await jwks.sign(claims, { expiresIn: Math.floor(Date.now() / 1000) - 60 }),
-        await jwks.sign({ ...claims, email_verified: false }),
-        await jwks.sign(claims, { key: strangerKey }),
+        await fakeGoogle.sign(claims, { audience: 'someone-else.apps.googleusercontent.com' }),
+        await fakeGoogle.sign(claims, { issuer: 'https://evil.example.com' }),
+        await fakeGoogle.sign(claims, { expiresIn: Math.floor(Date.now() / 1000) - 60 }),
+        await fakeGoogle.sign({ ...claims, email_verified: false }),
+        await fakeGoogle.sign(claims, { key: strangerKey }),
         'not.a.jwt',
       ];
       for (const token of refused) {
@@ -342,13 +343,29 @@ for (const mode of testModes) {
       expect((await api('POST', '/auth/google', { body: {} })).body.field).toBe('token');
     });
 
+    it('tells the console how to draw Google’s button, and starts a new Google account on the plan it signed up for', async () => {
+      const options = await api('GET', '/auth/sign-in-options');
+      expect(options.body.data).toEqual({ google: { clientId: GOOGLE_CLIENT_ID, scriptUrl: 'https://accounts.google.com/gsi/client' } });
+
+      const plans = (await api('GET', '/subscription/plans')).body.data as { id: string; slug: string }[];
+      const growth = plans.find((plan) => plan.slug === 'growth')!;
+      const claims = { sub: 'google-growth', email: 'gabe@growth.example', email_verified: true, name: 'Gabe' };
+      const refused = await api('POST', '/auth/google?planId=growth', { body: { token: await fakeGoogle.sign(claims) } });
+      expect([refused.status, refused.body.field]).toEqual([400, 'planId']);
+      const created = await api('POST', `/auth/google?planId=${growth.id}`, { body: { token: await fakeGoogle.sign(claims) } });
+      expect(created.body.data).toMatchObject({ isNewUser: true, user: { subscription: { plan: 'growth', status: 'trialing' } } });
+      // An existing account keeps its plan: the link only signs it in.
+      const again = await api('POST', '/auth/google', { body: { token: await fakeGoogle.sign(claims) } });
+      expect(again.body.data).toMatchObject({ isNewUser: false, user: { subscription: { plan: 'growth' } } });
+    });
+
     it('lets Google sign-in take over an account whose email was never verified: the squatter’s password and sessions end', async () => {
       const victim = 'victim@gmail.com';
       const squatter = await registerUnverified(victim, 'the squatter’s password');
       await api('PATCH', '/auth/update-profile', { token: squatter.token, body: { name: 'Squatter', avatar: 'https://evil.example.com/me.png' } });
 
       const owner = await api('POST', '/auth/google', {
-        body: { token: await jwks.sign({ sub: 'google-victim', email: victim, email_verified: true, name: 'Victoria', picture: 'javascript:alert(1)' }) },
+        body: { token: await fakeGoogle.sign({ sub: 'google-victim', email: victim, email_verified: true, name: 'Victoria', picture: 'javascript:alert(1)' }) },
       });
       expect(owner.status).toBe(200);
       expect(owner.body.data).toMatchObject({ isNewUser: true, user: { id: squatter.userId, email: victim, name: 'Victoria', avatar: null, emailVerified: true } });
@@ -358,7 +375,7 @@ for (const mode of testModes) {
       const squatterLogin = await api('POST', '/auth/login', { body: { email: victim, password: 'the squatter’s password' } });
       expect([squatterLogin.status, squatterLogin.body.message]).toEqual([401, 'Invalid email or password']);
       expect((await api('POST', '/team/', { token: owner.body.data.token, body: { name: 'Victoria’s team' } })).status).toBe(201);
-      const again = await api('POST', '/auth/google', { body: { token: await jwks.sign({ sub: 'google-victim', email: victim, email_verified: true }) } });
+      const again = await api('POST', '/auth/google', { body: { token: await fakeGoogle.sign({ sub: 'google-victim', email: victim, email_verified: true }) } });
       expect(again.body.data).toMatchObject({ isNewUser: false, user: { id: squatter.userId } });
     });
 

@@ -14,7 +14,7 @@ import { complianceRefusal, planTerms } from '@spendgate/core';
 import { createLogger, ensureGpuCluster, insertGroupMember, insertTeamMember, insertUsageEvents, recordGpuSamples, upsertSubscription } from '@spendgate/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPruneProcessor } from '../../worker/src/jobs/prune.ts';
-import { GOOGLE_CLIENT_ID, startJwks } from '../support/google-jwks.ts';
+import { type FakeGoogle, GOOGLE_CLIENT_ID, startFakeGoogle } from '../fakes/google.ts';
 import { mailedCode, mailedInvitationToken, signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
 import { usageEvent } from '../support/usage-events.ts';
@@ -25,7 +25,7 @@ const PASSWORD = 'a long enough password';
 for (const mode of testModes) {
   describe(`compliance readiness (${mode})`, () => {
     let spendgate: RunningSpendgate;
-    let jwks: Awaited<ReturnType<typeof startJwks>>;
+    let fakeGoogle: FakeGoogle;
     const admin = { token: '', userId: '' };
     const member = { token: '', userId: '' };
     const trial = { token: '', userId: '', teamId: '' };
@@ -36,8 +36,8 @@ for (const mode of testModes) {
     const signedInAt = async (userId: string) => (await review()).data.entries.find((entry: { userId: string; scope: string }) => entry.userId === userId && entry.scope === 'team').lastSignedInAt as string | null;
 
     beforeAll(async () => {
-      jwks = await startJwks();
-      spendgate = await startSpendgate(mode, `compliance-${mode}`, { env: { GOOGLE_CLIENT_ID, GOOGLE_JWKS_URL: jwks.url } });
+      fakeGoogle = await startFakeGoogle();
+      spendgate = await startSpendgate(mode, `compliance-${mode}`, { env: { GOOGLE_CLIENT_ID, GOOGLE_JWKS_URL: fakeGoogle.jwksUrl } });
       Object.assign(admin, await signUp(spendgate.url, `compliance-admin-${mode}@example.com`, { name: 'Grace Admin' }));
       await upsertSubscription(db(), { userId: admin.userId, planSlug: 'enterprise', status: 'active', trialEnd: null });
       ids.team = (await api('POST', '/team/', { body: { name: 'Audited', description: '' } })).body.data.id;
@@ -51,7 +51,7 @@ for (const mode of testModes) {
     }, 120_000);
     afterAll(async () => {
       await spendgate?.close();
-      await jwks?.close();
+      await fakeGoogle?.close();
     });
 
     it('lists who holds which role in the team and each group, when they joined and last signed in', async () => {
@@ -84,7 +84,7 @@ for (const mode of testModes) {
       const reset = await api('POST', '/auth/reset-password', { token: '', body: { email, otp: await mailedCode(spendgate.url, email), newPassword: 'another long passphrase' } });
       expect(reset.status, JSON.stringify(reset.body)).toBe(200);
       await moved();
-      const google = await api('POST', '/auth/google', { token: '', body: { token: await jwks.sign({ sub: `google-${mode}`, email, email_verified: true, name: 'Member' }) } });
+      const google = await api('POST', '/auth/google', { token: '', body: { token: await fakeGoogle.sign({ sub: `google-${mode}`, email, email_verified: true, name: 'Member' }) } });
       expect(google.status, JSON.stringify(google.body)).toBe(200);
       await moved();
       // The reset ended the member's older sessions.

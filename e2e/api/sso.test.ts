@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeDns, startFakeDns } from '../fakes/dns-server.ts';
 import { type FakeIdp, startFakeIdp } from '../fakes/oidc-idp.ts';
 import { freePort } from '../support/free-port.ts';
-import { GOOGLE_CLIENT_ID, startJwks } from '../support/google-jwks.ts';
+import { type FakeGoogle, GOOGLE_CLIENT_ID, startFakeGoogle } from '../fakes/google.ts';
 import { signUp } from '../support/sign-up.ts';
 import { callApi, type RunningSpendgate, startSpendgate, testModes } from '../support/spendgate.ts';
 
@@ -28,7 +28,7 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
   let spendgate: RunningSpendgate;
   let idp: FakeIdp;
   let dns: FakeDns;
-  let jwks: Awaited<ReturnType<typeof startJwks>>;
+  let fakeGoogle: FakeGoogle;
   const challenge = '_spendgate-challenge.acme.example';
   const admin = { token: '', userId: '', teamId: '', groupId: '' };
   const rival = { token: '', teamId: '' };
@@ -65,8 +65,8 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
       ],
     });
     dns = await startFakeDns();
-    jwks = await startJwks();
-    spendgate = await startSpendgate(mode, `sso-${mode}`, { port, env: { PUBLIC_URL: publicUrl, DNS_SERVERS: dns.server, GOOGLE_CLIENT_ID, GOOGLE_JWKS_URL: jwks.url } });
+    fakeGoogle = await startFakeGoogle();
+    spendgate = await startSpendgate(mode, `sso-${mode}`, { port, env: { PUBLIC_URL: publicUrl, DNS_SERVERS: dns.server, GOOGLE_CLIENT_ID, GOOGLE_JWKS_URL: fakeGoogle.jwksUrl } });
     Object.assign(admin, await signUp(spendgate.url, 'owner@spendgate-tests.example'));
     await enterprise(admin.userId);
     admin.teamId = (await api('POST', '/team/', { name: 'Acme', description: '' })).body.data.id;
@@ -98,7 +98,7 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
     await spendgate?.close();
     await idp?.close();
     await dns?.close();
-    await jwks?.close();
+    await fakeGoogle?.close();
   });
 
   it('is Enterprise only: another plan is refused with 403 saying so, on every call', async () => {
@@ -357,9 +357,9 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
       expect(refused.status, `${route} ${JSON.stringify(refused.body)}`).toBe(403);
       expect(refused.body.message).toBe(SSO_REQUIRED_MESSAGE);
     }
-    const google = await api('POST', '/auth/google', { token: await jwks.sign({ sub: 'google-bob', email: 'bob@acme.example', email_verified: true, name: 'Bob' }) }, '');
+    const google = await api('POST', '/auth/google', { token: await fakeGoogle.sign({ sub: 'google-bob', email: 'bob@acme.example', email_verified: true, name: 'Bob' }) }, '');
     expect([google.status, google.body.message]).toEqual([403, SSO_REQUIRED_MESSAGE]);
-    expect((await api('POST', '/auth/google', { token: await jwks.sign({ sub: 'google-gina', email: 'gina@elsewhere.example', email_verified: true, name: 'Gina' }) }, '')).status).toBe(200);
+    expect((await api('POST', '/auth/google', { token: await fakeGoogle.sign({ sub: 'google-gina', email: 'gina@elsewhere.example', email_verified: true, name: 'Gina' }) }, '')).status).toBe(200);
     expect((await api('POST', '/auth/login', { email: 'owner@spendgate-tests.example', password: 'a long enough password' }, '')).status).toBe(200);
     // A team member signs in through the IdP instead.
     expect((await signInWithSso('grace@acme.example')).answer.status).toBe(200);

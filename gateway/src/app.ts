@@ -54,7 +54,7 @@ export async function buildApp(config: Config, options: RuntimeOptions & { logSt
     logController: new LogController({ disableRequestLogging: true }),
   });
   app.addHook('preClose', async () => drain.begin(app.server));
-  const consoleBuild = await loadConsoleBuild(config.consoleDir);
+  const consoleBuild = await loadConsoleBuild(config.consoleDir, config.google.clientId ? config.google.signInScriptUrl : undefined);
   app.addHook('onRequest', browserSafetyHeaders({ publicUrl: config.publicUrl, consoleCsp: consoleBuild?.csp }));
   const runtime = await createRuntime(config, { ...options, log: app.log });
   app.decorate('runtime', runtime);

@@ -4,7 +4,8 @@
  * renders the 404 screen — with HTTP 404 at any other path. What the server knows of the
  * build comes from the console-manifest.json the build writes beside it
  * (console/vite.config.ts): the site's paths and the places its pages load from, from
- * which the console's Content-Security-Policy is derived.
+ * which the console's Content-Security-Policy is derived (with Google Identity Services'
+ * places when Google sign-in is on).
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -12,7 +13,7 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { cspHeader, PAGE_CSP_BASE } from './security/browser-headers.ts';
+import { type CspDirectives, cspHeader, PAGE_CSP_BASE } from './security/browser-headers.ts';
 
 const MANIFEST_FILE = 'console-manifest.json';
 
@@ -42,27 +43,44 @@ function foreignOrigin(url: string): string[] {
 }
 
 /**
- * The console's CSP: its own origin, plus the dashboard bundle's and the media's where
- * the build points elsewhere. Images may also be https or data: (avatars). No inline
- * script or style: the built pages have none.
+ * What Google Identity Services' client library at `scriptUrl` needs, as Google's setup
+ * guide lists it: the script itself, and its folder (`…/gsi/`) for the button's frame,
+ * its requests and its stylesheet.
  */
-export function consoleCsp(manifest: z.infer<typeof manifestSchema>): string {
+function googleSignInSources(scriptUrl: string | undefined): CspDirectives {
+  if (scriptUrl === undefined) return {};
+  const folder = new URL('./', scriptUrl).href;
+  return { 'script-src': [scriptUrl], 'frame-src': [folder], 'connect-src': [folder], 'style-src': [`${folder}style`] };
+}
+
+/**
+ * The console's CSP: its own origin, plus the dashboard bundle's and the media's where
+ * the build points elsewhere, and Google sign-in's library when `googleSignInScriptUrl`
+ * is given. Images may also be https or data: (avatars). No inline script or style: the
+ * built pages have none.
+ */
+export function consoleCsp(manifest: z.infer<typeof manifestSchema>, googleSignInScriptUrl?: string): string {
   const dashboard = foreignOrigin(manifest.dashboardRemoteEntry);
   const media = manifest.mediaUrls.flatMap(foreignOrigin);
+  const google = googleSignInSources(googleSignInScriptUrl);
   return cspHeader({
     'default-src': ["'self'"],
-    'script-src': ["'self'", ...dashboard],
-    'style-src': ["'self'", ...dashboard],
+    'script-src': ["'self'", ...dashboard, ...(google['script-src'] ?? [])],
+    'style-src': ["'self'", ...dashboard, ...(google['style-src'] ?? [])],
     'font-src': ["'self'", ...dashboard],
-    'connect-src': ["'self'", ...dashboard],
+    'connect-src': ["'self'", ...dashboard, ...(google['connect-src'] ?? [])],
     'img-src': ["'self'", 'data:', 'https:', ...dashboard, ...media],
     'media-src': ["'self'", ...media],
+    ...(google['frame-src'] ? { 'frame-src': google['frame-src'] } : {}),
     ...PAGE_CSP_BASE,
   });
 }
 
-/** Reads the build in `dir`; nothing when there is no console there. */
-export async function loadConsoleBuild(dir: string): Promise<ConsoleBuild | undefined> {
+/**
+ * Reads the build in `dir`; nothing when there is no console there. `googleSignInScriptUrl`:
+ * Google Identity Services' library, when Google sign-in is on.
+ */
+export async function loadConsoleBuild(dir: string, googleSignInScriptUrl?: string): Promise<ConsoleBuild | undefined> {
   if (!existsSync(dir)) return undefined;
   const manifestPath = path.join(dir, MANIFEST_FILE);
   if (!existsSync(manifestPath)) throw new Error(`CONSOLE_DIR ${dir} has no ${MANIFEST_FILE}: build the console again (npm run build)`);
@@ -75,7 +93,7 @@ export async function loadConsoleBuild(dir: string): Promise<ConsoleBuild | unde
       .filter((sitePathname) => sitePathname.includes('$'))
       .map((sitePathname) => new RegExp(`^${sitePathname.split('/').map((segment) => (segment.startsWith('$') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`)),
     indexHtml: await readFile(path.join(dir, 'index.html')),
-    csp: consoleCsp(manifest),
+    csp: consoleCsp(manifest, googleSignInScriptUrl),
   };
 }
 

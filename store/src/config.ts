@@ -136,6 +136,8 @@ const EnvSchema = z.object({
   /** Google sign-in is on when the OAuth client id is set. */
   GOOGLE_CLIENT_ID: z.string().min(1).optional(),
   GOOGLE_JWKS_URL: url(['https:', 'http:']).default('https://www.googleapis.com/oauth2/v3/certs'),
+  /** Google Identity Services' client library, which draws the console's "Sign in with Google" button (tests serve a stand-in). */
+  GOOGLE_SIGN_IN_SCRIPT_URL: url(['https:', 'http:']).default('https://accounts.google.com/gsi/client'),
   /**
    * The operator's own provider accounts that serve optimised keys, as JSON:
    * {"openai": {"apiKey": "sk-…", "baseUrl"?: "…"}, "anthropic": {…}}.
@@ -205,7 +207,7 @@ export interface Config {
   twilioApiUrl: string;
   /** Stripe: its API origin and, when billing is on, the keys. Secret: never logged. */
   stripe: StripeConfig;
-  google: { clientId: string | undefined; jwksUrl: string };
+  google: { clientId: string | undefined; jwksUrl: string; signInScriptUrl: string };
   platformAdminEmails: string[];
   /** The gateway's own observability: /metrics (on when it has a token) and OpenTelemetry (on when it has an endpoint). */
   observability: ObservabilityConfig;
@@ -315,7 +317,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     mail: { smtpUrl: parsed.SMTP_URL, from: parsed.MAIL_FROM },
     twilioApiUrl: parsed.TWILIO_API_URL.replace(/\/+$/, ''),
     stripe: { apiUrl: parsed.STRIPE_API_URL.replace(/\/+$/, ''), secretKey: parsed.STRIPE_SECRET_KEY, webhookSecret: parsed.STRIPE_WEBHOOK_SECRET },
-    google: { clientId: parsed.GOOGLE_CLIENT_ID, jwksUrl: parsed.GOOGLE_JWKS_URL },
+    google: { clientId: parsed.GOOGLE_CLIENT_ID, jwksUrl: parsed.GOOGLE_JWKS_URL, signInScriptUrl: parsed.GOOGLE_SIGN_IN_SCRIPT_URL },
     platformAdminEmails: parsed.PLATFORM_ADMIN_EMAILS,
     observability: {
       metricsToken: parsed.METRICS_TOKEN,

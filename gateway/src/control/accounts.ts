@@ -45,7 +45,7 @@ import {
   type User,
   updateUserProfile,
 } from '@spendgate/store';
-import type { GoogleVerifier } from '../security/google-id-tokens.ts';
+import type { GoogleSignIn } from '../security/google-id-tokens.ts';
 import type { OneTimeCodes } from '../security/one-time-codes.ts';
 import { passwordProblem } from '../security/password-policy.ts';
 import { hashPassword, verifyPassword } from '../security/passwords.ts';
@@ -91,7 +91,7 @@ export function createAccountService(deps: {
   limiter: RateLimiter;
   mailer: Mailer;
   plans: PlanService;
-  google: GoogleVerifier | undefined;
+  google: GoogleSignIn | undefined;
   /** Emails the operator made platform admins (they must be verified to count). */
   platformAdminEmails: readonly string[];
   now?: () => Date;
@@ -267,10 +267,11 @@ export function createAccountService(deps: {
      * Signs in with a Google ID token (refused for an address whose domain enforces single
      * sign-on, as password sign-in is): the linked account, else the account with that email
      * (linked if its email was verified; taken over if not, as it was never shown to be
-     * its owner's), else a new one.
+     * its owner's), else a new one, on `planId`'s trial (the free trial by default).
      */
-    async google(idToken: string) {
+    async google(idToken: string, planId?: string) {
       if (!deps.google) throw new AppError(503, 'not_configured', 'Google sign-in is not configured on this server');
+      const planSlug = await planSlugFor(planId);
       const identity = await deps.google.verify(idToken);
       if (!identity) throw new UnauthorizedError('Google sign-in failed: the token is not valid');
       await refuseIfSsoEnforced(identity.email);
@@ -285,7 +286,7 @@ export function createAccountService(deps: {
       if (takenOver) return { ...(await session(takenOver)), isNewUser: true };
       const created = await createAccount(
         { email: identity.email, name: identity.name, passwordHash: null, verified: true, avatar: identity.picture, googleSubject: identity.subject },
-        'free-trial',
+        planSlug,
       );
       return { ...(await session(created)), isNewUser: true };
     },
@@ -302,6 +303,9 @@ export function createAccountService(deps: {
 
     /** A fresh session for an account another service has just signed in (e.g. by invitation). */
     sessionFor: async (userId: string) => session(await requireUser(userId)),
+
+    /** The ways to sign in besides a password that the console offers on every address: Google, when configured. */
+    signInOptions: () => ({ google: deps.google?.browser ?? null }),
 
     async checkEmail(email: string, ip: string) {
       await deps.limiter.hit('account-lookup', { account: email, ip });

@@ -5,7 +5,7 @@ import { createMailer } from '@spendgate/store';
 import { createStripeClient } from '@spendgate/worker';
 import { operatorAccounts } from '../providers/operator-upstreams.ts';
 import { createTxtResolver } from '../security/dns-txt.ts';
-import { createGoogleVerifier } from '../security/google-id-tokens.ts';
+import { createGoogleSignIn } from '../security/google-id-tokens.ts';
 import { createOneTimeCodes } from '../security/one-time-codes.ts';
 import { createRateLimiter } from '../security/rate-limit.ts';
 import type { SessionTokens } from '../security/session-tokens.ts';
@@ -67,7 +67,9 @@ export async function createControlPlaneServices(deps: {
     mailer,
     plans,
     platformAdminEmails: config.platformAdminEmails,
-    google: config.google.clientId ? createGoogleVerifier({ clientId: config.google.clientId, jwksUrl: config.google.jwksUrl }) : undefined,
+    google: config.google.clientId
+      ? createGoogleSignIn({ clientId: config.google.clientId, jwksUrl: config.google.jwksUrl, scriptUrl: config.google.signInScriptUrl })
+      : undefined,
   });
   const teams = createTeamService({ sql, access, plans, invitations, accounts, keyCache: deps.keyCache, queue: deps.queue });
   // The price-catalog providers of Spendgate's own accounts: what optimised keys can be sent to.

@@ -1,8 +1,9 @@
 /**
- * Verifies a Google ID token (Sign in with Google): signature against Google's JWKS
- * (URL configurable, so tests serve their own), `aud` = our OAuth client id, `iss` =
- * accounts.google.com, `exp`, and a verified email. A picture is kept only if it may be
- * an avatar (core's avatarProblem).
+ * Sign in with Google. The console draws Google's button with Google Identity Services'
+ * client library (`scriptUrl`) for our OAuth client id; the ID token the button hands it
+ * is verified here: signature against Google's JWKS (URL configurable, so tests serve
+ * their own), `aud` = our OAuth client id, `iss` = accounts.google.com, `exp`, and a
+ * verified email. A picture is kept only if it may be an avatar (core's avatarProblem).
  */
 import { avatarProblem } from '@spendgate/core';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
@@ -16,9 +17,11 @@ export interface GoogleIdentity {
   picture: string | null;
 }
 
-export function createGoogleVerifier(config: { clientId: string; jwksUrl: string }) {
+export function createGoogleSignIn(config: { clientId: string; jwksUrl: string; scriptUrl: string }) {
   const jwks = createRemoteJWKSet(new URL(config.jwksUrl));
   return {
+    /** What the console needs to draw the button. */
+    browser: { clientId: config.clientId, scriptUrl: config.scriptUrl },
     /** The identity in a valid token; undefined for anything else. */
     async verify(idToken: string): Promise<GoogleIdentity | undefined> {
       try {
@@ -44,4 +47,4 @@ export function createGoogleVerifier(config: { clientId: string; jwksUrl: string
   };
 }
 
-export type GoogleVerifier = ReturnType<typeof createGoogleVerifier>;
+export type GoogleSignIn = ReturnType<typeof createGoogleSignIn>;

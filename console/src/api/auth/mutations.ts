@@ -6,12 +6,12 @@ import { mutationOptions, type QueryClient } from '@tanstack/react-query';
 import { clearSession, readToken, saveSession } from '../../shared/session.ts';
 import { apiData } from '../client.ts';
 import { authKeys } from './queries.ts';
-import type { LoginInput, OtpAnswer, OtpCheck, PasswordChange, PasswordReset, ProfileAnswer, ProfileChanges, RegisterInput, SessionAnswer } from './types.ts';
+import type { GoogleSessionAnswer, LoginInput, OtpAnswer, OtpCheck, PasswordChange, PasswordReset, ProfileAnswer, ProfileChanges, RegisterInput, SessionAnswer } from './types.ts';
 
 // The query client comes from the caller (useQueryClient): the dashboard bundle must
 // use the site's cache, not a copy of its own.
-/** Stores a session the API answered (any sign-in: password, code, single sign-on), with a fresh cache. */
-export const startSession = (queryClient: QueryClient) => (answer: SessionAnswer) => {
+/** Stores a session the API answered (any sign-in: password, code, Google, single sign-on), with a fresh cache. */
+export const startSession = (queryClient: QueryClient) => <A extends SessionAnswer>(answer: A): A => {
   queryClient.clear();
   saveSession(answer.token, answer.user);
   return answer;
@@ -29,6 +29,14 @@ export const loginMutation = (queryClient: QueryClient) =>
     mutationKey: ['auth', 'login'],
     mutationFn: (credentials: LoginInput) =>
       apiData<SessionAnswer>('POST', '/auth/login', { body: credentials, fallback: 'Login failed' }).then(startSession(queryClient)),
+  });
+
+/** Signs in with the ID token Google's button handed over; a new account starts `planId`'s trial. */
+export const googleSignInMutation = (queryClient: QueryClient) =>
+  mutationOptions({
+    mutationKey: ['auth', 'google'],
+    mutationFn: ({ token, planId }: { token: string; planId?: string }) =>
+      apiData<GoogleSessionAnswer>('POST', '/auth/google', { query: { planId }, body: { token }, fallback: 'Google sign-in failed' }).then(startSession(queryClient)),
   });
 
 /** A code to confirm the e-mail of the signed-in (or just registered) account. */

@@ -14,6 +14,16 @@ export interface SessionAnswer {
   user: PublicUser;
 }
 
+/** A Google sign-in's session; `isNewUser` when it made the account. */
+export interface GoogleSessionAnswer extends SessionAnswer {
+  isNewUser: boolean;
+}
+
+/** Ways to sign in besides a password: Google Identity Services' library and our OAuth client id, or null when Google sign-in is off. */
+export interface SignInOptions {
+  google: { clientId: string; scriptUrl: string } | null;
+}
+
 /** A code checked with the account's session answers a full session; a sign-up code, none (`verified` is always true). */
 export type OtpAnswer = { verified: boolean; user: null } | ({ verified: boolean } & SessionAnswer);
 

@@ -1,5 +1,6 @@
 // /login: e-mail and password; on success the session is stored and the dashboard opens,
 // or, for an account whose e-mail is not verified yet, a new code is sent and /verify opens.
+// "Sign in with Google" (when the server has it on) signs in with a Google account.
 // "Sign in with SSO" asks only for the e-mail and sends the browser to the identity provider
 // of its domain (it comes back to /sso/callback); a password sign-in the server refuses
 // because the domain must use single sign-on turns into that form with the address kept.
@@ -13,6 +14,7 @@ import { ApiError } from '../../api/client.ts';
 import { startSsoMutation } from '../../api/sso/mutations.ts';
 import { internalPath } from '../../shared/next-path.ts';
 import { AuthCard, FormError, TextField } from './AuthCard.tsx';
+import { GoogleSignIn } from './GoogleSignIn.tsx';
 import { InvitedSignIn } from './InvitedSignIn.tsx';
 
 export function LoginScreen() {
@@ -93,6 +95,8 @@ function LoginForm({ notice }: { notice?: ReactNode }) {
           }}
         />
       ) : (
+      <>
+      <GoogleSignIn purpose="signin" onSignedIn={() => (next ? navigate({ href: next }) : navigate({ to: '/dashboard' }))} />
       <form className="auth__form" onSubmit={submit} aria-label="Login">
         <TextField label="Email" id="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
         <TextField
@@ -117,6 +121,7 @@ function LoginForm({ notice }: { notice?: ReactNode }) {
           Sign in with SSO
         </button>
       </form>
+      </>
       )}
     </AuthCard>
   );

@@ -1,4 +1,5 @@
-// /register: name, e-mail and password, for the plan named by ?plan= when there is one.
+// /register: name, e-mail and password (or a Google account, when the server has Google
+// sign-in on), for the plan named by ?plan= when there is one.
 // The server mails a code with the new account; /verify takes it and opens the dashboard.
 // With ?invite= (a team invitation's link) it signs up the invited e-mail into that team.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -7,6 +8,7 @@ import { type FormEvent, type ReactNode, useState } from 'react';
 import { registerMutation } from '../../api/auth/mutations.ts';
 import { plansQuery } from '../../api/subscription/queries.ts';
 import { AuthCard, FormError, TextField } from './AuthCard.tsx';
+import { GoogleSignIn } from './GoogleSignIn.tsx';
 import { InvitedSignIn } from './InvitedSignIn.tsx';
 
 export function RegisterScreen() {
@@ -54,6 +56,7 @@ function RegisterForm({ planId, notice }: { planId: string | undefined; notice?:
       }
     >
       {notice}
+      <GoogleSignIn purpose="signup" planId={planId} onSignedIn={() => navigate({ to: '/dashboard' })} />
       <form className="auth__form" onSubmit={submit} aria-label="Register">
         <TextField label="Full name" id="name" autoComplete="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
         <TextField label="Work email" id="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />

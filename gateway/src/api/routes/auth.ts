@@ -6,13 +6,13 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { ControlPlaneServices } from '../../control/index.ts';
 import { useZod } from '../../zod-provider.ts';
-import { answer, CodeVerified, EmailCheck, GoogleSession, Profile, Session } from '../answers.ts';
+import { answer, CodeVerified, EmailCheck, GoogleSession, Profile, Session, SignInOptions } from '../answers.ts';
 import { ok } from '../reply.ts';
 import { Email, id, Name, Otp, Password, storedJson } from '../schemas.ts';
 import { signedIn } from '../session.ts';
 
 const RegisterBody = z.object({ email: Email, password: Password, name: Name });
-const RegisterQuery = z.object({ planId: id('plan').optional() });
+const PlanQuery = z.object({ planId: id('plan').optional() });
 const LoginBody = z.object({ email: Email, password: z.string().min(1, 'must not be empty').max(1024, 'is too long') });
 const GoogleBody = z.object({ token: z.string().min(1, 'must not be empty').max(8192, 'is too long') });
 const EmailBody = z.object({ email: Email });
@@ -40,14 +40,17 @@ export const authRoutes =
     const open = { public: true };
     const unverified = { unverified: true };
 
-    api.post('/register', { config: open, schema: { summary: 'Register (?planId starts that plan’s trial)', body: RegisterBody, querystring: RegisterQuery, response: { 201: answer(Session) } } }, async (request, reply) =>
+    api.post('/register', { config: open, schema: { summary: 'Register (?planId starts that plan’s trial)', body: RegisterBody, querystring: PlanQuery, response: { 201: answer(Session) } } }, async (request, reply) =>
       reply.code(201).send(ok(await accounts.register(request.body, request.ip, request.query.planId), 'Registration successful')),
     );
     api.post('/login', { config: open, schema: { summary: 'Sign in with email and password', body: LoginBody, response: { 200: answer(Session) } } }, async (request) =>
       ok(await accounts.login(request.body, request.ip), 'Login successful'),
     );
-    api.post('/google', { config: open, schema: { summary: 'Sign in with a Google ID token', body: GoogleBody, response: { 200: answer(GoogleSession) } } }, async (request) =>
-      ok(await accounts.google(request.body.token), 'Google sign-in successful'),
+    api.get('/sign-in-options', { config: open, schema: { summary: 'Ways to sign in besides a password (Google, when configured)', response: { 200: answer(SignInOptions) } } }, async () =>
+      ok(accounts.signInOptions()),
+    );
+    api.post('/google', { config: open, schema: { summary: 'Sign in with a Google ID token (?planId starts a new account on that plan’s trial)', body: GoogleBody, querystring: PlanQuery, response: { 200: answer(GoogleSession) } } }, async (request) =>
+      ok(await accounts.google(request.body.token, request.query.planId), 'Google sign-in successful'),
     );
     api.post('/check-email', { config: open, schema: { summary: 'Whether an account uses this email', body: EmailBody, response: { 200: answer(EmailCheck) } } }, async (request) =>
       ok(await accounts.checkEmail(request.body.email, request.ip)),
