@@ -4,7 +4,8 @@
  * is a frame and whose account chooser is a popup), in each run mode. A person picks the
  * Growth plan, presses "Sign up with Google" on /register, chooses their Google account in
  * the popup and lands on the dashboard, signed in, on Growth's trial; later "Sign in with
- * Google" on /login signs the same account in. A Google account whose address Google has not
+ * Google" on /login signs the same account in, and registering that address with a password
+ * points to /login as soon as the e-mail field is left. A Google account whose address Google has not
  * verified is refused with the server's reason on the screen. The page's CSP lets the frame
  * load (it is the server's, with Google's places added). Screenshots at 1280 and 390 px, no
  * sideways scroll, no critical or serious axe-core violation.
@@ -74,6 +75,13 @@ describe.skipIf(!hasChromium)('Sign in with Google in the console', () => {
       await chooseGoogleAccount(signIn, 'Sign in with Google', 'Gina Google');
       await signIn.waitForURL(`${spendgate.url}/dashboard`);
       expect(await signIn.evaluate(() => JSON.parse(localStorage.getItem('user') ?? 'null').id)).toBe(stored.user.id);
+
+      // Registering the address again with a password: the form points to /login as soon as the field is left.
+      const again = await profiles.open('/register', { width: 390 });
+      await again.getByLabel('Work email').fill(gina.email);
+      await again.getByLabel('Password').focus();
+      await again.getByRole('status').getByText('An account with this e-mail already exists.').waitFor();
+      await checkPage(again, `google-${mode}-register-taken-390`);
       expect(profiles.pageErrors).toEqual([]);
       expect(profiles.consoleErrors, 'the CSP let Google’s library, frame and popup work').toEqual([]);
     }, 180_000);

@@ -1,13 +1,15 @@
-// Auth queries: the signed-in account as the API has it now (GET /auth/profile), and the
-// ways to sign in the server offers besides a password (GET /auth/sign-in-options).
+// Auth queries: the signed-in account as the API has it now (GET /auth/profile), the
+// ways to sign in the server offers besides a password (GET /auth/sign-in-options), and
+// whether an address already has an account (POST /auth/check-email, asked once per address).
 import { queryOptions } from '@tanstack/react-query';
 import { apiData } from '../client.ts';
-import type { ProfileAnswer, SignInOptions } from './types.ts';
+import type { EmailCheck, ProfileAnswer, SignInOptions } from './types.ts';
 
 export const authKeys = {
   all: ['auth'] as const,
   profile: () => [...authKeys.all, 'profile'] as const,
   signInOptions: () => [...authKeys.all, 'sign-in-options'] as const,
+  emailCheck: (email: string) => [...authKeys.all, 'check-email', email] as const,
 };
 
 export const profileQuery = () =>
@@ -21,5 +23,13 @@ export const signInOptionsQuery = () =>
   queryOptions({
     queryKey: authKeys.signInOptions(),
     queryFn: ({ signal }) => apiData<SignInOptions>('GET', '/auth/sign-in-options', { signal, fallback: 'Failed to get the ways to sign in' }),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+
+/** Whether `email` (lower-case) has an account; the server throttles asking, so an answer is kept for the page's life. */
+export const emailCheckQuery = (email: string) =>
+  queryOptions({
+    queryKey: authKeys.emailCheck(email),
+    queryFn: () => apiData<EmailCheck>('POST', '/auth/check-email', { body: { email }, fallback: 'Email check failed' }),
     staleTime: Number.POSITIVE_INFINITY,
   });

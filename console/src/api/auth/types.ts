@@ -19,6 +19,11 @@ export interface GoogleSessionAnswer extends SessionAnswer {
   isNewUser: boolean;
 }
 
+/** Whether an address already has an account. */
+export interface EmailCheck {
+  exists: boolean;
+}
+
 /** Ways to sign in besides a password: Google Identity Services' library and our OAuth client id, or null when Google sign-in is off. */
 export interface SignInOptions {
   google: { clientId: string; scriptUrl: string } | null;
