@@ -357,6 +357,15 @@ for (const mode of testModes) {
       // An existing account keeps its plan: the link only signs it in.
       const again = await api('POST', '/auth/google', { body: { token: await fakeGoogle.sign(claims) } });
       expect(again.body.data).toMatchObject({ isNewUser: false, user: { subscription: { plan: 'growth' } } });
+
+      // How each account signs in: Google only; a password only; a password account later linked to Google.
+      const methodsOf = async (token: string) => (await api('GET', '/auth/sign-in-methods', { token })).body.data;
+      expect(await methodsOf(created.body.data.token)).toEqual({ password: false, google: true, singleSignOn: [] });
+      const { token: passwordOnly } = await registerUser(spendgate.url, 'pat@password.example');
+      expect(await methodsOf(passwordOnly)).toEqual({ password: true, google: false, singleSignOn: [] });
+      await api('POST', '/auth/google', { body: { token: await fakeGoogle.sign({ sub: 'google-pat', email: 'pat@password.example', email_verified: true, name: 'Pat' }) } });
+      expect(await methodsOf(passwordOnly)).toEqual({ password: true, google: true, singleSignOn: [] });
+      expect((await api('GET', '/auth/sign-in-methods')).status).toBe(401);
     });
 
     it('lets Google sign-in take over an account whose email was never verified: the squatter’s password and sessions end', async () => {

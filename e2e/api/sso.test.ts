@@ -297,6 +297,12 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
     expect(linked.body.data).toEqual({ userId: ada.id, identities: [{ issuer: idp.issuer, subject: 'ada@acme.example', linkedAt: expect.any(String) }] });
     // A member sees their own links only; another team's admin sees no one of this team, nor this team's members through their own.
     expect((await identitiesOf(grace.user.id, grace.token)).body.data.identities).toEqual([{ issuer: idp.issuer, subject: 'grace@acme.example', linkedAt: expect.any(String) }]);
+    // The account's own sign-in methods: no password (made by the IdP), the team whose IdP it is linked at.
+    expect((await api('GET', '/auth/sign-in-methods', undefined, grace.token)).body.data).toEqual({
+      password: false,
+      google: false,
+      singleSignOn: [{ teamId: admin.teamId, teamName: 'Acme', issuer: idp.issuer, linkedAt: expect.any(String) }],
+    });
     expect((await identitiesOf(ada.id, grace.token)).status).toBe(403);
     expect((await api('DELETE', `/sso/identities?teamId=${admin.teamId}&userId=${ada.id}`, undefined, grace.token)).status).toBe(403);
     for (const teamId of [admin.teamId, rival.teamId]) {
@@ -309,6 +315,7 @@ describe.each(testModes)('single sign-on (%s)', (mode) => {
     const unlinked = await api('DELETE', `/sso/identities?teamId=${admin.teamId}&userId=${ada.id}`);
     expect(unlinked.status, JSON.stringify(unlinked.body)).toBe(200);
     expect((await identitiesOf(ada.id)).body.data.identities).toEqual([]);
+    expect((await api('GET', '/auth/sign-in-methods', undefined, grace.token)).body.data.singleSignOn, 'another account’s unlink leaves this one').toHaveLength(1);
     expect((await api('DELETE', `/sso/identities?teamId=${admin.teamId}&userId=${ada.id}`)).status).toBe(404);
     const entry = await db().selectFrom('audit_log').selectAll().where('team_id', '=', admin.teamId).where('action', '=', 'sso.identity_unlinked').executeTakeFirstOrThrow();
     expect([entry.actor_user_id, entry.target_id, entry.before, entry.after]).toEqual([admin.userId, ada.id, { issuer: idp.issuer, subject: 'ada@acme.example', linkedAt: expect.any(String) }, null]);

@@ -5,7 +5,8 @@
  * Growth plan, presses "Sign up with Google" on /register, chooses their Google account in
  * the popup and lands on the dashboard, signed in, on Growth's trial; later "Sign in with
  * Google" on /login signs the same account in, and registering that address with a password
- * points to /login as soon as the e-mail field is left. A Google account whose address Google has not
+ * points to /login as soon as the e-mail field is left; the Account screen lists Google as the
+ * account's way in, and no password, with how to set one. A Google account whose address Google has not
  * verified is refused with the server's reason on the screen. The page's CSP lets the frame
  * load (it is the server's, with Google's places added). Screenshots at 1280 and 390 px, no
  * sideways scroll, no critical or serious axe-core violation.
@@ -75,6 +76,16 @@ describe.skipIf(!hasChromium)('Sign in with Google in the console', () => {
       await chooseGoogleAccount(signIn, 'Sign in with Google', 'Gina Google');
       await signIn.waitForURL(`${spendgate.url}/dashboard`);
       expect(await signIn.evaluate(() => JSON.parse(localStorage.getItem('user') ?? 'null').id)).toBe(stored.user.id);
+
+      // The Account screen says how the account signs in: Google, no password, and how to set one.
+      for (const width of [1280, 390]) {
+        const account = await profiles.open('/dashboard/settings/account', { as: { token: stored.token!, user: stored.user }, width });
+        const methods = account.getByRole('region', { name: 'Sign-in methods' });
+        await methods.getByText('Linked', { exact: true }).waitFor();
+        expect((await methods.getByRole('listitem').allTextContents()).map((text) => text.trim())).toEqual(['Password Not set', 'Google Linked']);
+        await account.getByRole('link', { name: 'Set a password' }).waitFor();
+        await checkPage(account, `google-${mode}-account-${width}`);
+      }
 
       // Registering the address again with a password: the form points to /login as soon as the field is left.
       const again = await profiles.open('/register', { width: 390 });

@@ -122,6 +122,15 @@ describe.skipIf(!hasChromium)('single sign-on in the console', () => {
       await page.waitForURL(`${spendgate.url}/dashboard`);
       const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('user') ?? 'null'));
       expect(stored).toMatchObject({ email: 'ada@acme.example', name: 'Ada Lovelace', emailVerified: true });
+      await page.goto(`${spendgate.url}/dashboard/settings/account`);
+      const methods = page.getByRole('region', { name: 'Sign-in methods' });
+      await methods.getByText('Single sign-on for Acme').waitFor();
+      expect((await methods.getByRole('listitem').allTextContents()).map((text) => text.trim())).toEqual([
+        'Password Not set',
+        expect.stringMatching(new RegExp(`^Single sign-on for Acme Linked at ${new URL(idp.issuer).host.replace(/\./g, '\\.')} since \\d{1,2} [A-Z][a-z]{2} \\d{4}$`)),
+      ]);
+      await page.setViewportSize({ width: 390, height: 900 });
+      await checkPage(page, `sso-${mode}-account-390`);
       const members = await callApi(spendgate.url, 'GET', `/team/members/${admin.teamId}`, { token: admin.token });
       expect(JSON.stringify(members.body.data)).toContain('ada@acme.example');
       expect(profiles.pageErrors).toEqual([]);

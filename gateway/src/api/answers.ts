@@ -99,6 +99,12 @@ export const Session = z.strictObject({ token: z.string(), user: PublicUser });
 export const GoogleSession = z.strictObject({ token: z.string(), user: PublicUser, isNewUser: z.boolean() });
 export const Profile = z.strictObject({ user: PublicUser });
 export const EmailCheck = z.strictObject({ exists: z.boolean() });
+/** How the signed-in account can sign in. */
+export const SignInMethods = z.strictObject({
+  password: z.boolean(),
+  google: z.boolean(),
+  singleSignOn: z.array(z.strictObject({ teamId: z.string(), teamName: z.string(), issuer: z.string(), linkedAt: Timestamp })),
+});
 /** Google Identity Services' script and our OAuth client id, for the console's button; null when Google sign-in is off. */
 export const SignInOptions = z.strictObject({ google: z.strictObject({ clientId: z.string(), scriptUrl: z.string() }).nullable() });
 /** A sign-up code answers no session; a code confirmed with the account's session answers a full one. */

@@ -28,6 +28,7 @@ import {
   findSubscriptionPlan,
   findUserByEmail,
   findUserByGoogleSubject,
+  listSsoLinksOfUser,
   findUserById,
   insertOtp,
   insertUser,
@@ -310,6 +311,17 @@ export function createAccountService(deps: {
     async checkEmail(email: string, ip: string) {
       await deps.limiter.hit('account-lookup', { account: email, ip });
       return { exists: (await findUserByEmail(db, email)) !== undefined };
+    },
+
+    /** How the account can sign in: with a password (if it has one), Google (if linked), and its teams' identity providers it is linked to. */
+    async signInMethods(userId: string) {
+      const user = await requireUser(userId);
+      const links = await listSsoLinksOfUser(db, userId);
+      return {
+        password: user.password_hash !== null,
+        google: user.google_subject !== null,
+        singleSignOn: links.map((link) => ({ teamId: link.team_id, teamName: link.team_name, issuer: link.issuer, linkedAt: link.created_at })),
+      };
     },
 
     async profile(userId: string) {

@@ -19,6 +19,14 @@ export interface GoogleSessionAnswer extends SessionAnswer {
   isNewUser: boolean;
 }
 
+/** How the signed-in account can sign in. */
+export interface SignInMethods {
+  password: boolean;
+  google: boolean;
+  /** Its teams' identity providers it is linked to. */
+  singleSignOn: { teamId: string; teamName: string; issuer: string; linkedAt: string }[];
+}
+
 /** Whether an address already has an account. */
 export interface EmailCheck {
   exists: boolean;

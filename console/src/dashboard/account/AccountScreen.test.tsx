@@ -13,10 +13,18 @@ import { AccountScreen } from './AccountScreen.tsx';
 const ada: PublicUser = { id: '00000000-0000-4000-8000-00000000000a', email: 'ada@example.com', name: 'Ada Lovelace', avatar: null, emailVerified: true };
 const ok = (data: unknown) => jsonResponse(200, { success: true, data, message: 'OK' });
 
+const passwordOnly = { password: true, google: false, singleSignOn: [] };
+
+/** `routes` over the defaults: an account with a password only, on a server without Google sign-in. */
 function stubApi(routes: Record<string, (body: unknown) => Response>) {
+  const withDefaults: Record<string, (body: unknown) => Response> = {
+    'GET /api/auth/sign-in-methods': () => ok(passwordOnly),
+    'GET /api/auth/sign-in-options': () => ok({ google: null }),
+    ...routes,
+  };
   const fetchMock = vi.fn<typeof fetch>(async (input, init) => {
     const key = `${init?.method ?? 'GET'} ${new URL(String(input), 'http://localhost').pathname}`;
-    const route = routes[key];
+    const route = withDefaults[key];
     if (!route) throw new Error(`unexpected call ${key}`);
     return route(init?.body ? JSON.parse(String(init.body)) : undefined);
   });
@@ -176,5 +184,41 @@ describe('Account screen', () => {
     await user.click(within(form).getByRole('button', { name: 'Change password' }));
     expect((await within(form).findByRole('alert')).textContent).toBe('currentPassword is incorrect');
     expect(readToken()).toBe('jwt-ada');
+  });
+
+  it('lists how the account signs in; an account without a password is shown how to set one, not a change form', async () => {
+    stubApi({
+      'GET /api/auth/profile': () => ok({ user: ada }),
+      'GET /api/auth/sign-in-methods': () =>
+        ok({ password: false, google: true, singleSignOn: [{ teamId: 't-1', teamName: 'Acme', issuer: 'https://login.acme.example/realms/staff', linkedAt: '2026-11-02T09:00:00.000Z' }] }),
+    });
+    await renderInSite(<AccountScreen />);
+    const methods = await screen.findByRole('region', { name: 'Sign-in methods' });
+    expect(within(methods).getAllByRole('listitem').map((item) => item.textContent?.trim())).toEqual([
+      'Password Not set',
+      'Google Linked',
+      'Single sign-on for Acme Linked at login.acme.example since 2 Nov 2026',
+    ]);
+    expect(screen.queryByRole('form', { name: 'Change password' })).toBeNull();
+    const noPassword = screen.getByRole('region', { name: 'Password' });
+    expect(within(noPassword).getByRole('link', { name: 'Set a password' }).getAttribute('href')).toBe('/forgot-password');
+  });
+
+  it('leaves Google out for an unlinked account on a server without Google sign-in, and offers linking where it has it', async () => {
+    stubApi({ 'GET /api/auth/profile': () => ok({ user: ada }) });
+    await renderInSite(<AccountScreen />);
+    const methods = await screen.findByRole('region', { name: 'Sign-in methods' });
+    await screen.findByRole('form', { name: 'Change password' });
+    expect(within(methods).getAllByRole('listitem').map((item) => item.textContent?.trim())).toEqual(['Password Set']);
+    cleanup();
+
+    stubApi({
+      'GET /api/auth/profile': () => ok({ user: ada }),
+      'GET /api/auth/sign-in-options': () => ok({ google: { clientId: 'spendgate.apps.googleusercontent.com', scriptUrl: 'https://accounts.google.com/gsi/client' } }),
+    });
+    await renderInSite(<AccountScreen />);
+    const offered = await screen.findByRole('region', { name: 'Sign-in methods' });
+    await waitFor(() => expect(within(offered).getAllByRole('listitem')).toHaveLength(2));
+    expect(within(offered).getAllByRole('listitem')[1]!.textContent).toBe('Google Not linked Signing in with Google once, with this e-mail, links it.');
   });
 });

@@ -1,15 +1,17 @@
 /**
  * /dashboard/settings/account: the signed-in account as the API has it (GET /auth/profile):
  * its name, its avatar (an uploaded picture, shrunk in the browser, or an https URL), its
- * e-mail and whether that is verified (with a way to verify it), and a password change.
- * Each form saves on its own, with its own loading flag and message.
+ * e-mail and whether that is verified (with a way to verify it), how it signs in
+ * (GET /auth/sign-in-methods: password, Google, its teams' identity providers) and a
+ * password change (for an account without a password, the way to set one). Each form
+ * saves on its own, with its own loading flag and message.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useNavigate } from '@tanstack/react-router';
+import { Link, useNavigate } from '@tanstack/react-router';
 import { type ChangeEvent, type FormEvent, useState } from 'react';
 import { changePasswordMutation, sendEmailOtpMutation, updateProfileMutation } from '../../api/auth/mutations.ts';
-import { profileQuery } from '../../api/auth/queries.ts';
-import type { ProfileAnswer } from '../../api/auth/types.ts';
+import { profileQuery, signInMethodsQuery, signInOptionsQuery } from '../../api/auth/queries.ts';
+import type { ProfileAnswer, SignInMethods } from '../../api/auth/types.ts';
 import { FormError } from '../auth/AuthCard.tsx';
 import { hasProblems, type Problems } from '../team/validation.ts';
 import { Avatar } from '../ui/Avatar.tsx';
@@ -36,10 +38,71 @@ export function AccountScreen() {
           <ProfileForm key={profile.data.user.id} user={profile.data.user} />
           <AvatarSettings user={profile.data.user} />
           <EmailVerification user={profile.data.user} />
-          <PasswordForm />
+          <SignInMethodsPanel />
         </div>
       )}
     </ScreenFrame>
+  );
+}
+
+const linkedDate = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
+
+/** How the account signs in, then the password panel that fits it: a change, or how to set one. */
+function SignInMethodsPanel() {
+  const methods = useQuery(signInMethodsQuery());
+  if (methods.isPending) return <LoadingState label="Loading how you sign in…" />;
+  if (methods.isError) return <ErrorState error={methods.error} title="How you sign in could not be loaded" onRetry={() => methods.refetch()} retrying={methods.isFetching} />;
+  return (
+    <>
+      <SignInMethodList methods={methods.data} />
+      {methods.data.password ? <PasswordForm /> : <NoPassword />}
+    </>
+  );
+}
+
+function SignInMethodList({ methods }: { methods: SignInMethods }) {
+  // Google is listed when linked, or when this server offers it.
+  const googleOffered = useQuery(signInOptionsQuery()).data?.google != null;
+  return (
+    <section className="settings-panel" aria-labelledby="sign-in-methods-title">
+      <h2 id="sign-in-methods-title" className="settings-panel__title">
+        Sign-in methods
+      </h2>
+      <ul className="sign-in-methods">
+        <li>
+          <strong>Password</strong> <Badge tone={methods.password ? 'good' : 'neutral'}>{methods.password ? 'Set' : 'Not set'}</Badge>
+        </li>
+        {(methods.google || googleOffered) && (
+          <li>
+            <strong>Google</strong> <Badge tone={methods.google ? 'good' : 'neutral'}>{methods.google ? 'Linked' : 'Not linked'}</Badge>{' '}
+            {!methods.google && <span className="settings-panel__text">Signing in with Google once, with this e-mail, links it.</span>}
+          </li>
+        )}
+        {methods.singleSignOn.map((link) => (
+          <li key={link.teamId}>
+            <strong>Single sign-on for {link.teamName}</strong> <Badge tone="good">Linked</Badge>{' '}
+            <span className="settings-panel__text">
+              at {new URL(link.issuer).host} since {linkedDate.format(new Date(link.linkedAt))}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** An account made by Google or an identity provider has no password until a reset code sets one. */
+function NoPassword() {
+  return (
+    <section className="settings-panel" aria-labelledby="no-password-title">
+      <h2 id="no-password-title" className="settings-panel__title">
+        Password
+      </h2>
+      <p className="settings-panel__text">Your account has no password: you sign in with Google or single sign-on. To add one, have a reset code sent to your e-mail.</p>
+      <Link to="/forgot-password" className="button button--ghost">
+        Set a password
+      </Link>
+    </section>
   );
 }
 

@@ -6,7 +6,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { ControlPlaneServices } from '../../control/index.ts';
 import { useZod } from '../../zod-provider.ts';
-import { answer, CodeVerified, EmailCheck, GoogleSession, Profile, Session, SignInOptions } from '../answers.ts';
+import { answer, CodeVerified, EmailCheck, GoogleSession, Profile, Session, SignInMethods, SignInOptions } from '../answers.ts';
 import { ok } from '../reply.ts';
 import { Email, id, Name, Otp, Password, storedJson } from '../schemas.ts';
 import { signedIn } from '../session.ts';
@@ -76,6 +76,9 @@ export const authRoutes =
       ok(await accounts.resetPassword(request.body, request.ip), 'Password reset'),
     );
 
+    api.get('/sign-in-methods', { schema: { summary: 'How the signed-in account can sign in: password, Google, its teams’ identity providers', response: { 200: answer(SignInMethods) } } }, async (request) =>
+      ok(await accounts.signInMethods(signedIn(request).userId)),
+    );
     api.get('/profile', { config: unverified, schema: { summary: 'The signed-in account', response: { 200: answer(Profile) } } }, async (request) => ok(await accounts.profile(signedIn(request).userId)));
     api.patch('/update-profile', { config: unverified, schema: { summary: 'Change name or avatar (an https URL or a data:image/png|jpeg|gif|webp;base64 URL)', body: ProfileBody, response: { 200: answer(Profile) } } }, async (request) =>
       ok(await accounts.updateProfile(signedIn(request).userId, request.body), 'Profile updated'),

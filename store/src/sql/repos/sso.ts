@@ -116,6 +116,20 @@ export async function listSsoIdentitiesOfUser(db: Db, issuer: string, userId: st
   return db.selectFrom('sso_identities').select(['issuer', 'subject', 'created_at']).where('issuer', '=', issuer).where('user_id', '=', userId).orderBy('created_at').execute();
 }
 
+/** An account's single sign-on links, each with a team of the account's whose IdP is at that issuer, by team name. */
+export async function listSsoLinksOfUser(db: Db, userId: string) {
+  return db
+    .selectFrom('sso_identities as identity')
+    .innerJoin('sso_providers as provider', 'provider.issuer', 'identity.issuer')
+    .innerJoin('team_members as member', (join) => join.onRef('member.team_id', '=', 'provider.team_id').onRef('member.user_id', '=', 'identity.user_id'))
+    .innerJoin('teams as team', 'team.id', 'provider.team_id')
+    .select(['identity.issuer', 'identity.created_at', 'team.id as team_id', 'team.name as team_name'])
+    .where('identity.user_id', '=', userId)
+    .orderBy('team.name')
+    .orderBy('team.id')
+    .execute();
+}
+
 /** Unlinks an account from its subject at an issuer; answers the link removed, undefined when there was none. */
 export async function unlinkSsoIdentity(db: Db, issuer: string, userId: string) {
   return db.deleteFrom('sso_identities').where('issuer', '=', issuer).where('user_id', '=', userId).returning(['issuer', 'subject', 'created_at']).executeTakeFirst();
