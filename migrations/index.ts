@@ -38,6 +38,7 @@ import * as compliance from './20261128_0401_compliance.ts';
 import * as rollupRebuilds from './20261128_0501_rollup_rebuilds.ts';
 import * as ssoDomainOwnership from './20261129_0301_sso_domain_ownership.ts';
 import * as usagePartitionUpkeep from './20261130_0001_usage_partition_upkeep.ts';
+import * as spendDigests from './20261201_0001_spend_digests.ts';
 
 export const migrations: Record<string, Migration> = {
   '20261122_0001_accounts': accounts,
@@ -77,4 +78,5 @@ export const migrations: Record<string, Migration> = {
   '20261128_0501_rollup_rebuilds': rollupRebuilds,
   '20261129_0301_sso_domain_ownership': ssoDomainOwnership,
   '20261130_0001_usage_partition_upkeep': usagePartitionUpkeep,
+  '20261201_0001_spend_digests': spendDigests,
 };

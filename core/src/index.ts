@@ -51,6 +51,17 @@ export {
   thresholdDedupeKey,
   thresholdsReached,
 } from './alerts/index.ts';
+export {
+  DIGEST_DUE_HOURS,
+  DIGEST_FREQUENCIES,
+  type DigestFigures,
+  type DigestFrequency,
+  type DigestLine,
+  type DigestPeriod,
+  digestText,
+  lastDigestPeriod,
+  percentChange,
+} from './digests/index.ts';
 export { AVATAR_DATA_URL_MAX_LENGTH, AVATAR_URL_MAX_LENGTH, avatarProblem } from './avatar.ts';
 export {
   type Bill,

@@ -68,6 +68,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions & { 
       envelope,
       outbound,
       twilioApiUrl: config.twilioApiUrl,
+      publicUrl: config.publicUrl,
       stripe: config.stripe,
       catalog,
       invalidateKey: stores.invalidateKey,

@@ -41,6 +41,7 @@ export * from './sql/repos/prompt-captures.ts';
 export * from './sql/repos/rate-limits.ts';
 export * from './sql/repos/site.ts';
 export * from './sql/repos/sso.ts';
+export * from './sql/repos/spend-digests.ts';
 export * from './sql/repos/stripe-billing.ts';
 export * from './sql/repos/stripe-events.ts';
 export * from './sql/repos/team-members.ts';

@@ -28,7 +28,7 @@ export { createStripeClient, stripeIdempotencyKey, verifyStripeWebhook } from '.
 
 /** Opens the stores and consumes every job in this process (the scaled mode's worker). */
 export async function startWorker(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'redisUrl' | 'mail' | 'logLevel' | 'usageEventRetentionDays' | 'gpuSampleRetentionHours' | 'secrets' | 'upstreamAllowedHosts' | 'twilioApiUrl' | 'stripe'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'redisUrl' | 'mail' | 'logLevel' | 'usageEventRetentionDays' | 'gpuSampleRetentionHours' | 'secrets' | 'upstreamAllowedHosts' | 'twilioApiUrl' | 'publicUrl' | 'stripe'>,
   options: StoreOptions = {},
 ): Promise<Stores<JobPayloads>> {
   const log = options.log ?? createLogger(config.logLevel);
@@ -44,6 +44,7 @@ export async function startWorker(
     envelope: createEnvelope(config.secrets.masterKey),
     outbound,
     twilioApiUrl: config.twilioApiUrl,
+    publicUrl: config.publicUrl,
     stripe: config.stripe,
     catalog: priceCatalog,
     invalidateKey: stores.invalidateKey,

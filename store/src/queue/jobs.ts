@@ -61,6 +61,9 @@ export interface ReconcileUsageJob {
   lookBackHours: number;
 }
 
+/** Sends the spend digests that are due; scheduled, so it carries nothing. */
+export type SpendDigestJob = Record<string, never>;
+
 /** Checks every budget's alert thresholds against its spend; scheduled, so it carries nothing. */
 export type AlertCheckJob = Record<string, never>;
 
@@ -115,6 +118,7 @@ export type JobPayloads = {
   'reconcile-usage': ReconcileUsageJob;
   'alert-check': AlertCheckJob;
   'alert-deliver': AlertDeliverJob;
+  'spend-digest': SpendDigestJob;
   forecast: ForecastJob;
   'invoice-build': InvoiceBuildJob;
   'invoice-proof': InvoiceProofJob;

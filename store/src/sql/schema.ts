@@ -951,6 +951,8 @@ export interface Database {
   gpu_settings: GpuSettingsTable;
   gpu_prices: GpuPricesTable;
   team_retention: TeamRetentionTable;
+  spend_digests: SpendDigestsTable;
+  spend_digest_sends: SpendDigestSendsTable;
 }
 
 /** A team's own retention; null: the deployment's default (also the longest it may set). */
@@ -960,6 +962,22 @@ export interface TeamRetentionTable {
   gpu_sample_hours: number | null;
   updated_by: string | null;
   updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+export interface SpendDigestsTable {
+  team_id: string;
+  user_id: string;
+  frequency: 'weekly' | 'monthly';
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+export interface SpendDigestSendsTable {
+  team_id: string;
+  user_id: string;
+  frequency: 'weekly' | 'monthly';
+  /** The period's first local day (yyyy-mm-dd). */
+  period_start: ColumnType<string, string, string>;
+  sent_at: ColumnType<Date, Date | undefined, Date>;
 }
 
 export type User = Selectable<UsersTable>;

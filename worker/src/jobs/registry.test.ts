@@ -103,6 +103,7 @@ for (const mode of modes) {
         envelope: createEnvelope(Buffer.alloc(32, 7)),
         outbound: createOutboundGuard({ allowedHosts: [] }),
         twilioApiUrl: 'https://api.twilio.com',
+        publicUrl: 'http://localhost:3000',
         stripe: { apiUrl: 'https://api.stripe.com', secretKey: undefined },
         catalog: priceCatalog,
         invalidateKey: stores.invalidateKey,

@@ -1,0 +1,53 @@
+// Spend digests: each team admin's choice (weekly or monthly, or none), who is due one, and
+// the claim that makes a period's digest go once.
+import type { DigestFrequency } from '@spendgate/core';
+import type { Db } from './db.ts';
+
+export async function findSpendDigest(db: Db, teamId: string, userId: string): Promise<DigestFrequency | undefined> {
+  return (await db.selectFrom('spend_digests').select('frequency').where('team_id', '=', teamId).where('user_id', '=', userId).executeTakeFirst())?.frequency;
+}
+
+/** Sets an admin's digest for the team (null: none). */
+export async function setSpendDigest(db: Db, teamId: string, userId: string, frequency: DigestFrequency | null, at: Date): Promise<void> {
+  if (frequency === null) {
+    await db.deleteFrom('spend_digests').where('team_id', '=', teamId).where('user_id', '=', userId).execute();
+    return;
+  }
+  await db
+    .insertInto('spend_digests')
+    .values({ team_id: teamId, user_id: userId, frequency, updated_at: at })
+    .onConflict((conflict) => conflict.columns(['team_id', 'user_id']).doUpdateSet({ frequency, updated_at: at }))
+    .execute();
+}
+
+/** Every digest asked for by someone who is still an admin of the team, with what the e-mail needs. */
+export async function listSpendDigestReaders(db: Db) {
+  return db
+    .selectFrom('spend_digests as digest')
+    .innerJoin('team_members as member', (join) => join.onRef('member.team_id', '=', 'digest.team_id').onRef('member.user_id', '=', 'digest.user_id'))
+    .innerJoin('teams as team', 'team.id', 'digest.team_id')
+    .innerJoin('users as user', 'user.id', 'digest.user_id')
+    .select(['digest.team_id as teamId', 'digest.user_id as userId', 'digest.frequency', 'team.name as teamName', 'team.time_zone as timeZone', 'user.email'])
+    .where('member.role', '=', 'ADMIN')
+    .orderBy('digest.team_id')
+    .orderBy('digest.user_id')
+    .execute();
+}
+
+/** Claims a period's digest for one reader: true for the one claim that may send it. */
+export async function claimSpendDigestSend(db: Db, send: { teamId: string; userId: string; frequency: DigestFrequency; periodStart: string }): Promise<boolean> {
+  const claimed = await db
+    .insertInto('spend_digest_sends')
+    .values({ team_id: send.teamId, user_id: send.userId, frequency: send.frequency, period_start: send.periodStart })
+    .onConflict((conflict) => conflict.doNothing())
+    .returning('team_id')
+    .executeTakeFirst();
+  return claimed !== undefined;
+}
+
+/** The names of a team's synthetic groups among `ids`. */
+export async function groupNames(db: Db, teamId: string, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('synthetic_groups').select(['id', 'name']).where('team_id', '=', teamId).where('id', 'in', ids).execute();
+  return new Map(rows.map((row) => [row.id, row.name]));
+}

@@ -1,0 +1,118 @@
+// The spend digest on a real database (PGlite, and PostgreSQL when TEST_DATABASE_URL is set):
+// an admin's weekly digest is stored in the outbox from 08:00 in the team's zone on the
+// Monday after the week, once however many runs race, with the week's exact figures from the
+// rollups; a monthly one covers the calendar month; a member who is not an admin gets none.
+import { randomUUID } from 'node:crypto';
+import {
+  insertGroup,
+  insertIssuedKey,
+  insertTeam,
+  insertTeamMember,
+  insertUsageEvents,
+  insertUser,
+  type JobPayloads,
+  setSpendDigest,
+} from '@spendgate/store';
+import { openTestSqlStore, sqlBackends, type TestSqlStore, usageEvent } from '@spendgate/store/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSpendDigestProcessor } from './spend-digest.ts';
+
+describe.each(sqlBackends)('spend digest on %s', (backend) => {
+  let sql: TestSqlStore;
+  beforeAll(async () => {
+    sql = await openTestSqlStore(backend);
+  });
+  afterAll(() => sql?.close());
+
+  /** A London team with two groups and an admin and a member, and its spend in November 2026. */
+  async function team() {
+    const [admin, member, teamId, research, support, keyId, supportKey] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    await insertUser(sql.db, { id: admin, email: `${admin}@example.com`, name: 'Ada', passwordHash: 'x' });
+    await insertUser(sql.db, { id: member, email: `${member}@example.com`, name: 'Max', passwordHash: 'x' });
+    await insertTeam(sql.db, { id: teamId, name: 'Acme', description: '', createdBy: admin });
+    await sql.db.updateTable('teams').set({ time_zone: 'Europe/London' }).where('id', '=', teamId).execute();
+    await insertTeamMember(sql.db, { teamId, userId: member, role: 'MEMBER' });
+    await insertGroup(sql.db, { id: research, teamId, name: 'Research', description: '', createdBy: admin });
+    await insertGroup(sql.db, { id: support, teamId, name: 'Support', description: '', createdBy: admin });
+    for (const [id, groupId] of [[keyId, research], [supportKey, support]] as const) {
+      await insertIssuedKey(sql.db, { id, team_id: teamId, group_id: groupId, connection_id: null, kind: 'optimised', name: 'k', key_hash: `h-${id}`, key_prefix: 'sg_live_a', created_by: admin });
+    }
+    const spend = (owner: { groupId: string; keyId: string }, at: string, count: number, micros: bigint | null, model = 'gpt-4o') =>
+      insertUsageEvents(
+        sql.db,
+        Array.from({ length: count }, () => usageEvent({ teamId, ...owner }, new Date(at), { model, cost_micros: micros, billed_micros: micros, budget_spend_micros: micros ?? 0n })),
+      );
+    const researchKey = { groupId: research, keyId };
+    // The week of 9 Nov: £1.00. The week of 16 Nov: £2.50 + £0.123456 + an unpriced request, and Sunday 22 Nov 23:30 London.
+    await spend(researchKey, '2026-11-10T12:00:00Z', 4, 250_000n);
+    await spend(researchKey, '2026-11-17T12:00:00Z', 10, 250_000n);
+    await spend({ groupId: support, keyId: supportKey }, '2026-11-22T23:30:00Z', 1, 123_456n, 'claude-sonnet-4');
+    await spend(researchKey, '2026-11-18T12:00:00Z', 1, null, 'mystery-model');
+    // Monday 23 Nov, London: the next week.
+    await spend(researchKey, '2026-11-23T09:00:00Z', 7, 1_000_000n);
+    return { teamId, admin, member };
+  }
+
+  function digester(at: string) {
+    const enqueued: string[] = [];
+    const run = createSpendDigestProcessor({ sql, publicUrl: 'https://spendgate.example', queue: { enqueue: async (_name, _payload, options) => void enqueued.push(options.jobId) }, now: () => new Date(at) });
+    return { run: () => run({} as JobPayloads['spend-digest'], { jobId: 'spend-digest', attempt: 1 }), enqueued };
+  }
+
+  const mailTo = (userId: string) => sql.db.selectFrom('mail_outbox').select(['subject', 'text_body']).where('to_address', '=', `${userId}@example.com`).execute();
+
+  it('sends an admin’s weekly digest once, from 08:00 local the Monday after, with the week’s exact figures', async () => {
+    const { teamId, admin, member } = await team();
+    await setSpendDigest(sql.db, teamId, admin, 'weekly', new Date());
+    await setSpendDigest(sql.db, teamId, member, 'weekly', new Date());
+
+    await digester('2026-11-23T07:59:00Z').run();
+    expect(await mailTo(admin), 'not before 08:00 on Monday').toEqual([]);
+
+    const runs = [digester('2026-11-23T08:00:00Z'), digester('2026-11-23T08:00:00Z'), digester('2026-11-23T08:30:00Z')];
+    await Promise.all(runs.map((digest) => digest.run()));
+    const mails = await mailTo(admin);
+    expect(mails).toHaveLength(1);
+    expect(runs.flatMap((digest) => digest.enqueued)).toHaveLength(1);
+    expect(mails[0]!.subject).toBe('Acme: £2.623456 on AI 16 Nov 2026 – 22 Nov 2026');
+    expect(mails[0]!.text_body).toBe(
+      [
+        'Acme: AI spend 16 Nov 2026 – 22 Nov 2026',
+        '',
+        'Spend: £2.623456, +162% on the week before (£1.00).',
+        'Requests: 12.',
+        'Unpriced requests: 1 — no known price, so not in the spend above.',
+        '',
+        'Top models:',
+        '  gpt-4o: £2.50 (10 requests)',
+        '  claude-sonnet-4: £0.123456 (1 request)',
+        '  mystery-model: £0.00 (1 request)',
+        '',
+        'Top synthetic groups:',
+        '  Research: £2.50 (11 requests)',
+        '  Support: £0.123456 (1 request)',
+        '',
+        'The same days in the console: https://spendgate.example/dashboard?startDate=2026-11-16&endDate=2026-11-22',
+        '',
+        'You get this because you asked for it in Alerts; change or stop it there.',
+      ].join('\n'),
+    );
+    expect(await mailTo(member), 'a member who is not an admin gets none').toEqual([]);
+
+    await digester('2026-11-25T12:00:00Z').run();
+    expect(await mailTo(admin), 'the same week is not sent again').toHaveLength(1);
+  });
+
+  it('sends a monthly digest for the calendar month, and none once stopped', async () => {
+    const { teamId, admin } = await team();
+    await setSpendDigest(sql.db, teamId, admin, 'monthly', new Date());
+    await digester('2026-12-01T08:30:00Z').run();
+    const [november] = await mailTo(admin);
+    expect(november!.subject).toBe('Acme: £10.623456 on AI 1 Nov 2026 – 30 Nov 2026');
+    expect(november!.text_body).toContain('Spend: £10.623456, nothing the month before.');
+
+    await setSpendDigest(sql.db, teamId, admin, null, new Date());
+    await digester('2027-01-01T09:00:00Z').run();
+    expect(await mailTo(admin)).toHaveLength(1);
+  });
+});

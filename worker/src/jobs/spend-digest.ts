@@ -1,0 +1,79 @@
+// spend-digest: every hour, for each team admin who asked for a weekly or monthly digest,
+// whether the last whole period in the team's zone is due (from 08:00 local on the day after
+// it ends); if it is, claims it (once per admin, team and period, however many workers run
+// this) and, in the same transaction, stores the e-mail in the outbox: the period's spend and
+// the period before's, requests, unpriced requests, and the top models and synthetic groups,
+// all from the daily rollups the console's overview reads. The mail job sends it.
+import { type DigestLine, digestText, lastDigestPeriod } from '@spendgate/core';
+import {
+  claimSpendDigestSend,
+  createMailer,
+  type Db,
+  groupNames,
+  type JobHandler,
+  type JobPayloads,
+  type JobQueue,
+  listSpendDigestReaders,
+  type RollupSums,
+  rollupDistribution,
+  type SqlStore,
+  sumRollups,
+} from '@spendgate/store';
+
+/** Models and groups listed in a digest. */
+const TOP_LINES = 5;
+
+type Reader = Awaited<ReturnType<typeof listSpendDigestReaders>>[number];
+
+const line = (name: string, sums: RollupSums): DigestLine => ({ name, spendMicros: sums.budgetSpendMicros, requests: sums.requests });
+
+async function figuresFor(db: Db, reader: Reader, now: Date, publicUrl: string) {
+  const period = lastDigestPeriod(reader.frequency, now, reader.timeZone);
+  const filter = { teamId: reader.teamId, from: period.start, to: period.end, grain: 'day' as const };
+  const [sums, previous, models, groups] = await Promise.all([
+    sumRollups(db, filter),
+    sumRollups(db, { ...filter, from: period.previous.start, to: period.previous.end }),
+    rollupDistribution(db, filter, 'model'),
+    rollupDistribution(db, filter, 'group'),
+  ]);
+  const topGroups = groups.filter((group) => group.value !== null).slice(0, TOP_LINES);
+  const names = await groupNames(db, reader.teamId, topGroups.map((group) => group.value!));
+  const dashboard = new URL('/dashboard', publicUrl);
+  dashboard.search = new URLSearchParams({ startDate: period.firstDay, endDate: period.lastDay }).toString();
+  return digestText({
+    teamName: reader.teamName,
+    frequency: reader.frequency,
+    period,
+    spendMicros: sums.budgetSpendMicros,
+    previousSpendMicros: previous.budgetSpendMicros,
+    requests: sums.requests,
+    unpricedRequests: sums.unpricedRequests,
+    models: models.slice(0, TOP_LINES).map((model) => line(model.value ?? 'unknown', model.sums)),
+    groups: topGroups.map((group) => line(names.get(group.value!) ?? 'a deleted group', group.sums)),
+    consoleUrl: dashboard.href,
+  });
+}
+
+export function createSpendDigestProcessor(deps: {
+  sql: SqlStore;
+  queue: Pick<JobQueue<JobPayloads>, 'enqueue'>;
+  publicUrl: string;
+  now?: () => Date;
+}): JobHandler<JobPayloads['spend-digest']> {
+  const mailer = createMailer({ sql: deps.sql, queue: deps.queue as JobQueue<JobPayloads> });
+  const now = deps.now ?? (() => new Date());
+  return async () => {
+    const at = now();
+    for (const reader of await listSpendDigestReaders(deps.sql.db)) {
+      const period = lastDigestPeriod(reader.frequency, at, reader.timeZone);
+      if (at < period.dueAt) continue;
+      const dispatch = await deps.sql.db.transaction().execute(async (trx) => {
+        const claim = { teamId: reader.teamId, userId: reader.userId, frequency: reader.frequency, periodStart: period.firstDay };
+        if (!(await claimSpendDigestSend(trx, claim))) return undefined;
+        const { subject, text } = await figuresFor(trx, reader, at, deps.publicUrl);
+        return mailer.store(trx, { to: reader.email, subject, text });
+      });
+      await dispatch?.();
+    }
+  };
+}
