@@ -44,7 +44,7 @@ describe('digestText', () => {
       { name: 'claude-sonnet-4', spendMicros: 23_456_789n, requests: 2_345n },
     ],
     groups: [{ name: 'Research', spendMicros: 123_456_789n, requests: 12_345n }],
-    consoleUrl: 'https://spendgate.example/dashboard?startDate=2026-11-16&endDate=2026-11-22',
+    consoleUrl: 'https://spendgate.example/dashboard?team=t-1&start=2026-11-16&end=2026-11-22',
   };
 
   it('gives the exact spend, the change, the unpriced requests and the top models and groups', () => {
@@ -65,7 +65,7 @@ describe('digestText', () => {
         'Top synthetic groups:',
         '  Research: £123.456789 (12,345 requests)',
         '',
-        'The same days in the console: https://spendgate.example/dashboard?startDate=2026-11-16&endDate=2026-11-22',
+        'The same days in the console: https://spendgate.example/dashboard?team=t-1&start=2026-11-16&end=2026-11-22',
         '',
         'You get this because you asked for it in Alerts; change or stop it there.',
       ].join('\n'),

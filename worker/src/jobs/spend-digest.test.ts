@@ -92,7 +92,7 @@ describe.each(sqlBackends)('spend digest on %s', (backend) => {
         '  Research: £2.50 (11 requests)',
         '  Support: £0.123456 (1 request)',
         '',
-        'The same days in the console: https://spendgate.example/dashboard?startDate=2026-11-16&endDate=2026-11-22',
+        `The same days in the console: https://spendgate.example/dashboard?team=${teamId}&start=2026-11-16&end=2026-11-22`,
         '',
         'You get this because you asked for it in Alerts; change or stop it there.',
       ].join('\n'),

@@ -39,7 +39,7 @@ async function figuresFor(db: Db, reader: Reader, now: Date, publicUrl: string) 
   const topGroups = groups.filter((group) => group.value !== null).slice(0, TOP_LINES);
   const names = await groupNames(db, reader.teamId, topGroups.map((group) => group.value!));
   const dashboard = new URL('/dashboard', publicUrl);
-  dashboard.search = new URLSearchParams({ startDate: period.firstDay, endDate: period.lastDay }).toString();
+  dashboard.search = new URLSearchParams({ team: reader.teamId, start: period.firstDay, end: period.lastDay }).toString();
   return digestText({
     teamName: reader.teamName,
     frequency: reader.frequency,
