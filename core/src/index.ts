@@ -60,6 +60,7 @@ export {
   type DigestPeriod,
   digestText,
   lastDigestPeriod,
+  nextDigest,
   percentChange,
 } from './digests/index.ts';
 export { AVATAR_DATA_URL_MAX_LENGTH, AVATAR_URL_MAX_LENGTH, avatarProblem } from './avatar.ts';

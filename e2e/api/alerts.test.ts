@@ -3,9 +3,12 @@
 // by the outbound guard, bad input naming the field, other teams' channels hidden (404);
 // a test message and a budget threshold delivered by the worker to a real SMTP server and
 // to fakes of Slack, Teams and Twilio that check each wire format; every attempt recorded,
-// a delivery sent once however often its job runs.
+// a delivery sent once however often its job runs. A team admin's spend digest: chosen,
+// mailed through SMTP once due, stopped.
 import { randomUUID } from 'node:crypto';
+import { lastDigestPeriod } from '@spendgate/core';
 import { insertUsageEvents } from '@spendgate/store';
+import { usageEvent as usageEventAt } from '@spendgate/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeSlackWebhook, startFakeSlackWebhook } from '../fakes/slack-webhook.ts';
 import { type FakeTeamsWebhook, startFakeTeamsWebhook } from '../fakes/teams-webhook.ts';
@@ -171,6 +174,45 @@ describe.each(testModes)('spend alerts (%s)', (mode) => {
       'Research has spent 60% of its £0.01 monthly budget: Budget alert: the group Research has spent £0.006 of its £0.01 monthly ' +
         `(window from ${new Date().toISOString().slice(0, 7)}-01) budget (60%), reaching the 50% alert.`,
     ]);
+  });
+
+  it('lets a team admin choose a weekly or monthly spend digest, and mails it through SMTP once it is due', async () => {
+    const digestTeam = (await api('POST', '/team/', { name: 'Digest team', description: '' })).body.data.id as string;
+    const groupId = (await api('POST', '/synthetic-group', { name: 'Search', description: '', teamId: digestTeam })).body.data.id as string;
+    // A zone where last week's digest is already due (not Monday before 08:00 there).
+    const timeZone = ['UTC', 'Pacific/Kiritimati'].find((zone) => new Date() >= lastDigestPeriod('weekly', new Date(), zone).dueAt)!;
+    const { db } = spendgate.app.runtime.stores.sql;
+    await db.updateTable('teams').set({ time_zone: timeZone }).where('id', '=', digestTeam).execute();
+    const keyId = randomUUID();
+    await db
+      .insertInto('issued_keys')
+      .values({ id: keyId, team_id: digestTeam, group_id: groupId, connection_id: null, kind: 'optimised', name: 'search-prod', key_hash: `hash-${keyId}`, key_prefix: 'sg_live_fghij', created_by: admin.userId, settings: '{}' })
+      .execute();
+    const lastWeek = lastDigestPeriod('weekly', new Date(), timeZone);
+    await insertUsageEvents(db, [usageEventAt({ teamId: digestTeam, groupId, keyId }, new Date(lastWeek.start.getTime() + 3_600_000), { budget_spend_micros: 1_500_000n })]);
+
+    expect((await api('GET', `/alerts/spend-digest?teamId=${digestTeam}`)).body.data).toEqual({ teamId: digestTeam, frequency: null, timeZone, next: null });
+    const saved = await api('PUT', '/alerts/spend-digest', { teamId: digestTeam, frequency: 'weekly' });
+    expect([saved.status, saved.body.message], JSON.stringify(saved.body)).toEqual([200, 'Spend digest saved']);
+    expect(saved.body.data).toMatchObject({ frequency: 'weekly', next: { dueAt: expect.any(String) } });
+    expect(Date.parse(saved.body.data.next.dueAt)).toBeGreaterThan(Date.now());
+
+    const address = `alerts-admin-${mode}@example.com`;
+    const seen = mail.countTo(address);
+    await Promise.all([1, 2].map((run) => spendgate.app.runtime.stores.queue.enqueue('spend-digest', {}, { jobId: `digest-${run}` })));
+    const digest = await mail.next(address, seen);
+    expect(digest.subject).toMatch(/^Digest team: £1\.50 on AI \d{1,2} [A-Z][a-z]{2} \d{4} – \d{1,2} [A-Z][a-z]{2} \d{4}$/);
+    expect(digest.text).toContain('Spend: £1.50, nothing the week before.');
+    expect(digest.text).toContain(`start=${lastWeek.firstDay}&end=${lastWeek.lastDay}`);
+
+    // Bad input names the field; a member of no such team, another team's admin, is refused.
+    for (const body of [{ teamId: digestTeam, frequency: 'daily' }, { teamId: digestTeam }, { teamId: 'nope', frequency: 'weekly' }]) {
+      const refused = await api('PUT', '/alerts/spend-digest', body);
+      expect([refused.status, refused.body.field], JSON.stringify(body)).toEqual([400, body.teamId === 'nope' ? 'teamId' : 'frequency']);
+    }
+    expect((await api('GET', `/alerts/spend-digest?teamId=${digestTeam}`, undefined, outsider.token)).status).toBe(404);
+    const stopped = await api('PUT', '/alerts/spend-digest', { teamId: digestTeam, frequency: null });
+    expect([stopped.body.message, stopped.body.data.frequency, stopped.body.data.next]).toEqual(['Spend digest stopped', null, null]);
   });
 
   it('deletes a channel: it is gone from the list, its past deliveries stay', async () => {

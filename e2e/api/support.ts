@@ -30,6 +30,19 @@ function decodeQuotedPrintable(body: string): string {
   return Buffer.from(bytes, 'latin1').toString('utf8');
 }
 
+/** Decodes a header's RFC 2047 encoded words (=?UTF-8?Q?…?= and =?UTF-8?B?…?=), as a mail client shows them; the space between two is dropped. */
+function decodeEncodedWords(value: string): string {
+  return value
+    .replace(/(\?=)\s+(=\?)/g, '$1$2')
+    .replace(/=\?([^?]+)\?([QB])\?([^?]*)\?=/gi, (_, charset: string, encoding: string, text: string) => {
+      const bytes =
+        encoding.toUpperCase() === 'B'
+          ? Buffer.from(text, 'base64')
+          : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_match, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))), 'latin1');
+      return new TextDecoder(charset).decode(bytes);
+    });
+}
+
 function parseMessage(to: string, raw: string): ReceivedMail {
   const [head = '', ...rest] = raw.split(/\r?\n\r?\n/);
   const headers = head.replace(/\r?\n[ \t]+/g, ' ');
@@ -40,7 +53,7 @@ function parseMessage(to: string, raw: string): ReceivedMail {
     : /base64/i.test(header('Content-Transfer-Encoding'))
       ? Buffer.from(body, 'base64').toString('utf8')
       : body;
-  return { to, subject: header('Subject'), text: text.replace(/\r\n/g, '\n') };
+  return { to, subject: decodeEncodedWords(header('Subject')), text: text.replace(/\r\n/g, '\n') };
 }
 
 export async function startMailSink(): Promise<MailSink> {

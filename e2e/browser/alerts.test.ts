@@ -3,7 +3,7 @@
  * Spendgate with a real SMTP server and the Slack fake, in each run mode: add an e-mail
  * channel and a Slack one (a private webhook address refused with the server's reason),
  * send a test and watch its delivery turn Sent, see a budget's threshold alert with its
- * deliveries; screenshots at 1280 and 390 px in light and dark with no sideways scroll and
+ * deliveries, and choose a weekly spend digest; screenshots at 1280 and 390 px in light and dark with no sideways scroll and
  * no critical or serious axe-core violation.
  */
 import { insertUsageEvents } from '@spendgate/store';
@@ -97,6 +97,13 @@ describe.skipIf(!hasChromium)('the alerts screen', () => {
         .toBe(1);
       const threshold = history.getByRole('listitem').filter({ has: thresholdHeading });
       await expect.poll(() => threshold.getByText('Sent', { exact: true }).count(), { timeout: 20_000 }).toBe(2);
+
+      // The admin's own spend digest: chosen here, saved at once, with when the next one goes (a Monday, 08:00 in the team's zone).
+      const digest = page.getByRole('region', { name: 'Spend digest' });
+      await digest.getByText('No digest is sent to you.').waitFor();
+      await digest.getByLabel('Send me').selectOption('weekly');
+      await digest.getByRole('status').getByText(/^Next: Mon.* 08:00 \(UTC\), for /).waitFor();
+      expect((await callApi(spendgate.url, 'GET', `/alerts/spend-digest?teamId=${admin.teamId}`, { token: admin.token })).body.data.frequency).toBe('weekly');
 
       for (const width of [1280, 390]) {
         for (const theme of ['light', 'dark'] as const) {

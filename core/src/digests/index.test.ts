@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type DigestFigures, digestText, lastDigestPeriod, percentChange } from './index.ts';
+import { type DigestFigures, digestText, lastDigestPeriod, nextDigest, percentChange } from './index.ts';
 
 describe('lastDigestPeriod', () => {
   it('is the last whole Monday-to-Sunday week in the team’s zone, due at 08:00 local the Monday after', () => {
@@ -18,6 +18,16 @@ describe('lastDigestPeriod', () => {
     // October in London ends on summer time's last day: the month runs to local midnight, 00:00 GMT on 1 Nov.
     const october = lastDigestPeriod('monthly', new Date('2026-11-10T00:00:00Z'), 'Europe/London');
     expect([october.start.toISOString(), october.end.toISOString(), october.lastDay]).toEqual(['2026-09-30T23:00:00.000Z', '2026-11-01T00:00:00.000Z', '2026-10-31']);
+  });
+});
+
+describe('nextDigest', () => {
+  it('is the last week’s until it is due, then the current week’s', () => {
+    const early = nextDigest('weekly', new Date('2026-11-23T07:00:00Z'), 'UTC');
+    expect([early.firstDay, early.lastDay, early.dueAt.toISOString()]).toEqual(['2026-11-16', '2026-11-22', '2026-11-23T08:00:00.000Z']);
+    const later = nextDigest('weekly', new Date('2026-11-23T08:00:00Z'), 'UTC');
+    expect([later.firstDay, later.lastDay, later.dueAt.toISOString()]).toEqual(['2026-11-23', '2026-11-29', '2026-11-30T08:00:00.000Z']);
+    expect(nextDigest('monthly', new Date('2026-11-25T12:00:00Z'), 'UTC').dueAt.toISOString()).toBe('2026-12-01T08:00:00.000Z');
   });
 });
 

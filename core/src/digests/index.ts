@@ -45,6 +45,19 @@ export function lastDigestPeriod(frequency: DigestFrequency, now: Date, timeZone
   return { ...last, previous, dueAt: new Date(last.end.getTime() + DIGEST_DUE_HOURS * 3_600_000) };
 }
 
+/**
+ * The next digest to go out after `now`: the last whole period's, while it is not due yet,
+ * else the current period's.
+ *
+ * @example nextDigest('weekly', new Date('2026-11-25T12:00:00Z'), 'UTC').dueAt // 2026-11-30T08:00:00.000Z
+ */
+export function nextDigest(frequency: DigestFrequency, now: Date, timeZone: string): { firstDay: string; lastDay: string; dueAt: Date } {
+  const last = lastDigestPeriod(frequency, now, timeZone);
+  if (now < last.dueAt) return { firstDay: last.firstDay, lastDay: last.lastDay, dueAt: last.dueAt };
+  const current = wholeSpan(frequency, now, timeZone);
+  return { firstDay: current.firstDay, lastDay: current.lastDay, dueAt: new Date(current.end.getTime() + DIGEST_DUE_HOURS * 3_600_000) };
+}
+
 export interface DigestLine {
   name: string;
   spendMicros: bigint;

@@ -687,6 +687,13 @@ export const AuditRetention = z.strictObject({ teamId: z.guid(), auditRetentionD
 // Spend alerts
 
 /** An alert channel: never its secret; a webhook by its host only. */
+/** A team admin's own spend digest: how often (null: none), the team's zone, and the next one's days and time. */
+export const SpendDigest = z.strictObject({
+  teamId: z.string(),
+  frequency: z.enum(['weekly', 'monthly']).nullable(),
+  timeZone: z.string(),
+  next: z.strictObject({ firstDay: z.string(), lastDay: z.string(), dueAt: Timestamp }).nullable(),
+});
 export const AlertChannel = z.strictObject({
   id: z.guid(),
   teamId: z.guid(),

@@ -2,15 +2,17 @@
 // Slack, Teams and SMS on Enterprise — core's plan terms), their secrets sealed with the
 // team's data key like provider keys, webhook URLs checked by the outbound guard by every
 // address they reach; a test message through the worker's delivery; and the alert history
-// with every delivery and attempt. Team admins manage channels; members read.
+// with every delivery and attempt. Team admins manage channels; members read. A team admin's
+// own spend digest (weekly or monthly e-mail of the team's spend; the worker's spend-digest job).
 import { randomUUID } from 'node:crypto';
-import { type AlertChannel, NotFoundError, PlanRequiredError, testAlertText, ValidationError } from '@spendgate/core';
+import { type AlertChannel, type DigestFrequency, NotFoundError, nextDigest, PlanRequiredError, testAlertText, ValidationError } from '@spendgate/core';
 import {
   alertChannelSecretScope,
   type AlertChannelSettings,
   deleteAlertChannel,
   type Envelope,
   findAlertChannel,
+  findSpendDigest,
   findTeamDataKey,
   insertTeamDataKeyIfAbsent,
   insertAlertChannel,
@@ -20,6 +22,7 @@ import {
   listAlertHistory,
   type OutboundGuard,
   recordAlert,
+  setSpendDigest,
   type SqlStore,
   writeAudit,
 } from '@spendgate/store';
@@ -49,8 +52,16 @@ export function createAlertService(deps: {
   envelope: Envelope;
   outbound: Pick<OutboundGuard, 'check'>;
   queue: Pick<JobQueue<JobPayloads>, 'enqueue'>;
+  now?: () => Date;
 }) {
   const { db } = deps.sql;
+  const now = deps.now ?? (() => new Date());
+
+  /** The admin's digest as the console shows it: how often, and the next one's days and time. */
+  async function digestView(teamId: string, userId: string) {
+    const [frequency, team] = await Promise.all([findSpendDigest(db, teamId, userId), db.selectFrom('teams').select('time_zone').where('id', '=', teamId).executeTakeFirstOrThrow()]);
+    return { teamId, frequency: frequency ?? null, timeZone: team.time_zone, next: frequency ? nextDigest(frequency, now(), team.time_zone) : null };
+  }
 
   async function requirePlanAllows(teamId: string, kind: AlertChannel) {
     const { terms } = await deps.plans.teamTerms(teamId);
@@ -67,6 +78,18 @@ export function createAlertService(deps: {
   }
 
   return {
+    /** The caller's own spend digest for the team (team admins: it is the whole team's spend). */
+    async spendDigest(userId: string, teamId: string) {
+      await deps.access.team(teamId, userId, 'team.usage.view');
+      return digestView(teamId, userId);
+    },
+
+    async setSpendDigest(userId: string, teamId: string, frequency: DigestFrequency | null) {
+      await deps.access.team(teamId, userId, 'team.usage.view');
+      await setSpendDigest(db, teamId, userId, frequency, now());
+      return digestView(teamId, userId);
+    },
+
     async listChannels(userId: string, teamId: string) {
       await deps.access.team(teamId, userId, 'budget.view');
       return (await listAlertChannels(db, teamId)).map(channelView);

@@ -1,9 +1,9 @@
 // Alert channel mutations: add, send a test, delete. Each refreshes the team's channels
-// and history.
+// and history. And a team admin's choice of spend digest, whose answer replaces the cached one.
 import { mutationOptions, type QueryClient } from '@tanstack/react-query';
 import { apiData } from '../client.ts';
 import { alertKeys } from './queries.ts';
-import type { AlertChannel, AlertChannelInput } from './types.ts';
+import type { AlertChannel, AlertChannelInput, DigestFrequency, SpendDigest } from './types.ts';
 
 export const ADD_ALERT_CHANNEL_FAILED = 'Failed to add the alert channel';
 export const TEST_ALERT_CHANNEL_FAILED = 'Failed to send the test alert';
@@ -32,4 +32,12 @@ export const deleteAlertChannelMutation = (queryClient: QueryClient) =>
     mutationFn: (channel: Pick<AlertChannel, 'id' | 'teamId'>) =>
       apiData<null>('DELETE', `/alerts/channels/${channel.id}`, { query: { teamId: channel.teamId }, fallback: DELETE_ALERT_CHANNEL_FAILED }),
     onSuccess: refreshAlerts(queryClient),
+  });
+
+export const setSpendDigestMutation = (queryClient: QueryClient) =>
+  mutationOptions({
+    mutationKey: ['alerts', 'spend-digest'],
+    mutationFn: (choice: { teamId: string; frequency: DigestFrequency | null }) =>
+      apiData<SpendDigest>('PUT', '/alerts/spend-digest', { body: choice, fallback: 'Failed to save the spend digest' }),
+    onSuccess: (digest) => queryClient.setQueryData(alertKeys.spendDigest(digest.teamId), digest),
   });

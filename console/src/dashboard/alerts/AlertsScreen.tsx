@@ -4,13 +4,15 @@
  * Microsoft Teams and SMS on Enterprise). Below, every alert, newest first, with each
  * channel's delivery: its status and each attempt. The team shown is the URL's `team`,
  * else the user's first. Thresholds are set on each budget (alert at 50, 80, 100 %).
+ * A team admin also chooses their own spend digest: a weekly or monthly e-mail of the
+ * team's spend, with when the next one goes.
  */
 import { decide, } from '@spendgate/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { addAlertChannelMutation, deleteAlertChannelMutation, testAlertChannelMutation } from '../../api/alerts/mutations.ts';
-import { alertChannelsQuery, alertHistoryQuery } from '../../api/alerts/queries.ts';
-import type { AlertChannel, AlertChannelKind, AlertDelivery, AlertEvent } from '../../api/alerts/types.ts';
+import { addAlertChannelMutation, deleteAlertChannelMutation, setSpendDigestMutation, testAlertChannelMutation } from '../../api/alerts/mutations.ts';
+import { alertChannelsQuery, alertHistoryQuery, spendDigestQuery } from '../../api/alerts/queries.ts';
+import type { AlertChannel, AlertChannelKind, AlertDelivery, AlertEvent, DigestFrequency, SpendDigest } from '../../api/alerts/types.ts';
 import { ConfirmDialog } from '../ui/ConfirmDialog.tsx';
 import { SelectInput, TextInput } from '../ui/Field.tsx';
 import { ScreenFrame } from '../ui/ScreenFrame.tsx';
@@ -165,6 +167,66 @@ function ChannelsPanel({ teamId, canManage }: { teamId: string; canManage: boole
   );
 }
 
+const DIGEST_CHOICES: { value: DigestFrequency | ''; label: string }[] = [
+  { value: '', label: 'Off' },
+  { value: 'weekly', label: 'Weekly, on Mondays' },
+  { value: 'monthly', label: 'Monthly, on the 1st' },
+];
+const digestDay = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+
+/** When the next digest goes and what it covers, in the team's zone. */
+function nextDigestText(digest: SpendDigest): string {
+  if (!digest.next) return 'No digest is sent to you.';
+  const due = new Intl.DateTimeFormat('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: digest.timeZone });
+  const day = (value: string) => digestDay.format(new Date(`${value}T00:00:00Z`));
+  return `Next: ${due.format(new Date(digest.next.dueAt))} (${digest.timeZone}), for ${day(digest.next.firstDay)} – ${day(digest.next.lastDay)}.`;
+}
+
+/** A team admin's own weekly or monthly e-mail of the team's spend. */
+function SpendDigestPanel({ teamId }: { teamId: string }) {
+  const digest = useQuery(spendDigestQuery(teamId));
+  const save = useMutation(setSpendDigestMutation(useQueryClient()));
+  return (
+    <section className="alerts-panel" aria-labelledby="spend-digest-title">
+      <header className="alerts-panel__header">
+        <h2 id="spend-digest-title">Spend digest</h2>
+      </header>
+      <p className="alerts-panel__note">
+        An e-mail to you of the team's spend: the total against the period before, requests, unpriced requests, and the top models and synthetic groups.
+      </p>
+      {digest.isPending ? (
+        <LoadingState label="Loading your spend digest…" />
+      ) : digest.isError ? (
+        <ErrorState error={digest.error} onRetry={() => digest.refetch()} retrying={digest.isFetching} />
+      ) : (
+        <div className="spend-digest">
+          <SelectInput
+            label="Send me"
+            id="spend-digest-frequency"
+            value={digest.data.frequency ?? ''}
+            disabled={save.isPending}
+            onChange={(event) => save.mutate({ teamId, frequency: (event.target.value || null) as DigestFrequency | null })}
+          >
+            {DIGEST_CHOICES.map((choice) => (
+              <option key={choice.value} value={choice.value}>
+                {choice.label}
+              </option>
+            ))}
+          </SelectInput>
+          <p className="alerts-panel__note" role="status">
+            {save.isPending ? 'Saving…' : nextDigestText(digest.data)}
+          </p>
+          {save.isError && (
+            <p className="alert alert--error" role="alert">
+              {save.error.message}
+            </p>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
+
 function DeliveryRow({ delivery }: { delivery: AlertDelivery }) {
   const last = delivery.attempts.at(-1);
   return (
@@ -243,6 +305,7 @@ export function AlertsScreen() {
     return (
       <div className="alerts-layout">
         <ChannelsPanel teamId={team.id} canManage={canManage} />
+        {decide('team.usage.view', { teamRole }) === 'allowed' && <SpendDigestPanel teamId={team.id} />}
         <HistoryPanel teamId={team.id} />
       </div>
     );

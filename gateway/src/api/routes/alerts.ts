@@ -1,11 +1,12 @@
 // /api/alerts: a team's alert channels (list, add, send a test, delete) and its alert
 // history with every delivery and attempt. E-mail on every plan; Slack, Teams, SMS on Enterprise.
-import { isE164 } from '@spendgate/core';
+// A team admin's own spend digest (weekly or monthly e-mail of the team's spend).
+import { DIGEST_FREQUENCIES, isE164 } from '@spendgate/core';
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { AlertService } from '../../control/alerts.ts';
 import { useZod } from '../../zod-provider.ts';
-import { AlertChannel, AlertEvent, AlertTestStarted, answer } from '../answers.ts';
+import { AlertChannel, AlertEvent, AlertTestStarted, answer, SpendDigest } from '../answers.ts';
 import { ok } from '../reply.ts';
 import { text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
@@ -35,6 +36,7 @@ const ChannelBody = z.discriminatedUnion(
 );
 const TeamQuery = z.object({ teamId: TeamId });
 const HistoryQuery = z.object({ teamId: TeamId, limit: z.coerce.number({ error: 'must be a whole number from 1 to 200' }).int('must be a whole number from 1 to 200').min(1, 'must be a whole number from 1 to 200').max(200, 'must be a whole number from 1 to 200').default(50) });
+const SpendDigestBody = z.strictObject({ teamId: TeamId, frequency: z.enum(DIGEST_FREQUENCIES, { error: 'must be weekly, monthly or null' }).nullable() });
 const ChannelParams = z.object({ id: z.uuid('must be an alert channel id') });
 
 type HistoryRow = Awaited<ReturnType<AlertService['history']>>[number];
@@ -81,6 +83,12 @@ export const alertRoutes =
       await deps.alerts.deleteChannel(signedIn(request).userId, request.query.teamId, request.params.id);
       return ok(null, 'Alert channel deleted');
     });
+    api.get('/spend-digest', { schema: { summary: 'Your weekly or monthly e-mail of the team’s spend (team admins)', querystring: TeamQuery, response: { 200: answer(SpendDigest) } } }, async (request) =>
+      ok(await deps.alerts.spendDigest(signedIn(request).userId, request.query.teamId)),
+    );
+    api.put('/spend-digest', { schema: { summary: 'Choose your spend digest: weekly, monthly or null for none (team admins)', body: SpendDigestBody, response: { 200: answer(SpendDigest) } } }, async (request) =>
+      ok(await deps.alerts.setSpendDigest(signedIn(request).userId, request.body.teamId, request.body.frequency), request.body.frequency ? 'Spend digest saved' : 'Spend digest stopped'),
+    );
     api.get('/', { schema: { summary: "A team's alerts, newest first, with each delivery and attempt", querystring: HistoryQuery, response: { 200: answer(z.array(AlertEvent)) } } }, async (request) =>
       ok((await deps.alerts.history(signedIn(request).userId, request.query.teamId, request.query.limit)).map(alertView)),
     );
