@@ -81,6 +81,8 @@ for (const mode of testModes) {
       // The log itself is Enterprise (this team is on Growth): its retention is read under the same permission.
       'GET audit retention': { action: 'team.audit.view', call: () => ({ method: 'GET', path: `/audit/retention/${teamId}` }) },
       'PUT audit retention': { action: 'team.settings.manage', call: () => ({ method: 'PUT', path: `/audit/retention/${teamId}`, body: { auditRetentionDays: 400 } }) },
+      'GET spend digest': { action: 'team.usage.view', call: () => ({ method: 'GET', path: `/alerts/spend-digest?teamId=${teamId}` }) },
+      'PUT spend digest': { action: 'team.usage.view', call: () => ({ method: 'PUT', path: '/alerts/spend-digest', body: { teamId, frequency: 'monthly' } }) },
       'GET connections of team': { action: 'connection.view', call: () => ({ method: 'GET', path: `/provider/connections?teamId=${teamId}` }) },
       'GET connection': { action: 'connection.view', call: () => ({ method: 'GET', path: `/provider/connections/${connectionId}` }) },
       'GET connection usage': { action: 'team.usage.view', call: () => ({ method: 'GET', path: `/provider/connections/${connectionId}/usage` }) },
