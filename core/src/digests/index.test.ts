@@ -54,6 +54,7 @@ describe('digestText', () => {
       { name: 'claude-sonnet-4', spendMicros: 23_456_789n, requests: 2_345n },
     ],
     groups: [{ name: 'Research', spendMicros: 123_456_789n, requests: 12_345n }],
+    forecast: { month: '2026-11', projectedMicros: 510_000_000n, lower80Micros: 450_000_000n, upper80Micros: 575_500_000n },
     consoleUrl: 'https://spendgate.example/dashboard?team=t-1&start=2026-11-16&end=2026-11-22',
   };
 
@@ -67,6 +68,7 @@ describe('digestText', () => {
         'Spend: £123.456789, +23% on the week before (£100.00).',
         'Requests: 12,345.',
         'Unpriced requests: 3 — no known price, so not in the spend above.',
+        'Forecast for November 2026: £510.00 (80% range £450.00 – £575.50).',
         '',
         'Top models:',
         '  gpt-4o: £100.00 (10,000 requests)',
@@ -83,9 +85,10 @@ describe('digestText', () => {
   });
 
   it('says so when there was nothing before, and leaves out what is empty', () => {
-    const { text } = digestText({ ...figures, previousSpendMicros: 0n, unpricedRequests: 0n, models: [], groups: [], frequency: 'monthly' });
+    const { text } = digestText({ ...figures, previousSpendMicros: 0n, unpricedRequests: 0n, models: [], groups: [], forecast: null, frequency: 'monthly' });
     expect(text).toContain('Spend: £123.456789, nothing the month before.');
     expect(text).not.toContain('Unpriced');
     expect(text).not.toContain('Top models');
+    expect(text).not.toContain('Forecast');
   });
 });

@@ -2,7 +2,8 @@
  * Spend digests: a team admin's weekly or monthly e-mail of the team's spend. A period is a
  * whole calendar week (Monday to Sunday) or month in the team's time zone; its digest is due
  * from 08:00 local on the day after it ends. The text is built from exact sums (micro-units),
- * so every amount in it is the one the console shows for the same days.
+ * so every amount in it is the one the console shows for the same days; with the stored
+ * forecast of the month it is sent in, when there is one.
  */
 import { budgetWindowAt, localDay } from '../budgets.ts';
 import { formatMoney, money } from '../money.ts';
@@ -76,6 +77,8 @@ export interface DigestFigures {
   /** The most spent on, most first. */
   models: DigestLine[];
   groups: DigestLine[];
+  /** The stored month-end forecast of the month the digest is sent in (yyyy-mm), if one was made. */
+  forecast: { month: string; projectedMicros: bigint; lower80Micros: bigint; upper80Micros: bigint } | null;
   /** Where the console shows the same days. */
   consoleUrl: string;
 }
@@ -91,6 +94,7 @@ export function percentChange(now: bigint, before: bigint): number | null {
 const dayFormat = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
 const showDay = (day: string) => dayFormat.format(new Date(`${day}T00:00:00Z`));
 const gbp = (micros: bigint) => formatMoney(money(micros, 'GBP'));
+const monthFormat = new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 const count = (value: bigint) => value.toLocaleString('en-GB');
 const requestsText = (value: bigint) => `${count(value)} request${value === 1n ? '' : 's'}`;
 
@@ -112,6 +116,11 @@ export function digestText(figures: DigestFigures): { subject: string; text: str
     `Spend: ${gbp(figures.spendMicros)}, ${against}.`,
     `Requests: ${count(figures.requests)}.`,
     ...(figures.unpricedRequests > 0n ? [`Unpriced requests: ${count(figures.unpricedRequests)} — no known price, so not in the spend above.`] : []),
+    ...(figures.forecast
+      ? [
+          `Forecast for ${monthFormat.format(new Date(`${figures.forecast.month}-01T00:00:00Z`))}: ${gbp(figures.forecast.projectedMicros)} (80% range ${gbp(figures.forecast.lower80Micros)} – ${gbp(figures.forecast.upper80Micros)}).`,
+        ]
+      : []),
     ...list('Top models', figures.models),
     ...list('Top synthetic groups', figures.groups),
     '',

@@ -11,6 +11,7 @@ import {
   insertUsageEvents,
   insertUser,
   type JobPayloads,
+  saveForecast,
   setSpendDigest,
 } from '@spendgate/store';
 import { openTestSqlStore, sqlBackends, type TestSqlStore, usageEvent } from '@spendgate/store/testing';
@@ -103,13 +104,16 @@ describe.each(sqlBackends)('spend digest on %s', (backend) => {
     expect(await mailTo(admin), 'the same week is not sent again').toHaveLength(1);
   });
 
-  it('sends a monthly digest for the calendar month, and none once stopped', async () => {
+  it('sends a monthly digest for the calendar month, with the stored forecast of the month it starts, and none once stopped', async () => {
     const { teamId, admin } = await team();
     await setSpendDigest(sql.db, teamId, admin, 'monthly', new Date());
+    const amounts = { actualMicros: 0n, projectedMicros: 42_000_000n, lower80Micros: 30_000_000n, upper80Micros: 55_250_000n, lower95Micros: 20_000_000n, upper95Micros: 70_000_000n };
+    await saveForecast(sql.db, { scopeId: teamId, period: '2026-12', teamId, groupId: null, madeAt: new Date('2026-11-30T18:00:00Z'), method: 'ets', fallback: false, ...amounts, days: [] });
     await digester('2026-12-01T08:30:00Z').run();
     const [november] = await mailTo(admin);
     expect(november!.subject).toBe('Acme: £10.623456 on AI 1 Nov 2026 – 30 Nov 2026');
     expect(november!.text_body).toContain('Spend: £10.623456, nothing the month before.');
+    expect(november!.text_body).toContain('Forecast for December 2026: £42.00 (80% range £30.00 – £55.25).');
 
     await setSpendDigest(sql.db, teamId, admin, null, new Date());
     await digester('2027-01-01T09:00:00Z').run();

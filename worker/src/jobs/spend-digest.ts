@@ -3,8 +3,9 @@
 // it ends); if it is, claims it (once per admin, team and period, however many workers run
 // this) and, in the same transaction, stores the e-mail in the outbox: the period's spend and
 // the period before's, requests, unpriced requests, and the top models and synthetic groups,
-// all from the daily rollups the console's overview reads. The mail job sends it.
-import { type DigestLine, digestText, lastDigestPeriod } from '@spendgate/core';
+// all from the daily rollups the console's overview reads, and the team's stored forecast of
+// the month it is sent in (the forecast job's). The mail job sends it.
+import { type DigestLine, digestText, lastDigestPeriod, localDay } from '@spendgate/core';
 import {
   claimSpendDigestSend,
   createMailer,
@@ -14,6 +15,7 @@ import {
   type JobPayloads,
   type JobQueue,
   listSpendDigestReaders,
+  readForecast,
   type RollupSums,
   rollupDistribution,
   type SqlStore,
@@ -30,11 +32,13 @@ const line = (name: string, sums: RollupSums): DigestLine => ({ name, spendMicro
 async function figuresFor(db: Db, reader: Reader, now: Date, publicUrl: string) {
   const period = lastDigestPeriod(reader.frequency, now, reader.timeZone);
   const filter = { teamId: reader.teamId, from: period.start, to: period.end, grain: 'day' as const };
-  const [sums, previous, models, groups] = await Promise.all([
+  const month = localDay(now, reader.timeZone).slice(0, 7);
+  const [sums, previous, models, groups, forecast] = await Promise.all([
     sumRollups(db, filter),
     sumRollups(db, { ...filter, from: period.previous.start, to: period.previous.end }),
     rollupDistribution(db, filter, 'model'),
     rollupDistribution(db, filter, 'group'),
+    readForecast(db, reader.teamId, month),
   ]);
   const topGroups = groups.filter((group) => group.value !== null).slice(0, TOP_LINES);
   const names = await groupNames(db, reader.teamId, topGroups.map((group) => group.value!));
@@ -50,6 +54,7 @@ async function figuresFor(db: Db, reader: Reader, now: Date, publicUrl: string) 
     unpricedRequests: sums.unpricedRequests,
     models: models.slice(0, TOP_LINES).map((model) => line(model.value ?? 'unknown', model.sums)),
     groups: topGroups.map((group) => line(names.get(group.value!) ?? 'a deleted group', group.sums)),
+    forecast: forecast && { month, projectedMicros: forecast.projectedMicros, lower80Micros: forecast.lower80Micros, upper80Micros: forecast.upper80Micros },
     consoleUrl: dashboard.href,
   });
 }
