@@ -205,6 +205,17 @@ describe.each(testModes)('spend alerts (%s)', (mode) => {
     expect(digest.text).toContain('Spend: £1.50, nothing the week before.');
     expect(digest.text).toContain(`start=${lastWeek.firstDay}&end=${lastWeek.lastDay}`);
 
+    // A sample on demand: the same figures, marked as a sample; three an hour.
+    const preview = await api('POST', '/alerts/spend-digest/preview', { teamId: digestTeam });
+    expect([preview.status, preview.body.message], JSON.stringify(preview.body)).toEqual([202, 'A sample digest is on its way']);
+    expect(preview.body.data).toEqual({ to: address, frequency: 'weekly', firstDay: lastWeek.firstDay, lastDay: lastWeek.lastDay });
+    const sample = await mail.next(address, seen + 1);
+    expect(sample.subject).toBe(`Sample: ${digest.subject}`);
+    expect(sample.text).toContain('Spend: £1.50, nothing the week before.');
+    for (let more = 0; more < 2; more++) expect((await api('POST', '/alerts/spend-digest/preview', { teamId: digestTeam })).status).toBe(202);
+    expect((await api('POST', '/alerts/spend-digest/preview', { teamId: digestTeam })).status).toBe(429);
+    expect((await api('POST', '/alerts/spend-digest/preview', { teamId: digestTeam }, outsider.token)).status).toBe(404);
+
     // Bad input names the field; a member of no such team, another team's admin, is refused.
     for (const body of [{ teamId: digestTeam, frequency: 'daily' }, { teamId: digestTeam }, { teamId: 'nope', frequency: 'weekly' }]) {
       const refused = await api('PUT', '/alerts/spend-digest', body);

@@ -3,7 +3,7 @@
  * Spendgate with a real SMTP server and the Slack fake, in each run mode: add an e-mail
  * channel and a Slack one (a private webhook address refused with the server's reason),
  * send a test and watch its delivery turn Sent, see a budget's threshold alert with its
- * deliveries, and choose a weekly spend digest; screenshots at 1280 and 390 px in light and dark with no sideways scroll and
+ * deliveries, and choose a weekly spend digest and have a sample mailed; screenshots at 1280 and 390 px in light and dark with no sideways scroll and
  * no critical or serious axe-core violation.
  */
 import { insertUsageEvents } from '@spendgate/store';
@@ -104,6 +104,11 @@ describe.skipIf(!hasChromium)('the alerts screen', () => {
       await digest.getByLabel('Send me').selectOption('weekly');
       await digest.getByRole('status').getByText(/^Next: Mon.* 08:00 \(UTC\), for /).waitFor();
       expect((await callApi(spendgate.url, 'GET', `/alerts/spend-digest?teamId=${admin.teamId}`, { token: admin.token })).body.data.frequency).toBe('weekly');
+      const seen = mail.countTo(admin.email);
+      await digest.getByRole('button', { name: 'Send me a sample now' }).click();
+      await digest.getByText(`is on its way to ${admin.email}.`).waitFor();
+      expect((await mail.next(admin.email, seen)).subject).toMatch(/^Sample: Platform: £/);
+      await checkPage(page, `alerts-digest-sample-${mode}-1280-light`);
 
       for (const width of [1280, 390]) {
         for (const theme of ['light', 'dark'] as const) {

@@ -687,6 +687,8 @@ export const AuditRetention = z.strictObject({ teamId: z.guid(), auditRetentionD
 // Spend alerts
 
 /** An alert channel: never its secret; a webhook by its host only. */
+/** A sample digest on its way: to whom, and the period it covers. */
+export const SpendDigestPreview = z.strictObject({ to: z.string(), frequency: z.enum(['weekly', 'monthly']), firstDay: z.string(), lastDay: z.string() });
 /** A team admin's own spend digest: how often (null: none), the team's zone, and the next one's days and time. */
 export const SpendDigest = z.strictObject({
   teamId: z.string(),

@@ -5,7 +5,7 @@
 // with every delivery and attempt. Team admins manage channels; members read. A team admin's
 // own spend digest (weekly or monthly e-mail of the team's spend; the worker's spend-digest job).
 import { randomUUID } from 'node:crypto';
-import { type AlertChannel, type DigestFrequency, NotFoundError, nextDigest, PlanRequiredError, testAlertText, ValidationError } from '@spendgate/core';
+import { type AlertChannel, type DigestFrequency, lastDigestPeriod, NotFoundError, nextDigest, PlanRequiredError, testAlertText, ValidationError } from '@spendgate/core';
 import {
   alertChannelSecretScope,
   type AlertChannelSettings,
@@ -26,6 +26,7 @@ import {
   type SqlStore,
   writeAudit,
 } from '@spendgate/store';
+import type { RateLimiter } from '../security/rate-limit.ts';
 import type { Access } from './access.ts';
 import { DATA_KEY_VERSION } from './connections.ts';
 import type { PlanService } from './plans.ts';
@@ -52,6 +53,7 @@ export function createAlertService(deps: {
   envelope: Envelope;
   outbound: Pick<OutboundGuard, 'check'>;
   queue: Pick<JobQueue<JobPayloads>, 'enqueue'>;
+  limiter: RateLimiter;
   now?: () => Date;
 }) {
   const { db } = deps.sql;
@@ -88,6 +90,17 @@ export function createAlertService(deps: {
       await deps.access.team(teamId, userId, 'team.usage.view');
       await setSpendDigest(db, teamId, userId, frequency, now());
       return digestView(teamId, userId);
+    },
+
+    /** Mails the caller a sample digest of the last whole period now (their frequency, else weekly); the worker makes it. */
+    async previewSpendDigest(userId: string, teamId: string, ip: string) {
+      await deps.access.team(teamId, userId, 'team.usage.view');
+      await deps.limiter.hit('digest-preview', { account: userId, ip });
+      const [view, user] = await Promise.all([digestView(teamId, userId), db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow()]);
+      const frequency = view.frequency ?? 'weekly';
+      const period = lastDigestPeriod(frequency, now(), view.timeZone);
+      await deps.queue.enqueue('spend-digest-preview', { teamId, userId, frequency }, { jobId: `spend-digest-preview-${randomUUID()}` });
+      return { to: user.email, frequency, firstDay: period.firstDay, lastDay: period.lastDay };
     },
 
     async listChannels(userId: string, teamId: string) {

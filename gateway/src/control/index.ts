@@ -103,7 +103,7 @@ export async function createControlPlaneServices(deps: {
     compliance: createComplianceService({ sql, access, plans, promptCaptures, audit, config }),
     forecasts: createForecastService({ sql, access, queue: deps.queue }),
     budgets: createBudgetService({ sql, access, ledger: deps.ledger, keyCache: deps.keyCache }),
-    alerts: createAlertService({ sql, access, plans, envelope: deps.envelope, outbound: deps.outbound, queue: deps.queue }),
+    alerts: createAlertService({ sql, access, plans, envelope: deps.envelope, outbound: deps.outbound, queue: deps.queue, limiter }),
     gpu: createGpuService({ sql, access, plans, outbound: deps.outbound, queue: deps.queue }),
     site: createSiteContentService({ sql }),
     sso: createSsoService({

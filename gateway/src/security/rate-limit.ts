@@ -46,6 +46,11 @@ export const RATE_LIMITS = {
     { per: 'account', limit: 60, seconds: 3600 },
     { per: 'ip', limit: 30, seconds: 60 },
   ],
+  /** A sample spend digest by e-mail: enough to see it, too few to flood an inbox. */
+  'digest-preview': [
+    { per: 'account', limit: 3, seconds: 3600 },
+    { per: 'ip', limit: 20, seconds: 3600 },
+  ],
 } as const satisfies Record<string, readonly Window[]>;
 
 export type RateLimitRule = keyof typeof RATE_LIMITS;

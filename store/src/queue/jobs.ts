@@ -64,6 +64,13 @@ export interface ReconcileUsageJob {
 /** Sends the spend digests that are due; scheduled, so it carries nothing. */
 export type SpendDigestJob = Record<string, never>;
 
+/** Sends a team admin the digest of the last whole period now, as a sample (not counted as that period's). */
+export interface SpendDigestPreviewJob {
+  teamId: string;
+  userId: string;
+  frequency: 'weekly' | 'monthly';
+}
+
 /** Checks every budget's alert thresholds against its spend; scheduled, so it carries nothing. */
 export type AlertCheckJob = Record<string, never>;
 
@@ -119,6 +126,7 @@ export type JobPayloads = {
   'alert-check': AlertCheckJob;
   'alert-deliver': AlertDeliverJob;
   'spend-digest': SpendDigestJob;
+  'spend-digest-preview': SpendDigestPreviewJob;
   forecast: ForecastJob;
   'invoice-build': InvoiceBuildJob;
   'invoice-proof': InvoiceProofJob;

@@ -32,7 +32,7 @@ import { createMailProcessor } from './mail.ts';
 import { createMeterProcessor } from './meter.ts';
 import { createPruneProcessor } from './prune.ts';
 import { createReconcileUsageProcessor } from './reconcile-usage.ts';
-import { createSpendDigestProcessor } from './spend-digest.ts';
+import { createSpendDigestPreviewProcessor, createSpendDigestProcessor } from './spend-digest.ts';
 import { createRollupRebuildProcessor, unfinishedRollupRebuildDays } from './rollup-rebuild.ts';
 import { createStripeEventProcessor } from './stripe-event.ts';
 import { createUsagePartitionsProcessor } from './usage-partitions.ts';
@@ -108,6 +108,8 @@ const JOBS: { [N in JobName]: JobDefinition<N> } = {
   'alert-check': { createProcessor: createAlertCheckProcessor, concurrency: 1, attempts: 1, backoffMs: 60_000, schedule: { everyMs: 60_000, payload: {} } },
   // Hourly: a digest is due from 08:00 in its team's zone, so it goes out between 08:00 and 09:00 there; a failed run is the next hour's.
   'spend-digest': { createProcessor: createSpendDigestProcessor, concurrency: 1, attempts: 1, backoffMs: 60_000, schedule: { everyMs: HOUR_MS, payload: {} } },
+  // A sample asked for in the console: tried again soon (its mail is stored once it is made).
+  'spend-digest-preview': { createProcessor: createSpendDigestPreviewProcessor, concurrency: 2, attempts: 3, backoffMs: 5_000 },
   // A webhook or SMTP server that fails is retried after 30 s, 1, 2, 4 min, then the delivery is failed.
   'alert-deliver': { createProcessor: createAlertDeliverProcessor, concurrency: 4, attempts: ALERT_DELIVERY_ATTEMPTS, backoffMs: 30_000 },
   // Every 6 hours (a new team day is forecast within 6 hours of starting); the next run redoes a failed one.

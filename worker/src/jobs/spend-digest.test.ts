@@ -16,7 +16,7 @@ import {
 } from '@spendgate/store';
 import { openTestSqlStore, sqlBackends, type TestSqlStore, usageEvent } from '@spendgate/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSpendDigestProcessor } from './spend-digest.ts';
+import { createSpendDigestPreviewProcessor, createSpendDigestProcessor } from './spend-digest.ts';
 
 describe.each(sqlBackends)('spend digest on %s', (backend) => {
   let sql: TestSqlStore;
@@ -60,7 +60,7 @@ describe.each(sqlBackends)('spend digest on %s', (backend) => {
     return { run: () => run({} as JobPayloads['spend-digest'], { jobId: 'spend-digest', attempt: 1 }), enqueued };
   }
 
-  const mailTo = (userId: string) => sql.db.selectFrom('mail_outbox').select(['subject', 'text_body']).where('to_address', '=', `${userId}@example.com`).execute();
+  const mailTo = (userId: string) => sql.db.selectFrom('mail_outbox').select(['subject', 'text_body']).where('to_address', '=', `${userId}@example.com`).orderBy('created_at').execute();
 
   it('sends an admin’s weekly digest once, from 08:00 local the Monday after, with the week’s exact figures', async () => {
     const { teamId, admin, member } = await team();
@@ -118,5 +118,20 @@ describe.each(sqlBackends)('spend digest on %s', (backend) => {
     await setSpendDigest(sql.db, teamId, admin, null, new Date());
     await digester('2027-01-01T09:00:00Z').run();
     expect(await mailTo(admin)).toHaveLength(1);
+  });
+
+  it('mails a sample of the last whole period when asked, not counted as that period’s, and none to a member', async () => {
+    const { teamId, admin, member } = await team();
+    const preview = createSpendDigestPreviewProcessor({ sql, publicUrl: 'https://spendgate.example', queue: { enqueue: async () => undefined }, now: () => new Date('2026-11-25T12:00:00Z') });
+    await preview({ teamId, userId: admin, frequency: 'weekly' }, { jobId: 'preview-1', attempt: 1 });
+    await preview({ teamId, userId: member, frequency: 'weekly' }, { jobId: 'preview-2', attempt: 1 });
+    const [sample] = await mailTo(admin);
+    expect(sample!.subject).toBe('Sample: Acme: £2.623456 on AI 16 Nov 2026 – 22 Nov 2026');
+    expect(sample!.text_body.split('\n').slice(0, 3)).toEqual(['A sample you asked for in Alerts; the weekly digest itself comes on its own.', '', 'Acme: AI spend 16 Nov 2026 – 22 Nov 2026']);
+    expect(await mailTo(member)).toEqual([]);
+    // The week's own digest still goes.
+    await setSpendDigest(sql.db, teamId, admin, 'weekly', new Date());
+    await digester('2026-11-25T12:00:00Z').run();
+    expect((await mailTo(admin)).map((mail) => mail.subject)).toEqual(['Sample: Acme: £2.623456 on AI 16 Nov 2026 – 22 Nov 2026', 'Acme: £2.623456 on AI 16 Nov 2026 – 22 Nov 2026']);
   });
 });

@@ -5,10 +5,13 @@
 // the period before's, requests, unpriced requests, and the top models and synthetic groups,
 // all from the daily rollups the console's overview reads, and the team's stored forecast of
 // the month it is sent in (the forecast job's). The mail job sends it.
+// spend-digest-preview: a team admin's "send me one now": the same e-mail for the last whole
+// period, at once, marked as a sample and not counted as that period's digest.
 import { type DigestLine, digestText, lastDigestPeriod, localDay } from '@spendgate/core';
 import {
   claimSpendDigestSend,
   createMailer,
+  findSpendDigestReader,
   type Db,
   groupNames,
   type JobHandler,
@@ -18,6 +21,7 @@ import {
   readForecast,
   type RollupSums,
   rollupDistribution,
+  type SpendDigestReader,
   type SqlStore,
   sumRollups,
 } from '@spendgate/store';
@@ -25,11 +29,10 @@ import {
 /** Models and groups listed in a digest. */
 const TOP_LINES = 5;
 
-type Reader = Awaited<ReturnType<typeof listSpendDigestReaders>>[number];
-
 const line = (name: string, sums: RollupSums): DigestLine => ({ name, spendMicros: sums.budgetSpendMicros, requests: sums.requests });
 
-async function figuresFor(db: Db, reader: Reader, now: Date, publicUrl: string) {
+/** The digest e-mail of the last whole period before `now`, for `reader`. */
+async function digestFor(db: Db, reader: SpendDigestReader, now: Date, publicUrl: string) {
   const period = lastDigestPeriod(reader.frequency, now, reader.timeZone);
   const filter = { teamId: reader.teamId, from: period.start, to: period.end, grain: 'day' as const };
   const month = localDay(now, reader.timeZone).slice(0, 7);
@@ -75,10 +78,27 @@ export function createSpendDigestProcessor(deps: {
       const dispatch = await deps.sql.db.transaction().execute(async (trx) => {
         const claim = { teamId: reader.teamId, userId: reader.userId, frequency: reader.frequency, periodStart: period.firstDay };
         if (!(await claimSpendDigestSend(trx, claim))) return undefined;
-        const { subject, text } = await figuresFor(trx, reader, at, deps.publicUrl);
+        const { subject, text } = await digestFor(trx, reader, at, deps.publicUrl);
         return mailer.store(trx, { to: reader.email, subject, text });
       });
       await dispatch?.();
     }
+  };
+}
+
+export function createSpendDigestPreviewProcessor(deps: {
+  sql: SqlStore;
+  queue: Pick<JobQueue<JobPayloads>, 'enqueue'>;
+  publicUrl: string;
+  now?: () => Date;
+}): JobHandler<JobPayloads['spend-digest-preview']> {
+  const mailer = createMailer({ sql: deps.sql, queue: deps.queue as JobQueue<JobPayloads> });
+  const now = deps.now ?? (() => new Date());
+  return async ({ teamId, userId, frequency }) => {
+    // Whoever stopped being an admin since asking gets nothing.
+    const reader = await findSpendDigestReader(deps.sql.db, teamId, userId, frequency);
+    if (!reader) return;
+    const { subject, text } = await digestFor(deps.sql.db, reader, now(), deps.publicUrl);
+    await mailer.send({ to: reader.email, subject: `Sample: ${subject}`, text: `A sample you asked for in Alerts; the ${frequency} digest itself comes on its own.\n\n${text}` });
   };
 }

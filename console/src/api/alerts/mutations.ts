@@ -3,7 +3,7 @@
 import { mutationOptions, type QueryClient } from '@tanstack/react-query';
 import { apiData } from '../client.ts';
 import { alertKeys } from './queries.ts';
-import type { AlertChannel, AlertChannelInput, DigestFrequency, SpendDigest } from './types.ts';
+import type { AlertChannel, AlertChannelInput, DigestFrequency, SpendDigest, SpendDigestPreview } from './types.ts';
 
 export const ADD_ALERT_CHANNEL_FAILED = 'Failed to add the alert channel';
 export const TEST_ALERT_CHANNEL_FAILED = 'Failed to send the test alert';
@@ -40,4 +40,12 @@ export const setSpendDigestMutation = (queryClient: QueryClient) =>
     mutationFn: (choice: { teamId: string; frequency: DigestFrequency | null }) =>
       apiData<SpendDigest>('PUT', '/alerts/spend-digest', { body: choice, fallback: 'Failed to save the spend digest' }),
     onSuccess: (digest) => queryClient.setQueryData(alertKeys.spendDigest(digest.teamId), digest),
+  });
+
+/** Mails the caller a sample digest of the last whole period now. */
+export const previewSpendDigestMutation = () =>
+  mutationOptions({
+    mutationKey: ['alerts', 'spend-digest-preview'],
+    mutationFn: (teamId: string) =>
+      apiData<SpendDigestPreview>('POST', '/alerts/spend-digest/preview', { body: { teamId }, fallback: 'Failed to send a sample digest' }),
   });

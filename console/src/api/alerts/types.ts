@@ -63,3 +63,11 @@ export interface SpendDigest {
   timeZone: string;
   next: { firstDay: string; lastDay: string; dueAt: string } | null;
 }
+
+/** A sample digest on its way: to whom, and the period it covers. */
+export interface SpendDigestPreview {
+  to: string;
+  frequency: DigestFrequency;
+  firstDay: string;
+  lastDay: string;
+}

@@ -10,7 +10,7 @@
 import { decide, } from '@spendgate/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { addAlertChannelMutation, deleteAlertChannelMutation, setSpendDigestMutation, testAlertChannelMutation } from '../../api/alerts/mutations.ts';
+import { addAlertChannelMutation, deleteAlertChannelMutation, previewSpendDigestMutation, setSpendDigestMutation, testAlertChannelMutation } from '../../api/alerts/mutations.ts';
 import { alertChannelsQuery, alertHistoryQuery, spendDigestQuery } from '../../api/alerts/queries.ts';
 import type { AlertChannel, AlertChannelKind, AlertDelivery, AlertEvent, DigestFrequency, SpendDigest } from '../../api/alerts/types.ts';
 import { ConfirmDialog } from '../ui/ConfirmDialog.tsx';
@@ -175,10 +175,11 @@ const DIGEST_CHOICES: { value: DigestFrequency | ''; label: string }[] = [
 const digestDay = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
 
 /** When the next digest goes and what it covers, in the team's zone. */
+const day = (value: string) => digestDay.format(new Date(`${value}T00:00:00Z`));
+
 function nextDigestText(digest: SpendDigest): string {
   if (!digest.next) return 'No digest is sent to you.';
   const due = new Intl.DateTimeFormat('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: digest.timeZone });
-  const day = (value: string) => digestDay.format(new Date(`${value}T00:00:00Z`));
   return `Next: ${due.format(new Date(digest.next.dueAt))} (${digest.timeZone}), for ${day(digest.next.firstDay)} – ${day(digest.next.lastDay)}.`;
 }
 
@@ -186,6 +187,7 @@ function nextDigestText(digest: SpendDigest): string {
 function SpendDigestPanel({ teamId }: { teamId: string }) {
   const digest = useQuery(spendDigestQuery(teamId));
   const save = useMutation(setSpendDigestMutation(useQueryClient()));
+  const preview = useMutation(previewSpendDigestMutation());
   return (
     <section className="alerts-panel" aria-labelledby="spend-digest-title">
       <header className="alerts-panel__header">
@@ -219,6 +221,21 @@ function SpendDigestPanel({ teamId }: { teamId: string }) {
           {save.isError && (
             <p className="alert alert--error" role="alert">
               {save.error.message}
+            </p>
+          )}
+          <div>
+            <button type="button" className="button button--ghost button--small" disabled={preview.isPending} onClick={() => preview.mutate(teamId)}>
+              {preview.isPending ? 'Sending…' : 'Send me a sample now'}
+            </button>
+          </div>
+          {preview.isSuccess && (
+            <p className="alert alert--success" role="status">
+              A sample for {day(preview.data.firstDay)} – {day(preview.data.lastDay)} is on its way to {preview.data.to}.
+            </p>
+          )}
+          {preview.isError && (
+            <p className="alert alert--error" role="alert">
+              {preview.error.message}
             </p>
           )}
         </div>

@@ -6,7 +6,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { AlertService } from '../../control/alerts.ts';
 import { useZod } from '../../zod-provider.ts';
-import { AlertChannel, AlertEvent, AlertTestStarted, answer, SpendDigest } from '../answers.ts';
+import { AlertChannel, AlertEvent, AlertTestStarted, answer, SpendDigest, SpendDigestPreview } from '../answers.ts';
 import { ok } from '../reply.ts';
 import { text } from '../schemas.ts';
 import { signedIn } from '../session.ts';
@@ -88,6 +88,11 @@ export const alertRoutes =
     );
     api.put('/spend-digest', { schema: { summary: 'Choose your spend digest: weekly, monthly or null for none (team admins)', body: SpendDigestBody, response: { 200: answer(SpendDigest) } } }, async (request) =>
       ok(await deps.alerts.setSpendDigest(signedIn(request).userId, request.body.teamId, request.body.frequency), request.body.frequency ? 'Spend digest saved' : 'Spend digest stopped'),
+    );
+    api.post(
+      '/spend-digest/preview',
+      { schema: { summary: 'Mail yourself a sample digest of the last whole period now (team admins; 3 an hour)', body: z.strictObject({ teamId: TeamId }), response: { 202: answer(SpendDigestPreview) } } },
+      async (request, reply) => reply.code(202).send(ok(await deps.alerts.previewSpendDigest(signedIn(request).userId, request.body.teamId, request.ip), 'A sample digest is on its way')),
     );
     api.get('/', { schema: { summary: "A team's alerts, newest first, with each delivery and attempt", querystring: HistoryQuery, response: { 200: answer(z.array(AlertEvent)) } } }, async (request) =>
       ok((await deps.alerts.history(signedIn(request).userId, request.query.teamId, request.query.limit)).map(alertView)),

@@ -1,6 +1,7 @@
 // Spend digests: each team admin's choice (weekly or monthly, or none), who is due one, and
 // the claim that makes a period's digest go once.
 import type { DigestFrequency } from '@spendgate/core';
+import { sql } from 'kysely';
 import type { Db } from './db.ts';
 
 export async function findSpendDigest(db: Db, teamId: string, userId: string): Promise<DigestFrequency | undefined> {
@@ -32,6 +33,22 @@ export async function listSpendDigestReaders(db: Db) {
     .orderBy('digest.team_id')
     .orderBy('digest.user_id')
     .execute();
+}
+
+export type SpendDigestReader = Awaited<ReturnType<typeof listSpendDigestReaders>>[number];
+
+/** An admin of the team as a reader of `frequency`'s digest, asked for or not; undefined for anyone else. */
+export async function findSpendDigestReader(db: Db, teamId: string, userId: string, frequency: DigestFrequency): Promise<SpendDigestReader | undefined> {
+  return db
+    .selectFrom('team_members as member')
+    .innerJoin('teams as team', 'team.id', 'member.team_id')
+    .innerJoin('users as user', 'user.id', 'member.user_id')
+    .select(['member.team_id as teamId', 'member.user_id as userId', 'team.name as teamName', 'team.time_zone as timeZone', 'user.email'])
+    .select(sql<DigestFrequency>`${frequency}::text`.as('frequency'))
+    .where('member.team_id', '=', teamId)
+    .where('member.user_id', '=', userId)
+    .where('member.role', '=', 'ADMIN')
+    .executeTakeFirst();
 }
 
 /** Claims a period's digest for one reader: true for the one claim that may send it. */
