@@ -54,6 +54,7 @@ export {
 export {
   DIGEST_DUE_HOURS,
   DIGEST_FREQUENCIES,
+  type DigestBudget,
   type DigestFigures,
   type DigestFrequency,
   type DigestLine,

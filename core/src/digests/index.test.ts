@@ -54,6 +54,10 @@ describe('digestText', () => {
       { name: 'claude-sonnet-4', spendMicros: 23_456_789n, requests: 2_345n },
     ],
     groups: [{ name: 'Research', spendMicros: 123_456_789n, requests: 12_345n }],
+    budgets: [
+      { scope: 'team', scopeName: 'Acme', window: 'month', amountMicros: 500_000_000n, spentMicros: 320_000_000n },
+      { scope: 'group', scopeName: 'Research', window: 'week', amountMicros: 100_000_000n, spentMicros: 123_456_789n },
+    ],
     forecast: { month: '2026-11', projectedMicros: 510_000_000n, lower80Micros: 450_000_000n, upper80Micros: 575_500_000n },
     consoleUrl: 'https://spendgate.example/dashboard?team=t-1&start=2026-11-16&end=2026-11-22',
   };
@@ -77,6 +81,10 @@ describe('digestText', () => {
         'Top synthetic groups:',
         '  Research: £123.456789 (12,345 requests)',
         '',
+        'Budgets, as the period closed:',
+        '  team Acme, monthly: £320.00 of £500.00 (64%)',
+        '  group Research, weekly: £123.456789 of £100.00 (123%)',
+        '',
         'The same days in the console: https://spendgate.example/dashboard?team=t-1&start=2026-11-16&end=2026-11-22',
         '',
         'You get this because you asked for it in Alerts; change or stop it there.',
@@ -85,10 +93,11 @@ describe('digestText', () => {
   });
 
   it('says so when there was nothing before, and leaves out what is empty', () => {
-    const { text } = digestText({ ...figures, previousSpendMicros: 0n, unpricedRequests: 0n, models: [], groups: [], forecast: null, frequency: 'monthly' });
+    const { text } = digestText({ ...figures, previousSpendMicros: 0n, unpricedRequests: 0n, models: [], groups: [], budgets: [], forecast: null, frequency: 'monthly' });
     expect(text).toContain('Spend: £123.456789, nothing the month before.');
     expect(text).not.toContain('Unpriced');
     expect(text).not.toContain('Top models');
     expect(text).not.toContain('Forecast');
+    expect(text).not.toContain('Budgets');
   });
 });

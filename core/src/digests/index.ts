@@ -65,6 +65,14 @@ export interface DigestLine {
   requests: bigint;
 }
 
+export interface DigestBudget {
+  scope: 'key' | 'group' | 'team';
+  scopeName: string;
+  window: 'day' | 'week' | 'month' | 'total';
+  amountMicros: bigint;
+  spentMicros: bigint;
+}
+
 export interface DigestFigures {
   teamName: string;
   frequency: DigestFrequency;
@@ -77,6 +85,8 @@ export interface DigestFigures {
   /** The most spent on, most first. */
   models: DigestLine[];
   groups: DigestLine[];
+  /** The team's budgets, each with its spend in its window as the period closed. */
+  budgets: DigestBudget[];
   /** The stored month-end forecast of the month the digest is sent in (yyyy-mm), if one was made. */
   forecast: { month: string; projectedMicros: bigint; lower80Micros: bigint; upper80Micros: bigint } | null;
   /** Where the console shows the same days. */
@@ -94,6 +104,9 @@ export function percentChange(now: bigint, before: bigint): number | null {
 const dayFormat = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
 const showDay = (day: string) => dayFormat.format(new Date(`${day}T00:00:00Z`));
 const gbp = (micros: bigint) => formatMoney(money(micros, 'GBP'));
+const WINDOW_WORDS: Record<DigestBudget['window'], string> = { day: 'daily', week: 'weekly', month: 'monthly', total: 'total' };
+/** Whole per cent spent, rounded down (as the alerts say it). */
+const percentOf = (spent: bigint, amount: bigint) => (amount === 0n ? 0n : (spent * 100n) / amount);
 const monthFormat = new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 const count = (value: bigint) => value.toLocaleString('en-GB');
 const requestsText = (value: bigint) => `${count(value)} request${value === 1n ? '' : 's'}`;
@@ -123,6 +136,16 @@ export function digestText(figures: DigestFigures): { subject: string; text: str
       : []),
     ...list('Top models', figures.models),
     ...list('Top synthetic groups', figures.groups),
+    ...(figures.budgets.length === 0
+      ? []
+      : [
+          '',
+          'Budgets, as the period closed:',
+          ...figures.budgets.map(
+            (budget) =>
+              `  ${budget.scope} ${budget.scopeName}, ${WINDOW_WORDS[budget.window]}: ${gbp(budget.spentMicros)} of ${gbp(budget.amountMicros)} (${percentOf(budget.spentMicros, budget.amountMicros)}%)`,
+          ),
+        ]),
     '',
     `The same days in the console: ${figures.consoleUrl}`,
     '',

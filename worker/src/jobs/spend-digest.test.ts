@@ -4,6 +4,7 @@
 // rollups; a monthly one covers the calendar month; a member who is not an admin gets none.
 import { randomUUID } from 'node:crypto';
 import {
+  insertBudget,
   insertGroup,
   insertIssuedKey,
   insertTeam,
@@ -43,6 +44,10 @@ describe.each(sqlBackends)('spend digest on %s', (backend) => {
         sql.db,
         Array.from({ length: count }, () => usageEvent({ teamId, ...owner }, new Date(at), { model, cost_micros: micros, billed_micros: micros, budget_spend_micros: micros ?? 0n })),
       );
+    // A £20 monthly budget on the team, then a £2 weekly one on Research.
+    for (const [scope, scopeId, amount, window] of [['team', teamId, 20_000_000n, 'month'], ['group', research, 2_000_000n, 'week']] as const) {
+      await insertBudget(sql.db, { id: randomUUID(), team_id: teamId, scope, scope_id: scopeId, amount_micros: amount, window, mode: 'soft', alert_at: '[]', created_by: admin });
+    }
     const researchKey = { groupId: research, keyId };
     // The week of 9 Nov: £1.00. The week of 16 Nov: £2.50 + £0.123456 + an unpriced request, and Sunday 22 Nov 23:30 London.
     await spend(researchKey, '2026-11-10T12:00:00Z', 4, 250_000n);
@@ -93,6 +98,10 @@ describe.each(sqlBackends)('spend digest on %s', (backend) => {
         '  Research: £2.50 (11 requests)',
         '  Support: £0.123456 (1 request)',
         '',
+        'Budgets, as the period closed:',
+        '  team Acme, monthly: £3.623456 of £20.00 (18%)',
+        '  group Research, weekly: £2.50 of £2.00 (125%)',
+        '',
         `The same days in the console: https://spendgate.example/dashboard?team=${teamId}&start=2026-11-16&end=2026-11-22`,
         '',
         'You get this because you asked for it in Alerts; change or stop it there.',
@@ -114,6 +123,8 @@ describe.each(sqlBackends)('spend digest on %s', (backend) => {
     expect(november!.subject).toBe('Acme: £10.623456 on AI 1 Nov 2026 – 30 Nov 2026');
     expect(november!.text_body).toContain('Spend: £10.623456, nothing the month before.');
     expect(november!.text_body).toContain('Forecast for December 2026: £42.00 (80% range £30.00 – £55.25).');
+    // As November closed: the month's whole spend; the weekly budget's last week of it (from Monday 30 Nov: nothing).
+    expect(november!.text_body).toContain('  team Acme, monthly: £10.623456 of £20.00 (53%)\n  group Research, weekly: £0.00 of £2.00 (0%)');
 
     await setSpendDigest(sql.db, teamId, admin, null, new Date());
     await digester('2027-01-01T09:00:00Z').run();

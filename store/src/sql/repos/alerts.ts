@@ -28,9 +28,9 @@ export async function deleteAlertChannel(db: Db, teamId: string, id: string): Pr
   return result.numDeletedRows > 0n;
 }
 
-/** Every budget with alert thresholds, of teams that are not demo teams, with what it covers named. */
-export async function listBudgetsWithAlerts(db: Db) {
-  return db
+/** Budgets with what each covers named (the group's, key's or team's name) and the team's zone. */
+const budgetsWithScopeNames = (db: Db) =>
+  db
     .selectFrom('budgets as b')
     .innerJoin('teams as t', 't.id', 'b.team_id')
     .leftJoin('synthetic_groups as g', (join) => join.onRef('g.id', '=', 'b.scope_id').on('b.scope', '=', 'group'))
@@ -46,11 +46,16 @@ export async function listBudgetsWithAlerts(db: Db) {
       'b.alert_at',
       't.time_zone',
       sql<string>`coalesce(g.name, k.name, t.name)`.as('scope_name'),
-    ])
-    .where('t.is_demo', '=', false)
-    .where(sql<boolean>`jsonb_array_length(b.alert_at) > 0`)
-    .orderBy('b.id')
-    .execute();
+    ]);
+
+/** Every budget with alert thresholds, of teams that are not demo teams, with what it covers named. */
+export async function listBudgetsWithAlerts(db: Db) {
+  return budgetsWithScopeNames(db).where('t.is_demo', '=', false).where(sql<boolean>`jsonb_array_length(b.alert_at) > 0`).orderBy('b.id').execute();
+}
+
+/** A team's budgets, oldest first, with what each covers named. */
+export async function listTeamBudgetsNamed(db: Db, teamId: string) {
+  return budgetsWithScopeNames(db).where('b.team_id', '=', teamId).orderBy('b.created_at').orderBy('b.id').execute();
 }
 
 /** The thresholds of a budget that already fired in one window. */
