@@ -34,6 +34,7 @@ export const CHAPTERS: Chapter[] = [
       'Budgets on a key, a group or the whole team are checked before a request is sent.',
       'A hard cap refuses, a soft cap warns, and a downgrade budget moves work to a cheaper model of the same family.',
       'Alerts fire once at each threshold, by e-mail, Slack, Teams or text message.',
+      "And each admin can have a weekly or monthly digest of the team's spend, with its budgets and the month's forecast.",
     ],
     screens: ['/dashboard/synthetic-groups', 'group:', '/dashboard/alerts'],
   },

@@ -194,7 +194,7 @@ function SpendDigestPanel({ teamId }: { teamId: string }) {
         <h2 id="spend-digest-title">Spend digest</h2>
       </header>
       <p className="alerts-panel__note">
-        An e-mail to you of the team's spend: the total against the period before, requests, unpriced requests, and the top models and synthetic groups.
+        An e-mail to you of the team's spend: the total against the period before, requests, unpriced requests, the top models and synthetic groups, each budget, and the month's forecast.
       </p>
       {digest.isPending ? (
         <LoadingState label="Loading your spend digest…" />
