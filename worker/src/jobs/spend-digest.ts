@@ -80,14 +80,21 @@ async function digestFor(db: Db, reader: SpendDigestReader, now: Date, publicUrl
   });
 }
 
-export function createSpendDigestProcessor(deps: {
+/** What both digest jobs use: the store, the queue their mail goes on, the console's address, a clock. */
+interface SpendDigestDeps {
   sql: SqlStore;
   queue: Pick<JobQueue<JobPayloads>, 'enqueue'>;
   publicUrl: string;
   now?: () => Date;
-}): JobHandler<JobPayloads['spend-digest']> {
-  const mailer = createMailer({ sql: deps.sql, queue: deps.queue as JobQueue<JobPayloads> });
-  const now = deps.now ?? (() => new Date());
+}
+
+const mailerAndClock = (deps: SpendDigestDeps) => ({
+  mailer: createMailer({ sql: deps.sql, queue: deps.queue as JobQueue<JobPayloads> }),
+  now: deps.now ?? (() => new Date()),
+});
+
+export function createSpendDigestProcessor(deps: SpendDigestDeps): JobHandler<JobPayloads['spend-digest']> {
+  const { mailer, now } = mailerAndClock(deps);
   return async () => {
     const at = now();
     for (const reader of await listSpendDigestReaders(deps.sql.db)) {
@@ -104,14 +111,8 @@ export function createSpendDigestProcessor(deps: {
   };
 }
 
-export function createSpendDigestPreviewProcessor(deps: {
-  sql: SqlStore;
-  queue: Pick<JobQueue<JobPayloads>, 'enqueue'>;
-  publicUrl: string;
-  now?: () => Date;
-}): JobHandler<JobPayloads['spend-digest-preview']> {
-  const mailer = createMailer({ sql: deps.sql, queue: deps.queue as JobQueue<JobPayloads> });
-  const now = deps.now ?? (() => new Date());
+export function createSpendDigestPreviewProcessor(deps: SpendDigestDeps): JobHandler<JobPayloads['spend-digest-preview']> {
+  const { mailer, now } = mailerAndClock(deps);
   return async ({ teamId, userId, frequency }) => {
     // Whoever stopped being an admin since asking gets nothing.
     const reader = await findSpendDigestReader(deps.sql.db, teamId, userId, frequency);
