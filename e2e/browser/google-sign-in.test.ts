@@ -60,7 +60,7 @@ describe.skipIf(!hasChromium)('Sign in with Google in the console', () => {
         for (const width of [1280, 390]) {
           const shot = await profiles.open(route, { width });
           await shot.frameLocator('iframe[title="Sign in with Google Button"]').getByRole('button', { name: button }).waitFor();
-          await checkPage(shot, `google-${mode}-${route.slice(1, route.indexOf('?') > 0 ? route.indexOf('?') : undefined)}-${width}`);
+          await checkPage(shot, `google-${mode}${new URL(route, spendgate.url).pathname.replace('/', '-')}-${width}`);
         }
       }
 

@@ -44,11 +44,11 @@ export interface AlertText {
   text: string;
 }
 
-const WINDOW_WORDS: Record<BudgetSpend['window'], string> = { day: 'daily', week: 'weekly', month: 'monthly', total: 'total' };
+export const WINDOW_WORDS: Record<BudgetSpend['window'], string> = { day: 'daily', week: 'weekly', month: 'monthly', total: 'total' };
 const SCOPE_WORDS: Record<BudgetSpend['scope'], string> = { key: 'key', group: 'group', team: 'team' };
 
 /** Whole percent of the amount spent, rounded down (82.9 % reads 82 %). */
-const percentSpent = (spent: bigint, amount: bigint) => (amount === 0n ? 0n : (spent * 100n) / amount);
+export const percentSpent = (spent: bigint, amount: bigint) => (amount === 0n ? 0n : (spent * 100n) / amount);
 
 /**
  * @example thresholdAlertText({ scope: "group", scopeName: "Research", window: "month", amountMicros: 2_000_000_000n, spentMicros: 1_640_000_000n, … }, 80)

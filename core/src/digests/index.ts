@@ -5,7 +5,8 @@
  * so every amount in it is the one the console shows for the same days; with the stored
  * forecast of the month it is sent in, when there is one.
  */
-import { budgetWindowAt, localDay } from '../budgets.ts';
+import { percentSpent, WINDOW_WORDS } from '../alerts/index.ts';
+import { type BudgetScope, type BudgetWindow, budgetWindowAt, localDay } from '../budgets.ts';
 import { formatMoney, money } from '../money.ts';
 
 export const DIGEST_FREQUENCIES = ['weekly', 'monthly'] as const;
@@ -29,6 +30,8 @@ export interface DigestPeriod {
 
 const WINDOW = { weekly: 'week', monthly: 'month' } as const;
 
+const dueAfter = (end: Date) => new Date(end.getTime() + DIGEST_DUE_HOURS * 3_600_000);
+
 function wholeSpan(frequency: DigestFrequency, at: Date, timeZone: string) {
   const span = budgetWindowAt(WINDOW[frequency], at, timeZone);
   return { firstDay: span.label, lastDay: localDay(new Date(span.end!.getTime() - 1), timeZone), start: span.start!, end: span.end! };
@@ -43,7 +46,7 @@ export function lastDigestPeriod(frequency: DigestFrequency, now: Date, timeZone
   const current = wholeSpan(frequency, now, timeZone);
   const last = wholeSpan(frequency, new Date(current.start.getTime() - 1), timeZone);
   const previous = wholeSpan(frequency, new Date(last.start.getTime() - 1), timeZone);
-  return { ...last, previous, dueAt: new Date(last.end.getTime() + DIGEST_DUE_HOURS * 3_600_000) };
+  return { ...last, previous, dueAt: dueAfter(last.end) };
 }
 
 /**
@@ -53,10 +56,10 @@ export function lastDigestPeriod(frequency: DigestFrequency, now: Date, timeZone
  * @example nextDigest('weekly', new Date('2026-11-25T12:00:00Z'), 'UTC').dueAt // 2026-11-30T08:00:00.000Z
  */
 export function nextDigest(frequency: DigestFrequency, now: Date, timeZone: string): { firstDay: string; lastDay: string; dueAt: Date } {
-  const last = lastDigestPeriod(frequency, now, timeZone);
-  if (now < last.dueAt) return { firstDay: last.firstDay, lastDay: last.lastDay, dueAt: last.dueAt };
+  const { firstDay, lastDay, dueAt } = lastDigestPeriod(frequency, now, timeZone);
+  if (now < dueAt) return { firstDay, lastDay, dueAt };
   const current = wholeSpan(frequency, now, timeZone);
-  return { firstDay: current.firstDay, lastDay: current.lastDay, dueAt: new Date(current.end.getTime() + DIGEST_DUE_HOURS * 3_600_000) };
+  return { firstDay: current.firstDay, lastDay: current.lastDay, dueAt: dueAfter(current.end) };
 }
 
 export interface DigestLine {
@@ -66,9 +69,9 @@ export interface DigestLine {
 }
 
 export interface DigestBudget {
-  scope: 'key' | 'group' | 'team';
+  scope: BudgetScope;
   scopeName: string;
-  window: 'day' | 'week' | 'month' | 'total';
+  window: BudgetWindow;
   amountMicros: bigint;
   spentMicros: bigint;
 }
@@ -104,9 +107,6 @@ export function percentChange(now: bigint, before: bigint): number | null {
 const dayFormat = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
 const showDay = (day: string) => dayFormat.format(new Date(`${day}T00:00:00Z`));
 const gbp = (micros: bigint) => formatMoney(money(micros, 'GBP'));
-const WINDOW_WORDS: Record<DigestBudget['window'], string> = { day: 'daily', week: 'weekly', month: 'monthly', total: 'total' };
-/** Whole per cent spent, rounded down (as the alerts say it). */
-const percentOf = (spent: bigint, amount: bigint) => (amount === 0n ? 0n : (spent * 100n) / amount);
 const monthFormat = new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 const count = (value: bigint) => value.toLocaleString('en-GB');
 const requestsText = (value: bigint) => `${count(value)} request${value === 1n ? '' : 's'}`;
@@ -143,7 +143,7 @@ export function digestText(figures: DigestFigures): { subject: string; text: str
           'Budgets, as the period closed:',
           ...figures.budgets.map(
             (budget) =>
-              `  ${budget.scope} ${budget.scopeName}, ${WINDOW_WORDS[budget.window]}: ${gbp(budget.spentMicros)} of ${gbp(budget.amountMicros)} (${percentOf(budget.spentMicros, budget.amountMicros)}%)`,
+              `  ${budget.scope} ${budget.scopeName}, ${WINDOW_WORDS[budget.window]}: ${gbp(budget.spentMicros)} of ${gbp(budget.amountMicros)} (${percentSpent(budget.spentMicros, budget.amountMicros)}%)`,
           ),
         ]),
     '',

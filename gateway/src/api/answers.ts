@@ -3,7 +3,7 @@
 // answer is checked against them (zod-provider.ts). A schema's input side is the wire
 // (JSON), its output side what a handler gives: a time is a Date there, its ISO string
 // on the wire. Objects are strict: a field an answer carries is a field documented here.
-import { BUDGET_MODES, BUDGET_SCOPES, BUDGET_WINDOWS, RECORDED_METERS, TEAM_ROLES } from '@spendgate/core';
+import { BUDGET_MODES, BUDGET_SCOPES, BUDGET_WINDOWS, DIGEST_FREQUENCIES, RECORDED_METERS, TEAM_ROLES } from '@spendgate/core';
 import { z } from 'zod';
 
 /** A time: a Date in the handler, ISO 8601 in UTC on the wire (as JSON.stringify writes it). */
@@ -688,11 +688,11 @@ export const AuditRetention = z.strictObject({ teamId: z.guid(), auditRetentionD
 
 /** An alert channel: never its secret; a webhook by its host only. */
 /** A sample digest on its way: to whom, and the period it covers. */
-export const SpendDigestPreview = z.strictObject({ to: z.string(), frequency: z.enum(['weekly', 'monthly']), firstDay: z.string(), lastDay: z.string() });
+export const SpendDigestPreview = z.strictObject({ to: z.string(), frequency: z.enum(DIGEST_FREQUENCIES), firstDay: z.string(), lastDay: z.string() });
 /** A team admin's own spend digest: how often (null: none), the team's zone, and the next one's days and time. */
 export const SpendDigest = z.strictObject({
   teamId: z.string(),
-  frequency: z.enum(['weekly', 'monthly']).nullable(),
+  frequency: z.enum(DIGEST_FREQUENCIES).nullable(),
   timeZone: z.string(),
   next: z.strictObject({ firstDay: z.string(), lastDay: z.string(), dueAt: Timestamp }).nullable(),
 });

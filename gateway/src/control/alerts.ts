@@ -13,6 +13,7 @@ import {
   type Envelope,
   findAlertChannel,
   findSpendDigest,
+  findTeam,
   findTeamDataKey,
   insertTeamDataKeyIfAbsent,
   insertAlertChannel,
@@ -61,8 +62,9 @@ export function createAlertService(deps: {
 
   /** The admin's digest as the console shows it: how often, and the next one's days and time. */
   async function digestView(teamId: string, userId: string) {
-    const [frequency, team] = await Promise.all([findSpendDigest(db, teamId, userId), db.selectFrom('teams').select('time_zone').where('id', '=', teamId).executeTakeFirstOrThrow()]);
-    return { teamId, frequency: frequency ?? null, timeZone: team.time_zone, next: frequency ? nextDigest(frequency, now(), team.time_zone) : null };
+    const [frequency, team] = await Promise.all([findSpendDigest(db, teamId, userId), findTeam(db, teamId)]);
+    const timeZone = team!.time_zone;
+    return { teamId, frequency: frequency ?? null, timeZone, next: frequency ? nextDigest(frequency, now(), timeZone) : null };
   }
 
   async function requirePlanAllows(teamId: string, kind: AlertChannel) {

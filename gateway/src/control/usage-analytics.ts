@@ -17,6 +17,7 @@ import {
   ValidationError,
 } from '@spendgate/core';
 import {
+  groupNames,
   type RollupDimension,
   type RollupFilter,
   type RollupSums,
@@ -183,7 +184,7 @@ export function createUsageAnalytics(deps: UsageDeps) {
     const labels = new Map<string | null, string>(values.map((value) => [value, value ?? none]));
     if (ids.length === 0) return labels;
     if (by === 'group') {
-      for (const row of await db.selectFrom('synthetic_groups').select(['id', 'name']).where('team_id', '=', teamId).where('id', 'in', ids).execute()) labels.set(row.id, row.name);
+      for (const [id, name] of await groupNames(db, teamId, ids)) labels.set(id, name);
     } else if (by === 'key') {
       for (const row of await db.selectFrom('issued_keys').select(['id', 'name', 'key_prefix']).where('team_id', '=', teamId).where('id', 'in', ids).execute()) {
         labels.set(row.id, `${row.name} (${row.key_prefix}…)`);

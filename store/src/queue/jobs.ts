@@ -1,7 +1,7 @@
 // The typed map from job name to payload, shared by the producers (gateway) and the
 // processors (worker/src/jobs). Payloads are JSON: money travels as integer strings,
 // never floats, and no payload ever carries a secret.
-import type { BillingRule, KeyKind, Usage } from '@spendgate/core';
+import type { BillingRule, DigestFrequency, KeyKind, Usage } from '@spendgate/core';
 
 export interface UsageEventJob {
   requestId: string;
@@ -68,7 +68,7 @@ export type SpendDigestJob = Record<string, never>;
 export interface SpendDigestPreviewJob {
   teamId: string;
   userId: string;
-  frequency: 'weekly' | 'monthly';
+  frequency: DigestFrequency;
 }
 
 /** Checks every budget's alert thresholds against its spend; scheduled, so it carries nothing. */

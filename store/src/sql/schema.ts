@@ -1,6 +1,6 @@
 // Table types for Kysely: one Database interface, as the migrations create it.
 // int8 columns come back as bigint (see connect.ts), timestamps as Date.
-import type { AdvisorChange, AlertChannel, BudgetMode, BudgetScope, BudgetWindow, GroupRole, KeyKind, KeySettings, SubscriptionStatus, TeamRole } from '@spendgate/core';
+import type { AdvisorChange, AlertChannel, BudgetMode, BudgetScope, BudgetWindow, DigestFrequency, GroupRole, KeyKind, KeySettings, SubscriptionStatus, TeamRole } from '@spendgate/core';
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
@@ -967,14 +967,14 @@ export interface TeamRetentionTable {
 export interface SpendDigestsTable {
   team_id: string;
   user_id: string;
-  frequency: 'weekly' | 'monthly';
+  frequency: DigestFrequency;
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
 export interface SpendDigestSendsTable {
   team_id: string;
   user_id: string;
-  frequency: 'weekly' | 'monthly';
+  frequency: DigestFrequency;
   /** The period's first local day (yyyy-mm-dd). */
   period_start: ColumnType<string, string, string>;
   sent_at: ColumnType<Date, Date | undefined, Date>;

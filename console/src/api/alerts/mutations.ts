@@ -3,7 +3,8 @@
 import { mutationOptions, type QueryClient } from '@tanstack/react-query';
 import { apiData } from '../client.ts';
 import { alertKeys } from './queries.ts';
-import type { AlertChannel, AlertChannelInput, DigestFrequency, SpendDigest, SpendDigestPreview } from './types.ts';
+import type { DigestFrequency } from '@spendgate/core';
+import type { AlertChannel, AlertChannelInput, SpendDigest, SpendDigestPreview } from './types.ts';
 
 export const ADD_ALERT_CHANNEL_FAILED = 'Failed to add the alert channel';
 export const TEST_ALERT_CHANNEL_FAILED = 'Failed to send the test alert';

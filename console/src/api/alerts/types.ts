@@ -1,6 +1,8 @@
 // Spend alerts as /api/alerts answers them: a team's channels (never their secrets) and its
 // alerts, newest first, each with one delivery per channel and every attempt at it; and a
 // team admin's own spend digest.
+import type { DigestFrequency } from '@spendgate/core';
+
 export type AlertChannelKind = 'email' | 'slack' | 'teams' | 'sms';
 export type AlertDeliveryStatus = 'pending' | 'retrying' | 'sent' | 'logged' | 'failed';
 
@@ -54,7 +56,6 @@ export type AlertChannelInput =
   | { kind: 'slack' | 'teams'; teamId: string; name: string; webhookUrl: string }
   | { kind: 'sms'; teamId: string; name: string; accountSid: string; authToken: string; from: string; to: string };
 
-export type DigestFrequency = 'weekly' | 'monthly';
 
 /** A team admin's own spend digest: how often (null: none), and the next one's days and time. */
 export interface SpendDigest {

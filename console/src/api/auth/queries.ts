@@ -1,7 +1,7 @@
 // Auth queries: the signed-in account as the API has it now (GET /auth/profile) and how it
-// signs in (GET /auth/sign-in-methods), the
-// ways to sign in the server offers besides a password (GET /auth/sign-in-options), and
-// whether an address already has an account (POST /auth/check-email, asked once per address).
+// signs in (GET /auth/sign-in-methods); the ways to sign in the server offers besides a
+// password (GET /auth/sign-in-options); whether an address already has an account
+// (POST /auth/check-email, asked once per address).
 import { queryOptions } from '@tanstack/react-query';
 import { apiData } from '../client.ts';
 import type { EmailCheck, ProfileAnswer, SignInMethods, SignInOptions } from './types.ts';

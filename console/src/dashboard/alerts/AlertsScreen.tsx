@@ -7,12 +7,12 @@
  * A team admin also chooses their own spend digest: a weekly or monthly e-mail of the
  * team's spend, with when the next one goes.
  */
-import { decide, } from '@spendgate/core';
+import { type DigestFrequency, decide } from '@spendgate/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { addAlertChannelMutation, deleteAlertChannelMutation, previewSpendDigestMutation, setSpendDigestMutation, testAlertChannelMutation } from '../../api/alerts/mutations.ts';
 import { alertChannelsQuery, alertHistoryQuery, spendDigestQuery } from '../../api/alerts/queries.ts';
-import type { AlertChannel, AlertChannelKind, AlertDelivery, AlertEvent, DigestFrequency, SpendDigest } from '../../api/alerts/types.ts';
+import type { AlertChannel, AlertChannelKind, AlertDelivery, AlertEvent, SpendDigest } from '../../api/alerts/types.ts';
 import { ConfirmDialog } from '../ui/ConfirmDialog.tsx';
 import { SelectInput, TextInput } from '../ui/Field.tsx';
 import { ScreenFrame } from '../ui/ScreenFrame.tsx';
@@ -173,14 +173,14 @@ const DIGEST_CHOICES: { value: DigestFrequency | ''; label: string }[] = [
   { value: 'monthly', label: 'Monthly, on the 1st' },
 ];
 const digestDay = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+/** A yyyy-mm-dd day as '23 Nov'. */
+const showDay = (value: string) => digestDay.format(new Date(`${value}T00:00:00Z`));
 
 /** When the next digest goes and what it covers, in the team's zone. */
-const day = (value: string) => digestDay.format(new Date(`${value}T00:00:00Z`));
-
 function nextDigestText(digest: SpendDigest): string {
   if (!digest.next) return 'No digest is sent to you.';
   const due = new Intl.DateTimeFormat('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: digest.timeZone });
-  return `Next: ${due.format(new Date(digest.next.dueAt))} (${digest.timeZone}), for ${day(digest.next.firstDay)} – ${day(digest.next.lastDay)}.`;
+  return `Next: ${due.format(new Date(digest.next.dueAt))} (${digest.timeZone}), for ${showDay(digest.next.firstDay)} – ${showDay(digest.next.lastDay)}.`;
 }
 
 /** A team admin's own weekly or monthly e-mail of the team's spend. */
@@ -230,7 +230,7 @@ function SpendDigestPanel({ teamId }: { teamId: string }) {
           </div>
           {preview.isSuccess && (
             <p className="alert alert--success" role="status">
-              A sample for {day(preview.data.firstDay)} – {day(preview.data.lastDay)} is on its way to {preview.data.to}.
+              A sample for {showDay(preview.data.firstDay)} – {showDay(preview.data.lastDay)} is on its way to {preview.data.to}.
             </p>
           )}
           {preview.isError && (

@@ -129,3 +129,10 @@ export async function deleteGroupMember(db: Db, groupId: string, userId: string)
     .executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
+
+/** The names of a team's synthetic groups among `ids`. */
+export async function groupNames(db: Db, teamId: string, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('synthetic_groups').select(['id', 'name']).where('team_id', '=', teamId).where('id', 'in', ids).execute();
+  return new Map(rows.map((row) => [row.id, row.name]));
+}

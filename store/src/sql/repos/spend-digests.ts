@@ -1,7 +1,6 @@
-// Spend digests: each team admin's choice (weekly or monthly, or none), who is due one, and
+// Spend digests: each team admin's choice (weekly or monthly, or none), who reads one, and
 // the claim that makes a period's digest go once.
 import type { DigestFrequency } from '@spendgate/core';
-import { sql } from 'kysely';
 import type { Db } from './db.ts';
 
 export async function findSpendDigest(db: Db, teamId: string, userId: string): Promise<DigestFrequency | undefined> {
@@ -39,16 +38,16 @@ export type SpendDigestReader = Awaited<ReturnType<typeof listSpendDigestReaders
 
 /** An admin of the team as a reader of `frequency`'s digest, asked for or not; undefined for anyone else. */
 export async function findSpendDigestReader(db: Db, teamId: string, userId: string, frequency: DigestFrequency): Promise<SpendDigestReader | undefined> {
-  return db
+  const admin = await db
     .selectFrom('team_members as member')
     .innerJoin('teams as team', 'team.id', 'member.team_id')
     .innerJoin('users as user', 'user.id', 'member.user_id')
     .select(['member.team_id as teamId', 'member.user_id as userId', 'team.name as teamName', 'team.time_zone as timeZone', 'user.email'])
-    .select(sql<DigestFrequency>`${frequency}::text`.as('frequency'))
     .where('member.team_id', '=', teamId)
     .where('member.user_id', '=', userId)
     .where('member.role', '=', 'ADMIN')
     .executeTakeFirst();
+  return admin && { ...admin, frequency };
 }
 
 /** Claims a period's digest for one reader: true for the one claim that may send it. */
@@ -60,11 +59,4 @@ export async function claimSpendDigestSend(db: Db, send: { teamId: string; userI
     .returning('team_id')
     .executeTakeFirst();
   return claimed !== undefined;
-}
-
-/** The names of a team's synthetic groups among `ids`. */
-export async function groupNames(db: Db, teamId: string, ids: string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('synthetic_groups').select(['id', 'name']).where('team_id', '=', teamId).where('id', 'in', ids).execute();
-  return new Map(rows.map((row) => [row.id, row.name]));
 }
